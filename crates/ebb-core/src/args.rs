@@ -1,0 +1,207 @@
+//! Typed reading of command arguments, and Redis's number parsing rules.
+
+use bytes::Bytes;
+
+use crate::error::{CmdResult, Error};
+
+/// Reads the arguments of one command, front to back. Every getter returns
+/// the Redis error for a missing or malformed argument; [`Args::finish`]
+/// rejects leftovers with a syntax error.
+pub struct Args<'a> {
+    argv: &'a [Bytes],
+    pos: usize,
+}
+
+impl<'a> Args<'a> {
+    /// A reader positioned after the command name.
+    pub fn new(argv: &'a [Bytes]) -> Args<'a> {
+        Args { argv, pos: 1 }
+    }
+
+    /// The command name as sent.
+    pub fn command(&self) -> &'a [u8] {
+        self.argv.first().map(|b| &b[..]).unwrap_or(b"")
+    }
+
+    /// How many arguments are left.
+    pub fn remaining(&self) -> usize {
+        self.argv.len().saturating_sub(self.pos)
+    }
+
+    /// Whether all arguments were read.
+    pub fn is_done(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// The next argument, if any.
+    pub fn next(&mut self) -> Option<&'a Bytes> {
+        let a = self.argv.get(self.pos)?;
+        self.pos += 1;
+        Some(a)
+    }
+
+    /// The next argument without consuming it.
+    pub fn peek(&self) -> Option<&'a Bytes> {
+        self.argv.get(self.pos)
+    }
+
+    /// The rest of the arguments, consumed.
+    pub fn rest(&mut self) -> &'a [Bytes] {
+        let r = &self.argv[self.pos.min(self.argv.len())..];
+        self.pos = self.argv.len();
+        r
+    }
+
+    /// The next argument, or a syntax error.
+    pub fn bytes(&mut self) -> CmdResult<&'a Bytes> {
+        self.next().ok_or(Error::Syntax)
+    }
+
+    /// The next argument as an owned copy (not pinning the read buffer).
+    pub fn owned(&mut self) -> CmdResult<Bytes> {
+        Ok(Bytes::copy_from_slice(self.bytes()?))
+    }
+
+    /// The next argument as a 64-bit integer.
+    pub fn i64(&mut self) -> CmdResult<i64> {
+        parse_i64(self.bytes()?).ok_or(Error::NotInteger)
+    }
+
+    /// The next argument as a float (no NaN).
+    pub fn f64(&mut self) -> CmdResult<f64> {
+        parse_f64(self.bytes()?).ok_or(Error::NotFloat)
+    }
+
+    /// Consumes the next argument if it equals `kw` (ASCII case-insensitive).
+    pub fn eat(&mut self, kw: &str) -> bool {
+        match self.peek() {
+            Some(a) if a.eq_ignore_ascii_case(kw.as_bytes()) => {
+                self.pos += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the next argument equals `kw`, without consuming it.
+    pub fn peek_is(&self, kw: &str) -> bool {
+        matches!(self.peek(), Some(a) if a.eq_ignore_ascii_case(kw.as_bytes()))
+    }
+
+    /// Ends parsing: leftover arguments are a syntax error.
+    pub fn finish(&self) -> CmdResult<()> {
+        if self.is_done() {
+            Ok(())
+        } else {
+            Err(Error::Syntax)
+        }
+    }
+}
+
+/// Parses a signed 64-bit integer exactly as Redis's `string2ll` does: an
+/// optional `-`, no `+`, no spaces, no leading zeros.
+pub fn parse_i64(s: &[u8]) -> Option<i64> {
+    if s.is_empty() || s.len() > 20 {
+        return None;
+    }
+    if s == b"0" {
+        return Some(0);
+    }
+    let (neg, digits) = match s[0] {
+        b'-' => (true, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() || !(b'1'..=b'9').contains(&digits[0]) {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in digits {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add((c - b'0') as u64)?;
+    }
+    if neg {
+        if v > (i64::MAX as u64) + 1 {
+            None
+        } else {
+            Some((v as i64).wrapping_neg())
+        }
+    } else if v > i64::MAX as u64 {
+        None
+    } else {
+        Some(v as i64)
+    }
+}
+
+/// Parses an unsigned 64-bit integer under the same rules.
+pub fn parse_u64(s: &[u8]) -> Option<u64> {
+    if s == b"0" {
+        return Some(0);
+    }
+    if s.is_empty() || s.len() > 20 || !(b'1'..=b'9').contains(&s[0]) {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in s {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add((c - b'0') as u64)?;
+    }
+    Some(v)
+}
+
+/// Parses a float as Redis does (`strtod` on the whole string, no leading
+/// space, `inf`/`-inf` accepted, NaN rejected).
+pub fn parse_f64(s: &[u8]) -> Option<f64> {
+    if s.is_empty() || s[0].is_ascii_whitespace() || s.len() > 256 {
+        return None;
+    }
+    let t = std::str::from_utf8(s).ok()?;
+    let v: f64 = match t.parse() {
+        Ok(v) => v,
+        Err(_) => {
+            let l = t.to_ascii_lowercase();
+            match l.as_str() {
+                "inf" | "+inf" | "infinity" | "+infinity" => f64::INFINITY,
+                "-inf" | "-infinity" => f64::NEG_INFINITY,
+                _ => return None,
+            }
+        }
+    };
+    if v.is_nan() {
+        None
+    } else {
+        Some(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_follow_string2ll() {
+        assert_eq!(parse_i64(b"0"), Some(0));
+        assert_eq!(parse_i64(b"-1"), Some(-1));
+        assert_eq!(parse_i64(b"+1"), None);
+        assert_eq!(parse_i64(b"01"), None);
+        assert_eq!(parse_i64(b"-0"), None);
+        assert_eq!(parse_i64(b" 1"), None);
+        assert_eq!(parse_i64(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(parse_i64(b"9223372036854775808"), None);
+    }
+
+    #[test]
+    fn floats_follow_strtod() {
+        assert_eq!(parse_f64(b"1.5"), Some(1.5));
+        assert_eq!(parse_f64(b"-inf"), Some(f64::NEG_INFINITY));
+        assert_eq!(parse_f64(b"+inf"), Some(f64::INFINITY));
+        assert_eq!(parse_f64(b"nan"), None);
+        assert_eq!(parse_f64(b" 1"), None);
+        assert_eq!(parse_f64(b"1e3"), Some(1000.0));
+        assert_eq!(parse_f64(b"abc"), None);
+    }
+}

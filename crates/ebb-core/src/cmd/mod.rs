@@ -1,0 +1,46 @@
+//! Command families. Each file holds the parse structs and apply functions
+//! of one Redis family and exports its table slice `COMMANDS`.
+
+use bytes::Bytes;
+
+use crate::ctx::Ctx;
+use crate::reply::Reply;
+use crate::table::{CommandSpec, Exec};
+
+pub mod connection;
+pub mod hashes;
+pub mod keys;
+pub mod limits;
+pub mod lists;
+pub mod member_ttl;
+pub mod server;
+pub mod sets;
+pub mod strings;
+pub mod zsets;
+pub mod zsets_more;
+
+/// Every family's table slice; the command table is their concatenation.
+pub const FAMILIES: &[&[CommandSpec]] = &[
+    connection::COMMANDS,
+    server::COMMANDS,
+    keys::COMMANDS,
+    strings::COMMANDS,
+    lists::COMMANDS,
+    hashes::COMMANDS,
+    sets::COMMANDS,
+    zsets::COMMANDS,
+    zsets_more::COMMANDS,
+    member_ttl::COMMANDS,
+    limits::COMMANDS,
+];
+
+/// Runs a core command (arity already checked by the caller), then does the
+/// per-key housekeeping. Errors become error replies.
+pub fn execute(ctx: &mut Ctx, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
+    let r = match spec.exec {
+        Exec::Core(h) => h(ctx, argv),
+        Exec::Server => Err(crate::error::unknown_command(argv)),
+    };
+    ctx.finish();
+    r.unwrap_or_else(Reply::from)
+}

@@ -1,0 +1,6 @@
+//! The server family.
+
+use crate::table::CommandSpec;
+
+/// The server family's commands.
+pub const COMMANDS: &[CommandSpec] = &[];

@@ -1,0 +1,6 @@
+//! The sets family.
+
+use crate::table::CommandSpec;
+
+/// The sets family's commands.
+pub const COMMANDS: &[CommandSpec] = &[];

@@ -1,0 +1,217 @@
+//! The execution context of one command: the store, the selected database,
+//! the current time and the effects sink, with typed key accessors that do
+//! lazy expiry and the per-key housekeeping after writes.
+
+use bytes::Bytes;
+
+use crate::db::{Db, Entry, Store};
+use crate::effects::Effects;
+use crate::error::{CmdResult, Error};
+use crate::value::{HashValue, ListValue, SetValue, Value, ZSetValue};
+
+/// Context of one command execution.
+pub struct Ctx<'a> {
+    /// All databases.
+    pub store: &'a mut Store,
+    /// Selected database index.
+    pub db: usize,
+    /// Current time, Unix milliseconds.
+    pub now: u64,
+    /// What the command changed.
+    pub fx: &'a mut Effects,
+    /// Whether the client speaks RESP3.
+    pub resp3: bool,
+    /// Whether a blocking command may park the client (false inside MULTI,
+    /// scripts, and when re-run to serve a woken client).
+    pub may_block: bool,
+    /// Keys accessed for writing: emptied collections are deleted and the
+    /// member index refreshed for each once the command ends.
+    pending: Vec<(usize, Bytes)>,
+}
+
+/// A value type that commands access through [`Ctx`].
+pub trait Kind: Sized {
+    /// Borrow from a value if it is this type.
+    fn of(v: &Value) -> Option<&Self>;
+    /// Borrow mutably from a value if it is this type.
+    fn of_mut(v: &mut Value) -> Option<&mut Self>;
+    /// A new empty value of this type.
+    fn empty() -> Value;
+}
+
+macro_rules! kind {
+    ($t:ty, $variant:ident, $empty:expr) => {
+        impl Kind for $t {
+            fn of(v: &Value) -> Option<&Self> {
+                match v {
+                    Value::$variant(x) => Some(x),
+                    _ => None,
+                }
+            }
+            fn of_mut(v: &mut Value) -> Option<&mut Self> {
+                match v {
+                    Value::$variant(x) => Some(x),
+                    _ => None,
+                }
+            }
+            fn empty() -> Value {
+                Value::$variant($empty)
+            }
+        }
+    };
+}
+kind!(Bytes, Str, Bytes::new());
+kind!(ListValue, List, ListValue::new());
+kind!(HashValue, Hash, HashValue::new());
+kind!(SetValue, Set, SetValue::new());
+kind!(ZSetValue, ZSet, ZSetValue::new());
+
+impl<'a> Ctx<'a> {
+    /// A context on database `db` at time `now`.
+    pub fn new(store: &'a mut Store, db: usize, now: u64, fx: &'a mut Effects) -> Ctx<'a> {
+        Ctx { store, db, now, fx, resp3: false, may_block: false, pending: Vec::new() }
+    }
+
+    /// The selected database.
+    pub fn db(&mut self) -> &mut Db {
+        &mut self.store.dbs[self.db]
+    }
+
+    /// Applies lazy expiry to `key` in database `db`; false if it is absent.
+    pub fn expire_key_in(&mut self, db: usize, key: &[u8]) -> bool {
+        let now = self.now;
+        self.store.dbs[db].expire_if_due(db, key, now, self.fx)
+    }
+
+    /// Applies lazy expiry to `key`; false if it is absent.
+    pub fn expire_key(&mut self, key: &[u8]) -> bool {
+        self.expire_key_in(self.db, key)
+    }
+
+    /// The live entry of `key`.
+    pub fn entry(&mut self, key: &[u8]) -> Option<&Entry> {
+        if !self.expire_key(key) {
+            return None;
+        }
+        self.store.dbs[self.db].peek(key)
+    }
+
+    /// The live entry of `key`, mutably; the key is housekept after the command.
+    pub fn entry_mut(&mut self, key: &[u8]) -> Option<&mut Entry> {
+        if !self.expire_key(key) {
+            return None;
+        }
+        self.mark_pending(key);
+        self.store.dbs[self.db].peek_mut(key)
+    }
+
+    /// The live value of `key`.
+    pub fn value(&mut self, key: &[u8]) -> Option<&Value> {
+        self.entry(key).map(|e| &e.value)
+    }
+
+    /// Whether `key` exists (after lazy expiry).
+    pub fn exists(&mut self, key: &[u8]) -> bool {
+        self.expire_key(key)
+    }
+
+    /// The value of `key` as type `T`; WRONGTYPE if it holds another type.
+    pub fn get<T: Kind>(&mut self, key: &[u8]) -> CmdResult<Option<&T>> {
+        match self.value(key) {
+            None => Ok(None),
+            Some(v) => T::of(v).map(Some).ok_or(Error::WrongType),
+        }
+    }
+
+    /// The value of `key` as type `T`, mutably.
+    pub fn get_mut<T: Kind>(&mut self, key: &[u8]) -> CmdResult<Option<&mut T>> {
+        match self.entry_mut(key) {
+            None => Ok(None),
+            Some(e) => T::of_mut(&mut e.value).map(Some).ok_or(Error::WrongType),
+        }
+    }
+
+    /// The value of `key` as type `T`, created empty if absent.
+    pub fn get_or_create<T: Kind>(&mut self, key: &[u8]) -> CmdResult<&mut T> {
+        if !self.expire_key(key) {
+            let k = Bytes::copy_from_slice(key);
+            self.store.dbs[self.db].set(k, T::empty());
+        }
+        self.mark_pending(key);
+        let e = self.store.dbs[self.db].peek_mut(key).ok_or(Error::NoSuchKey)?;
+        T::of_mut(&mut e.value).ok_or(Error::WrongType)
+    }
+
+    /// Checks that `key`, if it exists, holds type `T` (for commands that
+    /// must fail before doing anything).
+    pub fn check_type<T: Kind>(&mut self, key: &[u8]) -> CmdResult<bool> {
+        Ok(self.get::<T>(key)?.is_some())
+    }
+
+    /// Replaces the value of `key` (dropping its TTL), like Redis's setKey.
+    pub fn set_value(&mut self, key: &[u8], v: Value) {
+        self.expire_key(key);
+        let k = Bytes::copy_from_slice(key);
+        self.store.dbs[self.db].set(k, v);
+        self.mark_pending(key);
+    }
+
+    /// Deletes `key`; true if it existed (and was live).
+    pub fn delete(&mut self, key: &[u8]) -> bool {
+        if !self.expire_key(key) {
+            return false;
+        }
+        self.store.dbs[self.db].remove(key).is_some()
+    }
+
+    /// Records that `key` was modified (WATCH, dirty counter).
+    pub fn modified(&mut self, key: &[u8]) {
+        self.fx.touched.push((self.db, Bytes::copy_from_slice(key)));
+        self.fx.dirty += 1;
+    }
+
+    /// Records a keyspace notification for `key`.
+    pub fn notify(&mut self, class: u8, event: &'static str, key: &[u8]) {
+        self.fx.event(class, event, self.db, Bytes::copy_from_slice(key));
+    }
+
+    /// Records a member-level notification for `key`.
+    pub fn notify_members(&mut self, class: u8, event: &'static str, key: &[u8], members: Vec<Bytes>) {
+        self.fx.member_event(class, event, self.db, Bytes::copy_from_slice(key), members);
+    }
+
+    /// Records that `key` received elements blocked clients may wait for.
+    pub fn ready(&mut self, key: &[u8]) {
+        self.fx.ready.push((self.db, Bytes::copy_from_slice(key)));
+    }
+
+    /// Logs the command as `cmds` instead of as sent.
+    pub fn rewrite_as(&mut self, cmds: Vec<Vec<Bytes>>) {
+        self.fx.rewrite = Some(cmds);
+    }
+
+    /// Marks `key` (in the selected database) for housekeeping after the command.
+    pub fn mark_pending(&mut self, key: &[u8]) {
+        self.mark_pending_in(self.db, key);
+    }
+
+    /// Marks `key` in database `db` for housekeeping after the command.
+    pub fn mark_pending_in(&mut self, db: usize, key: &[u8]) {
+        if !self.pending.iter().any(|(d, k)| *d == db && &k[..] == key) {
+            self.pending.push((db, Bytes::copy_from_slice(key)));
+        }
+    }
+
+    /// Deletes emptied collections (with a `del` event) and refreshes the
+    /// member index of every key written by the command.
+    pub fn finish(&mut self) {
+        for (db, key) in std::mem::take(&mut self.pending) {
+            let d = &mut self.store.dbs[db];
+            let existed = d.peek(&key).is_some();
+            if !d.refresh_member_index(&key) && existed {
+                self.fx.event(b'g', "del", db, key.clone());
+                self.fx.touched.push((db, key));
+            }
+        }
+    }
+}

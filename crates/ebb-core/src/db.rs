@@ -1,0 +1,334 @@
+//! The keyspace: databases of keys, key TTLs, and the keyspace-wide index of
+//! keys whose members carry deadlines, ordered by their earliest one.
+
+use bytes::Bytes;
+use std::collections::BTreeSet;
+use hashbrown::HashMap;
+
+use crate::effects::Effects;
+use crate::value::Value;
+
+/// One key's entry.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The value.
+    pub value: Value,
+    /// Key deadline (Unix ms), if the key has a TTL.
+    pub expire_at: Option<u64>,
+    /// The earliest member deadline as recorded in the member index.
+    member_due: Option<u64>,
+}
+
+impl Entry {
+    /// A new entry without TTL.
+    pub fn new(value: Value) -> Entry {
+        Entry { value, expire_at: None, member_due: None }
+    }
+}
+
+/// Size of the key-TTL and member-deadline indexes, for INFO.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DbStats {
+    /// Keys.
+    pub keys: usize,
+    /// Keys with a TTL.
+    pub expires: usize,
+    /// Keys with member deadlines.
+    pub member_expiry_keys: usize,
+}
+
+/// One logical database (SELECT n).
+#[derive(Debug, Default)]
+pub struct Db {
+    map: HashMap<Bytes, Entry, ahash::RandomState>,
+    key_expiry: BTreeSet<(u64, Bytes)>,
+    member_expiry: BTreeSet<(u64, Bytes)>,
+}
+
+/// How much work one expiry pass may do.
+pub const PURGE_ALL: usize = usize::MAX;
+
+impl Db {
+    /// Number of keys (including logically expired ones not yet reclaimed).
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether the database holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Index sizes.
+    pub fn stats(&self) -> DbStats {
+        DbStats {
+            keys: self.map.len(),
+            expires: self.key_expiry.len(),
+            member_expiry_keys: self.member_expiry.len(),
+        }
+    }
+
+    /// Raw access without expiry (for snapshots and introspection).
+    pub fn raw_get(&self, key: &[u8]) -> Option<&Entry> {
+        self.map.get(key)
+    }
+
+    /// Iterates over all entries without expiry.
+    pub fn raw_iter(&self) -> impl Iterator<Item = (&Bytes, &Entry)> {
+        self.map.iter()
+    }
+
+    /// Expires `key` if its TTL passed and purges its due members. Returns
+    /// false if the key does not exist (any more).
+    pub fn expire_if_due(&mut self, db: usize, key: &[u8], now: u64, fx: &mut Effects) -> bool {
+        let Some(e) = self.map.get(key) else { return false };
+        if matches!(e.expire_at, Some(t) if t <= now) {
+            let k = self.key_of(key);
+            self.remove(key);
+            fx.key_expired(db, k);
+            return false;
+        }
+        if matches!(e.member_due, Some(t) if t <= now) {
+            self.purge_members(db, key, now, PURGE_ALL, fx);
+            return self.map.contains_key(key);
+        }
+        true
+    }
+
+    fn key_of(&self, key: &[u8]) -> Bytes {
+        match self.map.get_key_value(key) {
+            Some((k, _)) => k.clone(),
+            None => Bytes::copy_from_slice(key),
+        }
+    }
+
+    /// Removes up to `limit` due members of `key`, reporting them; deletes
+    /// the key if none is left. Returns how many members were removed.
+    pub fn purge_members(
+        &mut self,
+        db: usize,
+        key: &[u8],
+        now: u64,
+        limit: usize,
+        fx: &mut Effects,
+    ) -> usize {
+        let Some((k, e)) = self.map.get_key_value_mut(key) else { return 0 };
+        let k = k.clone();
+        let Some(kind) = e.value.member_kind() else { return 0 };
+        let removed = e.value.purge_due(now, limit);
+        let n = removed.len();
+        if n > 0 {
+            fx.members_expired(db, k.clone(), kind, removed);
+        }
+        if e.value.is_empty_collection() {
+            self.remove(&k);
+            fx.deleted_empty(db, k);
+        } else {
+            self.refresh_member_index(&k);
+        }
+        n
+    }
+
+    /// Looks a key up without expiring anything.
+    pub fn peek(&self, key: &[u8]) -> Option<&Entry> {
+        self.map.get(key)
+    }
+
+    /// Mutable access without expiring anything (callers expired first).
+    pub fn peek_mut(&mut self, key: &[u8]) -> Option<&mut Entry> {
+        self.map.get_mut(key)
+    }
+
+    /// Inserts or replaces the value of `key`, dropping any TTL and member
+    /// deadlines of the previous value (SET semantics).
+    pub fn set(&mut self, key: Bytes, value: Value) {
+        self.remove(&key);
+        self.map.insert(key.clone(), Entry::new(value));
+        self.refresh_member_index(&key);
+    }
+
+    /// Inserts a whole entry (value and TTL), replacing any previous one.
+    pub fn insert_entry(&mut self, key: Bytes, entry: Entry) {
+        self.remove(&key);
+        let ttl = entry.expire_at;
+        self.map.insert(key.clone(), Entry { member_due: None, ..entry });
+        if let Some(t) = ttl {
+            self.key_expiry.insert((t, key.clone()));
+        }
+        self.refresh_member_index(&key);
+    }
+
+    /// Removes `key`; returns its entry.
+    pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
+        let (k, e) = self.map.remove_entry(key)?;
+        if let Some(t) = e.expire_at {
+            self.key_expiry.remove(&(t, k.clone()));
+        }
+        if let Some(t) = e.member_due {
+            self.member_expiry.remove(&(t, k));
+        }
+        Some(e)
+    }
+
+    /// Sets or clears the TTL of an existing key.
+    pub fn set_expire(&mut self, key: &[u8], at: Option<u64>) -> bool {
+        let Some((k, e)) = self.map.get_key_value_mut(key) else { return false };
+        if let Some(old) = e.expire_at {
+            self.key_expiry.remove(&(old, k.clone()));
+        }
+        e.expire_at = at;
+        if let Some(t) = at {
+            self.key_expiry.insert((t, k.clone()));
+        }
+        true
+    }
+
+    /// Brings the member index in line with the key's current earliest
+    /// member deadline, and deletes the key if its collection is empty.
+    /// Returns false if the key was deleted (or does not exist).
+    pub fn refresh_member_index(&mut self, key: &[u8]) -> bool {
+        let Some((k, e)) = self.map.get_key_value_mut(key) else { return false };
+        if e.value.is_empty_collection() {
+            let k = k.clone();
+            self.remove(&k);
+            return false;
+        }
+        let now_due = e.value.earliest_deadline();
+        if now_due != e.member_due {
+            if let Some(old) = e.member_due {
+                self.member_expiry.remove(&(old, k.clone()));
+            }
+            if let Some(t) = now_due {
+                self.member_expiry.insert((t, k.clone()));
+            }
+            e.member_due = now_due;
+        }
+        true
+    }
+
+    /// Removes every key.
+    pub fn clear(&mut self) {
+        self.map.clear();
+        self.key_expiry.clear();
+        self.member_expiry.clear();
+    }
+
+    /// All keys (no expiry check).
+    pub fn keys(&self) -> impl Iterator<Item = &Bytes> {
+        self.map.keys()
+    }
+
+    /// A random key, without expiry checks.
+    pub fn random_key(&self) -> Option<Bytes> {
+        use rand::Rng;
+        if self.map.is_empty() {
+            return None;
+        }
+        let n = rand::thread_rng().gen_range(0..self.map.len());
+        self.map.keys().nth(n).cloned()
+    }
+
+    /// The earliest due key TTL, if any is `<= now`.
+    pub fn next_due_key(&self, now: u64) -> Option<Bytes> {
+        match self.key_expiry.first() {
+            Some((t, k)) if *t <= now => Some(k.clone()),
+            _ => None,
+        }
+    }
+
+    /// The key with the earliest due member deadline, if any is `<= now`.
+    pub fn next_due_members(&self, now: u64) -> Option<Bytes> {
+        match self.member_expiry.first() {
+            Some((t, k)) if *t <= now => Some(k.clone()),
+            _ => None,
+        }
+    }
+
+    /// Reclaims due keys and members with at most `budget` units of work
+    /// (one per key or member). Returns the work done.
+    pub fn sweep(&mut self, db: usize, now: u64, budget: usize, fx: &mut Effects) -> usize {
+        let mut work = 0;
+        while work < budget {
+            let Some(k) = self.next_due_key(now) else { break };
+            self.remove(&k);
+            fx.key_expired(db, k);
+            work += 1;
+        }
+        while work < budget {
+            let Some(k) = self.next_due_members(now) else { break };
+            let n = self.purge_members(db, &k, now, budget - work, fx);
+            // A stale index entry (nothing due after all) still costs one unit.
+            work += n.max(1);
+            if n == 0 {
+                self.refresh_member_index(&k);
+            }
+        }
+        work
+    }
+}
+
+/// All databases, and settings the command semantics depend on.
+#[derive(Debug)]
+pub struct Store {
+    /// The databases (16 by default).
+    pub dbs: Vec<Db>,
+    /// Settings read by command semantics.
+    pub cfg: CoreConfig,
+}
+
+/// Settings that affect command semantics or replies (encodings, limits).
+#[derive(Debug, Clone)]
+pub struct CoreConfig {
+    /// `proto-max-bulk-len`: largest string a command may build.
+    pub proto_max_bulk_len: u64,
+    /// `hash-max-listpack-entries`.
+    pub hash_max_listpack_entries: usize,
+    /// `hash-max-listpack-value`.
+    pub hash_max_listpack_value: usize,
+    /// `set-max-intset-entries`.
+    pub set_max_intset_entries: usize,
+    /// `zset-max-listpack-entries`.
+    pub zset_max_listpack_entries: usize,
+    /// `zset-max-listpack-value`.
+    pub zset_max_listpack_value: usize,
+}
+
+impl Default for CoreConfig {
+    fn default() -> Self {
+        CoreConfig {
+            proto_max_bulk_len: 512 * 1024 * 1024,
+            hash_max_listpack_entries: 128,
+            hash_max_listpack_value: 64,
+            set_max_intset_entries: 512,
+            zset_max_listpack_entries: 128,
+            zset_max_listpack_value: 64,
+        }
+    }
+}
+
+impl Store {
+    /// A store with `n` empty databases.
+    pub fn new(n: usize) -> Store {
+        Store { dbs: (0..n).map(|_| Db::default()).collect(), cfg: CoreConfig::default() }
+    }
+
+    /// Reclaims due keys and members across databases with bounded work.
+    pub fn sweep(&mut self, now: u64, budget: usize, fx: &mut Effects) -> usize {
+        let mut work = 0;
+        for (i, db) in self.dbs.iter_mut().enumerate() {
+            if work >= budget {
+                break;
+            }
+            work += db.sweep(i, now, budget - work, fx);
+        }
+        work
+    }
+
+    /// Whether any key or member is due at `now`.
+    pub fn has_due(&self, now: u64) -> bool {
+        self.dbs
+            .iter()
+            .any(|d| d.next_due_key(now).is_some() || d.next_due_members(now).is_some())
+    }
+}
+

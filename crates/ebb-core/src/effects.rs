@@ -1,0 +1,115 @@
+//! What a command (or the sweeper) changed, reported as data: keys touched
+//! (for WATCH), commands to log, events to publish, keys that became ready
+//! for blocked clients. The server decides what to do with each.
+
+use bytes::Bytes;
+use std::borrow::Cow;
+
+use crate::value::MemberKind;
+
+/// A keyspace notification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// The class flag (`g`, `$`, `l`, `s`, `h`, `z`, `x`, `e`, `n`).
+    pub class: u8,
+    /// The event name (`set`, `del`, `sexpired`, …).
+    pub name: Cow<'static, str>,
+    /// Database index.
+    pub db: usize,
+    /// The key.
+    pub key: Bytes,
+    /// For member events: the members concerned (empty for key events).
+    pub members: Vec<Bytes>,
+}
+
+/// Effects of one command or sweep.
+#[derive(Debug, Default)]
+pub struct Effects {
+    /// Notifications, in order.
+    pub events: Vec<Event>,
+    /// Keys modified (signalModifiedKey), for WATCH.
+    pub touched: Vec<(usize, Bytes)>,
+    /// Databases flushed or swapped wholesale: every watcher of them aborts.
+    pub touched_dbs: Vec<usize>,
+    /// Commands to log before the command itself (expiry deletions).
+    pub propagate: Vec<Vec<Bytes>>,
+    /// If set, the command is logged as these commands instead of itself
+    /// (e.g. relative TTLs as absolute deadlines). An empty list logs nothing.
+    pub rewrite: Option<Vec<Vec<Bytes>>>,
+    /// Number of changes (for `save` rules and INFO).
+    pub dirty: u64,
+    /// Keys that received elements blocked clients may wait for.
+    pub ready: Vec<(usize, Bytes)>,
+}
+
+impl Effects {
+    /// Clears everything for reuse.
+    pub fn clear(&mut self) {
+        self.events.clear();
+        self.touched.clear();
+        self.touched_dbs.clear();
+        self.propagate.clear();
+        self.rewrite = None;
+        self.dirty = 0;
+        self.ready.clear();
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+            && self.touched.is_empty()
+            && self.touched_dbs.is_empty()
+            && self.propagate.is_empty()
+            && self.rewrite.is_none()
+            && self.dirty == 0
+            && self.ready.is_empty()
+    }
+
+    /// Records a key event.
+    pub fn event(&mut self, class: u8, name: impl Into<Cow<'static, str>>, db: usize, key: Bytes) {
+        self.events.push(Event { class, name: name.into(), db, key, members: Vec::new() });
+    }
+
+    /// Records a member event (key event plus the member names).
+    pub fn member_event(
+        &mut self,
+        class: u8,
+        name: impl Into<Cow<'static, str>>,
+        db: usize,
+        key: Bytes,
+        members: Vec<Bytes>,
+    ) {
+        self.events.push(Event { class, name: name.into(), db, key, members });
+    }
+
+    /// A key was deleted because its TTL passed.
+    pub fn key_expired(&mut self, db: usize, key: Bytes) {
+        self.touched.push((db, key.clone()));
+        self.propagate.push(vec![Bytes::from_static(b"DEL"), key.clone()]);
+        self.event(b'x', "expired", db, key);
+        self.dirty += 1;
+    }
+
+    /// Members were removed because their deadline passed.
+    pub fn members_expired(&mut self, db: usize, key: Bytes, kind: MemberKind, members: Vec<Bytes>) {
+        self.touched.push((db, key.clone()));
+        let mut cmd = Vec::with_capacity(members.len() + 2);
+        cmd.push(Bytes::from_static(kind.remove_command().as_bytes()));
+        cmd.push(key.clone());
+        cmd.extend(members.iter().cloned());
+        self.propagate.push(cmd);
+        self.dirty += members.len() as u64;
+        let name = match kind {
+            MemberKind::Hash => "hexpired",
+            MemberKind::Set => "sexpired",
+            MemberKind::ZSet => "zexpired",
+        };
+        self.member_event(kind.class(), name, db, key, members);
+    }
+
+    /// A collection became empty and its key was deleted.
+    pub fn deleted_empty(&mut self, db: usize, key: Bytes) {
+        self.touched.push((db, key.clone()));
+        self.event(b'g', "del", db, key);
+    }
+}

@@ -1,0 +1,24 @@
+//! ebb-core: values with member deadlines, the keyspace and its expiry
+//! index, the command table and every command's semantics. Pure: no
+//! sockets, no files, no threads, no clock (time is passed in).
+
+pub mod args;
+pub mod cmd;
+pub mod ctx;
+pub mod db;
+pub mod effects;
+pub mod error;
+pub mod expiry;
+pub mod reply;
+pub mod table;
+pub mod testing;
+pub mod value;
+
+pub use cmd::execute;
+pub use ctx::Ctx;
+pub use db::{Db, Entry, Store};
+pub use effects::{Effects, Event};
+pub use error::{CmdResult, Error};
+pub use reply::Reply;
+pub use table::{lookup, CommandSpec, Exec};
+pub use value::Value;

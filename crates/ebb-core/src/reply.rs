@@ -1,0 +1,147 @@
+//! Command replies as values; only the server encodes them to RESP2/RESP3.
+
+use bytes::Bytes;
+use std::borrow::Cow;
+
+use crate::error::Error;
+
+/// A reply value, independent of the protocol version.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// `+OK`.
+    Ok,
+    /// A simple status string (`+PONG`).
+    Simple(Cow<'static, str>),
+    /// An error; the text includes its prefix (`ERR …`, `WRONGTYPE …`).
+    Error(Cow<'static, str>),
+    /// An integer.
+    Int(i64),
+    /// A bulk string.
+    Bulk(Bytes),
+    /// The null bulk string (`$-1` in RESP2, `_` in RESP3).
+    Nil,
+    /// The null array (`*-1` in RESP2, `_` in RESP3).
+    NilArray,
+    /// An array.
+    Array(Vec<Reply>),
+    /// A map: a flat array of pairs in RESP2.
+    Map(Vec<(Reply, Reply)>),
+    /// A set: an array in RESP2.
+    Set(Vec<Reply>),
+    /// A double: a bulk string in RESP2 (formatted as Redis 7.0 does).
+    Double(f64),
+    /// A boolean: `:1`/`:0` in RESP2.
+    Bool(bool),
+    /// Verbatim text (`=` in RESP3, a bulk string in RESP2).
+    Verbatim(Bytes),
+}
+
+impl Reply {
+    /// A bulk reply copied from a byte slice.
+    pub fn bulk(b: &[u8]) -> Reply {
+        Reply::Bulk(Bytes::copy_from_slice(b))
+    }
+
+    /// A bulk reply from a string.
+    pub fn text(s: impl Into<String>) -> Reply {
+        Reply::Bulk(Bytes::from(s.into()))
+    }
+
+    /// A simple-string reply.
+    pub fn simple(s: &'static str) -> Reply {
+        Reply::Simple(Cow::Borrowed(s))
+    }
+
+    /// An array of bulk strings.
+    pub fn bulks<I, B>(items: I) -> Reply
+    where
+        I: IntoIterator<Item = B>,
+        B: Into<Bytes>,
+    {
+        Reply::Array(items.into_iter().map(|b| Reply::Bulk(b.into())).collect())
+    }
+
+    /// Whether this reply is an error.
+    pub fn is_error(&self) -> bool {
+        matches!(self, Reply::Error(_))
+    }
+}
+
+impl From<Error> for Reply {
+    fn from(e: Error) -> Reply {
+        Reply::Error(e.text())
+    }
+}
+
+/// Formats a double exactly as Redis 7.0 does in replies (`%.17g`, with
+/// `inf`/`-inf`).
+pub fn format_double(d: f64) -> String {
+    if d.is_infinite() {
+        return if d > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if d.is_nan() {
+        return "nan".into();
+    }
+    format_g(d, 17)
+}
+
+/// C's `%.<precision>g` for a finite double.
+pub fn format_g(d: f64, precision: usize) -> String {
+    if d == 0.0 {
+        return if d.is_sign_negative() { "-0".into() } else { "0".into() };
+    }
+    let p = precision.max(1);
+    let sci = format!("{:.*e}", p - 1, d);
+    let (mantissa, exp) = match sci.split_once('e') {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (sci.as_str(), 0),
+    };
+    if exp < -4 || exp >= p as i32 {
+        let m = strip_zeros(mantissa);
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{m}e{sign}{:02}", exp.abs())
+    } else {
+        let decimals = (p as i32 - 1 - exp).max(0) as usize;
+        strip_zeros(&format!("{:.*}", decimals, d)).to_string()
+    }
+}
+
+fn strip_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
+/// Formats a float the way INCRBYFLOAT/HINCRBYFLOAT store it: plain decimal
+/// notation, shortest representation that reads back the same.
+pub fn format_human_float(d: f64) -> String {
+    if d == 0.0 {
+        return "0".into();
+    }
+    let s = format!("{d}");
+    if s.contains('e') || s.contains('E') {
+        // Rust only uses exponents for Debug; Display is plain, keep as is.
+        return s;
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn g17_matches_c() {
+        assert_eq!(format_double(1.1), "1.1000000000000001");
+        assert_eq!(format_double(1.0), "1");
+        assert_eq!(format_double(-2.5), "-2.5");
+        assert_eq!(format_double(1e20), "1e+20");
+        assert_eq!(format_double(1e-5), "1.0000000000000001e-05");
+        assert_eq!(format_double(123456.0), "123456");
+        assert_eq!(format_double(f64::INFINITY), "inf");
+        assert_eq!(format_double(0.5), "0.5");
+        assert_eq!(format_double(3.0e16), "30000000000000000");
+    }
+}

@@ -1,0 +1,190 @@
+//! The one command table: name, arity, flags, key positions and handler of
+//! every command. COMMAND INFO/DOCS/GETKEYS and key extraction come from it.
+
+use bytes::Bytes;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use crate::ctx::Ctx;
+use crate::error::CmdResult;
+use crate::reply::Reply;
+
+/// A command handler in core: parses `argv` (name included), applies it.
+pub type Handler = fn(&mut Ctx, &[Bytes]) -> CmdResult<Reply>;
+
+/// Extracts key positions for commands whose keys move (numkeys, …).
+pub type KeyFinder = fn(&[Bytes]) -> Vec<usize>;
+
+/// Who executes a command.
+#[derive(Clone, Copy)]
+pub enum Exec {
+    /// Pure keyspace semantics, run by [`crate::execute`].
+    Core(Handler),
+    /// Needs the connection or the server (SELECT, MULTI, SUBSCRIBE, CONFIG,
+    /// blocking forms, …): the server dispatches it by name.
+    Server,
+}
+
+/// One command's description.
+#[derive(Clone, Copy)]
+pub struct CommandSpec {
+    /// Lower-case name.
+    pub name: &'static str,
+    /// Redis arity: exact if positive, minimum `-arity` if negative (name included).
+    pub arity: i32,
+    /// Space-separated Redis flags (`write readonly denyoom fast …`).
+    pub flags: &'static str,
+    /// First key position (0 = none).
+    pub first_key: i32,
+    /// Last key position (-1 = last argument, -2 = …).
+    pub last_key: i32,
+    /// Step between keys.
+    pub step: i32,
+    /// Group for COMMAND DOCS (`string`, `list`, `generic`, …).
+    pub group: &'static str,
+    /// One-line summary for COMMAND DOCS.
+    pub summary: &'static str,
+    /// The handler.
+    pub exec: Exec,
+    /// Key finder for movable-key commands.
+    pub keys: Option<KeyFinder>,
+}
+
+impl CommandSpec {
+    /// A core command.
+    pub const fn core(
+        name: &'static str,
+        arity: i32,
+        flags: &'static str,
+        keys: (i32, i32, i32),
+        group: &'static str,
+        summary: &'static str,
+        handler: Handler,
+    ) -> CommandSpec {
+        CommandSpec {
+            name,
+            arity,
+            flags,
+            first_key: keys.0,
+            last_key: keys.1,
+            step: keys.2,
+            group,
+            summary,
+            exec: Exec::Core(handler),
+            keys: None,
+        }
+    }
+
+    /// A command the server executes.
+    pub const fn server(
+        name: &'static str,
+        arity: i32,
+        flags: &'static str,
+        keys: (i32, i32, i32),
+        group: &'static str,
+        summary: &'static str,
+    ) -> CommandSpec {
+        CommandSpec {
+            name,
+            arity,
+            flags,
+            first_key: keys.0,
+            last_key: keys.1,
+            step: keys.2,
+            group,
+            summary,
+            exec: Exec::Server,
+            keys: None,
+        }
+    }
+
+    /// The same spec with a key finder for movable keys.
+    pub const fn with_keys(mut self, f: KeyFinder) -> CommandSpec {
+        self.keys = Some(f);
+        self
+    }
+
+    /// Whether the spec has the given flag.
+    pub fn has_flag(&self, flag: &str) -> bool {
+        self.flags.split_ascii_whitespace().any(|f| f == flag)
+    }
+
+    /// Whether the command writes.
+    pub fn is_write(&self) -> bool {
+        self.has_flag("write")
+    }
+
+    /// Whether `argc` (name included) satisfies the arity.
+    pub fn arity_ok(&self, argc: usize) -> bool {
+        let a = self.arity;
+        if a >= 0 {
+            argc == a as usize
+        } else {
+            argc >= (-a) as usize
+        }
+    }
+
+    /// Positions of the keys in `argv`.
+    pub fn key_positions(&self, argv: &[Bytes]) -> Vec<usize> {
+        if let Some(f) = self.keys {
+            return f(argv);
+        }
+        if self.first_key <= 0 {
+            return Vec::new();
+        }
+        let argc = argv.len() as i32;
+        let last = if self.last_key < 0 { argc + self.last_key } else { self.last_key };
+        let step = self.step.max(1);
+        let mut out = Vec::new();
+        let mut i = self.first_key;
+        while i <= last && i < argc {
+            out.push(i as usize);
+            i += step;
+        }
+        out
+    }
+}
+
+fn all_specs() -> Vec<CommandSpec> {
+    let mut v = Vec::new();
+    for family in crate::cmd::FAMILIES {
+        v.extend_from_slice(family);
+    }
+    v
+}
+
+struct Table {
+    list: Vec<CommandSpec>,
+    by_name: HashMap<&'static str, usize>,
+}
+
+fn table() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| {
+        let list = all_specs();
+        let by_name = list.iter().enumerate().map(|(i, s)| (s.name, i)).collect();
+        Table { list, by_name }
+    })
+}
+
+/// Looks a command up by name, ASCII case-insensitively, without allocating
+/// for names of up to 32 bytes.
+pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
+    let mut buf = [0u8; 32];
+    let t = table();
+    if name.len() <= buf.len() {
+        for (d, s) in buf.iter_mut().zip(name) {
+            *d = s.to_ascii_lowercase();
+        }
+        let s = std::str::from_utf8(&buf[..name.len()]).ok()?;
+        t.by_name.get(s).map(|&i| &t.list[i])
+    } else {
+        let s = String::from_utf8_lossy(name).to_ascii_lowercase();
+        t.by_name.get(s.as_str()).map(|&i| &t.list[i])
+    }
+}
+
+/// Every command, in table order.
+pub fn all() -> &'static [CommandSpec] {
+    &table().list
+}

@@ -1,0 +1,7 @@
+//! Lists.
+
+use bytes::Bytes;
+use std::collections::VecDeque;
+
+/// A list value.
+pub type ListValue = VecDeque<Bytes>;

@@ -1,0 +1,131 @@
+//! Values stored under keys.
+
+pub mod hash;
+pub mod list;
+pub mod set;
+pub mod zset;
+
+pub use hash::HashValue;
+pub use list::ListValue;
+pub use set::SetValue;
+pub use zset::{Score, ZSetValue};
+
+use bytes::Bytes;
+
+/// The value stored under one key.
+#[derive(Debug, Clone)]
+pub enum Value {
+    /// A string (also used for counters and bitmaps).
+    Str(Bytes),
+    /// A list.
+    List(ListValue),
+    /// A hash whose fields may carry deadlines.
+    Hash(HashValue),
+    /// A set whose members may carry deadlines.
+    Set(SetValue),
+    /// A sorted set whose members may carry deadlines.
+    ZSet(ZSetValue),
+}
+
+impl Value {
+    /// The name TYPE replies with.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Str(_) => "string",
+            Value::List(_) => "list",
+            Value::Hash(_) => "hash",
+            Value::Set(_) => "set",
+            Value::ZSet(_) => "zset",
+        }
+    }
+
+    /// Whether this is a collection with no element left (to be deleted).
+    pub fn is_empty_collection(&self) -> bool {
+        match self {
+            Value::Str(_) => false,
+            Value::List(l) => l.is_empty(),
+            Value::Hash(h) => h.is_empty(),
+            Value::Set(s) => s.is_empty(),
+            Value::ZSet(z) => z.is_empty(),
+        }
+    }
+
+    /// The earliest member deadline, for collections that have any.
+    pub fn earliest_deadline(&self) -> Option<u64> {
+        match self {
+            Value::Hash(h) => h.deadlines().earliest(),
+            Value::Set(s) => s.deadlines().earliest(),
+            Value::ZSet(z) => z.deadlines().earliest(),
+            _ => None,
+        }
+    }
+
+    /// Removes up to `limit` members whose deadline is `<= now`; returns them.
+    pub fn purge_due(&mut self, now: u64, limit: usize) -> Vec<Bytes> {
+        let mut out = Vec::new();
+        while out.len() < limit {
+            let m = match self {
+                Value::Hash(h) => h.pop_due(now),
+                Value::Set(s) => s.pop_due(now),
+                Value::ZSet(z) => z.pop_due(now),
+                _ => None,
+            };
+            match m {
+                Some(m) => out.push(m),
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// The command that deletes members of this type (for the log) and the
+    /// notification names for member expiry, as (`SREM`, class, "sexpired").
+    pub fn member_kind(&self) -> Option<MemberKind> {
+        match self {
+            Value::Hash(_) => Some(MemberKind::Hash),
+            Value::Set(_) => Some(MemberKind::Set),
+            Value::ZSet(_) => Some(MemberKind::ZSet),
+            _ => None,
+        }
+    }
+}
+
+/// The three types whose members carry deadlines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberKind {
+    /// Hash fields.
+    Hash,
+    /// Set members.
+    Set,
+    /// Sorted-set members.
+    ZSet,
+}
+
+impl MemberKind {
+    /// The command that removes members, used to log expiry deletions.
+    pub fn remove_command(self) -> &'static str {
+        match self {
+            MemberKind::Hash => "HDEL",
+            MemberKind::Set => "SREM",
+            MemberKind::ZSet => "ZREM",
+        }
+    }
+
+    /// Keyspace-notification class flag of this type.
+    pub fn class(self) -> u8 {
+        match self {
+            MemberKind::Hash => b'h',
+            MemberKind::Set => b's',
+            MemberKind::ZSet => b'z',
+        }
+    }
+
+    /// The event name prefix: `h`, `s` or `z`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            MemberKind::Hash => "h",
+            MemberKind::Set => "s",
+            MemberKind::ZSet => "z",
+        }
+    }
+}

@@ -14,7 +14,7 @@ pub mod table;
 pub mod testing;
 pub mod value;
 
-pub use cmd::execute;
+pub use cmd::{execute, execute_result};
 pub use ctx::Ctx;
 pub use db::{Db, Entry, Store};
 pub use effects::{Effects, Event};

@@ -61,8 +61,9 @@ class EbbServer:
 
 
 @pytest.fixture(scope="session")
-def ebb():
-    s = EbbServer()
+def ebb(tmp_path_factory):
+    d = tmp_path_factory.mktemp("ebb-main")
+    s = EbbServer("--dir", str(d), cwd=str(d))
     yield s
     s.stop()
 

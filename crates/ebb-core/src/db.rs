@@ -42,7 +42,7 @@ pub struct DbStats {
 }
 
 /// One logical database (SELECT n).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Db {
     map: HashMap<Bytes, Entry, ahash::RandomState>,
     key_expiry: BTreeSet<(u64, Bytes)>,
@@ -292,7 +292,7 @@ impl Db {
 }
 
 /// All databases, and settings the command semantics depend on.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Store {
     /// The databases (16 by default).
     pub dbs: Vec<Db>,

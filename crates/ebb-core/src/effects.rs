@@ -31,8 +31,9 @@ pub struct Effects {
     pub touched: Vec<(usize, Bytes)>,
     /// Databases flushed or swapped wholesale: every watcher of them aborts.
     pub touched_dbs: Vec<usize>,
-    /// Commands to log before the command itself (expiry deletions).
-    pub propagate: Vec<Vec<Bytes>>,
+    /// Commands to log before the command itself (expiry deletions), with
+    /// the database they apply to.
+    pub propagate: Vec<(usize, Vec<Bytes>)>,
     /// If set, the command is logged as these commands instead of itself
     /// (e.g. relative TTLs as absolute deadlines). An empty list logs nothing.
     pub rewrite: Option<Vec<Vec<Bytes>>>,
@@ -98,7 +99,7 @@ impl Effects {
     pub fn key_expired(&mut self, db: usize, key: Bytes) {
         self.touched.push((db, key.clone()));
         self.propagate
-            .push(vec![Bytes::from_static(b"DEL"), key.clone()]);
+            .push((db, vec![Bytes::from_static(b"DEL"), key.clone()]));
         self.event(b'x', "expired", db, key);
         self.dirty += 1;
     }
@@ -116,7 +117,7 @@ impl Effects {
         cmd.push(Bytes::from_static(kind.remove_command().as_bytes()));
         cmd.push(key.clone());
         cmd.extend(members.iter().cloned());
-        self.propagate.push(cmd);
+        self.propagate.push((db, cmd));
         self.dirty += members.len() as u64;
         let name = match kind {
             MemberKind::Hash => "hexpired",

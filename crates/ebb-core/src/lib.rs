@@ -6,6 +6,7 @@ pub mod args;
 pub mod cmd;
 pub mod ctx;
 pub mod db;
+pub mod dump;
 pub mod effects;
 pub mod error;
 pub mod expiry;

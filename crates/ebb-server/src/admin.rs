@@ -80,11 +80,32 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
                 return err(format!("ERR CONFIG SET failed (possibly related to argument '{name}') - can't set immutable config"));
             }
         }
+        let aof_was = cfg.get_bool("appendonly");
+        let aof_now = next.get_bool("appendonly");
+        let fsync = next.get("appendfsync").unwrap_or_default();
         *cfg = next;
+        drop(cfg);
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        if aof_now && !aof_was {
+            if let Err(e) = shared.enable_aof(store) {
+                return err(format!(
+                    "ERR CONFIG SET failed (possibly related to argument 'appendonly') - {e}"
+                ));
+            }
+        } else if !aof_now && aof_was {
+            if let Some(a) = shared.aof.lock().as_mut() {
+                let _ = a.flush();
+                let _ = a.sync();
+            }
+            *shared.aof.lock() = None;
+        }
+        if let Some(a) = shared.aof.lock().as_mut() {
+            a.fsync = crate::persist::aof::Fsync::parse(&fsync);
+        }
+        let cfg = shared.config.read();
         *shared.notify.write() =
             crate::notify::parse_flags(&cfg.get("notify-keyspace-events").unwrap_or_default())
                 .unwrap_or_default();
-        let store = guard.get_or_insert_with(|| shared.store.lock());
         apply_core_config(&cfg, store);
         Reply::Ok
     } else if eq(sub, "resetstat") && n == 2 {
@@ -350,12 +371,31 @@ pub fn debug<'a>(
             ),
             _ => err("ERR no such key"),
         }
+    } else if eq(sub, "reload") {
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let data = crate::persist::snapshot::encode(store, crate::server::now_ms());
+        if let Err(e) = crate::persist::snapshot::write_file(&shared.snapshot_path(), &data) {
+            return err(format!("ERR Error trying to save the DB: {e}"));
+        }
+        let body = match crate::persist::snapshot::decode(&data) {
+            Ok(b) => b,
+            Err(e) => return err(format!("ERR Error trying to load the snapshot: {e}")),
+        };
+        for db in store.dbs.iter_mut() {
+            db.clear();
+        }
+        match crate::persist::replay(store, body, crate::server::now_ms()) {
+            Ok(_) => Reply::Ok,
+            Err(_) => err("ERR Error trying to load the snapshot"),
+        }
     } else if eq(sub, "help") && argv.len() == 2 {
         Reply::bulks(
             [
                 "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
                 "OBJECT <key>",
                 "    Show low level info about the `key` and associated value.",
+                "RELOAD",
+                "    Save the dataset to a snapshot, empty it and load it back.",
                 "SET-ACTIVE-EXPIRE <0|1>",
                 "    Setting it to 0 disables expiring keys (and members) in background.",
                 "SLEEP <seconds>",

@@ -225,6 +225,39 @@ fn reply_for<'a>(
             ])
         }
         "lastsave" => Reply::Int(shared.last_save.load(Ordering::Relaxed) as i64),
+        "save" => {
+            if shared.bgsave_running.load(Ordering::Relaxed) {
+                err("ERR Background save already in progress")
+            } else {
+                let store = guard.get_or_insert_with(|| shared.store.lock());
+                match shared.save_now(store) {
+                    Ok(()) => Reply::Ok,
+                    Err(e) => err(format!("ERR {e}")),
+                }
+            }
+        }
+        "bgsave" => {
+            let schedule = argv.get(1).is_some_and(|a| eq(a, "schedule"));
+            if argv.len() > 2 || (argv.len() == 2 && !schedule) {
+                Error::Syntax.into()
+            } else {
+                let store = guard.get_or_insert_with(|| shared.store.lock());
+                if shared.bgsave(store) {
+                    Reply::Simple("Background saving started".into())
+                } else if schedule {
+                    Reply::Simple("Background saving scheduled".into())
+                } else {
+                    err("ERR Background save already in progress")
+                }
+            }
+        }
+        "bgrewriteaof" => {
+            let store = guard.get_or_insert_with(|| shared.store.lock());
+            match shared.bgrewrite(store) {
+                Ok(()) => Reply::Simple("Background append only file rewriting started".into()),
+                Err(e) => err(e),
+            }
+        }
         "debug" => crate::admin::debug(s, shared, guard, argv),
         "shutdown" => {
             let abort = argv[1..].iter().any(|a| eq(a, "abort"));
@@ -364,6 +397,12 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
         return Reply::NilArray;
     }
     s.unwatch_all();
+    let writes = queue
+        .iter()
+        .any(|a| ebb_core::lookup(&a[0]).is_some_and(|sp| sp.is_write()));
+    if writes {
+        shared.log_raw(s.db, &[Bytes::from_static(b"MULTI")]);
+    }
     let mut replies = Vec::with_capacity(queue.len());
     for argv in queue {
         let Some(spec) = ebb_core::lookup(&argv[0]) else {
@@ -382,6 +421,9 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
             },
         };
         replies.push(r);
+    }
+    if writes {
+        shared.log_raw(s.db, &[Bytes::from_static(b"EXEC")]);
     }
     Reply::Array(replies)
 }

@@ -71,11 +71,11 @@ static OPTIONS: &[Opt] = &[
     o("appendfsync", "everysec", Kind::Enum(FSYNC), true),
     o("appendfilename", "appendonly.aof", Kind::Str, true),
     o("appenddirname", "appendonlydir", Kind::Str, false),
-    o("dbfilename", "dump.rdb", Kind::Str, false),
-    o("save", "3600 1 300 100 60 10000", Kind::Words, false),
-    o("aof-load-truncated", "yes", Kind::Bool, false),
-    o("auto-aof-rewrite-percentage", "100", Kind::Int, false),
-    o("auto-aof-rewrite-min-size", "67108864", Kind::Memory, false),
+    o("dbfilename", "dump.ebb", Kind::Str, true),
+    o("save", "3600 1 300 100 60 10000", Kind::Words, true),
+    o("aof-load-truncated", "yes", Kind::Bool, true),
+    o("auto-aof-rewrite-percentage", "100", Kind::Int, true),
+    o("auto-aof-rewrite-min-size", "67108864", Kind::Memory, true),
     o("maxmemory", "0", Kind::Memory, false),
     o(
         "maxmemory-policy",
@@ -247,7 +247,6 @@ impl Default for Config {
         if let Ok(d) = std::env::current_dir() {
             values.insert("dir".into(), d.display().to_string());
         }
-        values.insert("save".into(), String::new());
         Config { values, file: None }
     }
 }

@@ -161,6 +161,8 @@ impl Session {
         loop {
             // Run whatever complete requests are buffered.
             let flow = self.process(&mut rbuf, &mut out, &limits);
+            // Acknowledged writes reach the AOF before their replies leave.
+            self.shared.flush_aof();
             if !out.is_empty() {
                 self.shared
                     .stats
@@ -196,6 +198,7 @@ impl Session {
                         let mut guard = None;
                         self.dispatch(&shared, &mut guard, argv, &mut out)
                     };
+                    self.shared.flush_aof();
                     if let Flow::Close = flow {
                         stream.write_all(&out).await?;
                         return Ok(());
@@ -484,6 +487,11 @@ impl Session {
             ctx.may_block = may_block;
             ebb_core::execute_result(&mut ctx, spec, argv)
         };
+        if !matches!(r, Err(Error::WouldBlock { .. })) {
+            self.shared.log_command(self.db, spec, argv, &mut fx);
+        } else {
+            self.shared.log_propagated(&mut fx);
+        }
         self.shared.apply_effects(store, &mut fx);
         r
     }

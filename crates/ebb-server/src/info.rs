@@ -147,20 +147,48 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
         }
         "persistence" => {
             out.push_str("# Persistence\r\n");
+            let dirty = st.dirty.load(Ordering::Relaxed);
+            let saved = shared.dirty_at_save.load(Ordering::Relaxed);
             l(out, "loading", &0);
+            l(out, "async_loading", &0);
             l(
                 out,
                 "rdb_changes_since_last_save",
-                &st.dirty.load(Ordering::Relaxed),
+                &dirty.saturating_sub(saved),
             );
-            l(out, "rdb_bgsave_in_progress", &0);
+            l(
+                out,
+                "rdb_bgsave_in_progress",
+                &(shared.bgsave_running.load(Ordering::Relaxed) as u8),
+            );
             l(
                 out,
                 "rdb_last_save_time",
                 &shared.last_save.load(Ordering::Relaxed),
             );
-            l(out, "aof_enabled", &(cfg.get_bool("appendonly") as u8));
-            l(out, "aof_rewrite_in_progress", &0);
+            let ok = |b: bool| if b { "ok" } else { "err" };
+            l(
+                out,
+                "rdb_last_bgsave_status",
+                &ok(shared.last_bgsave_ok.load(Ordering::Relaxed)),
+            );
+            let aof = shared.aof.lock();
+            l(out, "aof_enabled", &(aof.is_some() as u8));
+            l(
+                out,
+                "aof_rewrite_in_progress",
+                &(shared.rewrite_running.load(Ordering::Relaxed) as u8),
+            );
+            l(out, "aof_rewrite_scheduled", &0);
+            l(
+                out,
+                "aof_last_write_status",
+                &ok(shared.aof_write_ok.load(Ordering::Relaxed)),
+            );
+            if let Some(a) = aof.as_ref() {
+                l(out, "aof_current_size", &a.size);
+                l(out, "aof_base_size", &a.base_size);
+            }
         }
         "stats" => {
             out.push_str("# Stats\r\n");

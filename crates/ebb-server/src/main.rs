@@ -6,9 +6,11 @@ mod client;
 mod commands;
 mod config;
 mod conn;
+mod durability;
 mod glob;
 mod info;
 mod notify;
+mod persist;
 mod resp;
 mod server;
 mod sweeper;
@@ -73,6 +75,11 @@ async fn serve(cfg: Config) -> i32 {
         .map(|s| s.trim_start_matches('-').to_string())
         .collect();
     let shared = Shared::new(cfg);
+    if let Err(e) = durability::load_at_start(&shared) {
+        tracing::error!("{e}");
+        eprintln!("{e}");
+        return 1;
+    }
     let mut listeners = Vec::new();
     for addr in &binds {
         let host = if addr.contains(':') {
@@ -98,6 +105,7 @@ async fn serve(cfg: Config) -> i32 {
         tracing::info!(port = a.port(), "Ready to accept connections");
     }
     tokio::spawn(sweeper::run(shared.clone()));
+    tokio::spawn(durability::run_background(shared.clone()));
     for l in listeners {
         tokio::spawn(accept_loop(l, shared.clone()));
     }
@@ -120,7 +128,9 @@ async fn serve(cfg: Config) -> i32 {
 fn shutdown(shared: &Arc<Shared>) {
     shared.shutting_down.store(true, Ordering::SeqCst);
     // Taking the store lock waits for any command in flight to finish.
-    drop(shared.store.lock());
+    let store = shared.store.lock();
+    let nosave = shared.shutdown_nosave.load(Ordering::SeqCst);
+    shared.persist_on_shutdown(&store, nosave);
     tracing::info!("ebb is now ready to exit, bye bye...");
 }
 

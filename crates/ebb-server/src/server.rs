@@ -140,12 +140,26 @@ pub struct Shared {
     pub active_expire: AtomicBool,
     /// Set once a shutdown was requested.
     pub shutting_down: AtomicBool,
+    /// SHUTDOWN NOSAVE was asked for.
+    pub shutdown_nosave: AtomicBool,
     /// Wakes the accept loop for shutdown.
     pub shutdown: tokio::sync::Notify,
     /// The port actually bound.
     pub port: AtomicUsize,
     /// Unix time of the last successful save.
     pub last_save: AtomicU64,
+    /// The append-only file, when enabled.
+    pub aof: Mutex<Option<crate::persist::aof::Aof>>,
+    /// Whether the last AOF write succeeded.
+    pub aof_write_ok: AtomicBool,
+    /// A BGSAVE runs.
+    pub bgsave_running: AtomicBool,
+    /// A BGREWRITEAOF runs.
+    pub rewrite_running: AtomicBool,
+    /// Whether the last background save succeeded.
+    pub last_bgsave_ok: AtomicBool,
+    /// `stats.dirty` at the last save (for save rules).
+    pub dirty_at_save: AtomicU64,
     /// Paused until (Unix ms), for CLIENT PAUSE; 0 = not paused.
     pub paused_until: AtomicU64,
     /// Whether CLIENT PAUSE only pauses writes.
@@ -184,9 +198,16 @@ impl Shared {
             started: Instant::now(),
             active_expire: AtomicBool::new(true),
             shutting_down: AtomicBool::new(false),
+            shutdown_nosave: AtomicBool::new(false),
             shutdown: tokio::sync::Notify::new(),
             port: AtomicUsize::new(0),
             last_save: AtomicU64::new(now_ms() / 1000),
+            aof: Mutex::new(None),
+            aof_write_ok: AtomicBool::new(true),
+            bgsave_running: AtomicBool::new(false),
+            rewrite_running: AtomicBool::new(false),
+            last_bgsave_ok: AtomicBool::new(true),
+            dirty_at_save: AtomicU64::new(0),
             paused_until: AtomicU64::new(0),
             pause_writes_only: AtomicBool::new(false),
         })
@@ -450,11 +471,13 @@ impl Shared {
                     };
                     let reply = match result {
                         Err(Error::WouldBlock { .. }) => {
+                            self.log_propagated(&mut fx);
                             self.apply_effects(store, &mut fx);
                             continue;
                         }
                         other => other.unwrap_or_else(Reply::from),
                     };
+                    self.log_command(db, spec, &argv, &mut fx);
                     let w = {
                         let mut b = self.blocking.lock();
                         remove_waiter(&mut b, id)

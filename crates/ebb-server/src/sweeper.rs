@@ -26,7 +26,9 @@ pub async fn run(shared: Arc<Shared>) {
                 let now = now_ms();
                 let mut fx = Effects::default();
                 let work = store.sweep(now, SLICE, &mut fx);
+                shared.log_propagated(&mut fx);
                 shared.apply_effects(&mut store, &mut fx);
+                shared.flush_aof();
                 work >= SLICE && store.has_due(now)
             };
             if !more {

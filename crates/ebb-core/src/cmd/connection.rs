@@ -9,6 +9,7 @@ use crate::reply::Reply;
 use crate::table::CommandSpec;
 
 /// The connection family's commands.
+#[rustfmt::skip]
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec::core(
         "ping",

@@ -9,6 +9,7 @@ pub mod db;
 pub mod effects;
 pub mod error;
 pub mod expiry;
+pub mod glob;
 pub mod reply;
 pub mod table;
 pub mod testing;

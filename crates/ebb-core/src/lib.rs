@@ -10,6 +10,7 @@ pub mod dump;
 pub mod effects;
 pub mod error;
 pub mod expiry;
+pub mod glob;
 pub mod reply;
 pub mod table;
 pub mod testing;

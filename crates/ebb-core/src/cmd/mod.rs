@@ -10,6 +10,7 @@ use crate::table::{CommandSpec, Exec};
 pub mod connection;
 pub mod hashes;
 pub mod keys;
+pub mod keys_expire;
 pub mod limits;
 pub mod lists;
 pub mod member_ttl;
@@ -24,6 +25,7 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     connection::COMMANDS,
     server::COMMANDS,
     keys::COMMANDS,
+    keys_expire::COMMANDS,
     strings::COMMANDS,
     lists::COMMANDS,
     hashes::COMMANDS,

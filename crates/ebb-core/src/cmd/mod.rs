@@ -12,10 +12,12 @@ pub mod hashes;
 pub mod keys;
 pub mod limits;
 pub mod lists;
+pub mod lists_blocking;
 pub mod member_ttl;
 pub mod server;
 pub mod sets;
 pub mod strings;
+pub mod timeout;
 pub mod zsets;
 pub mod zsets_more;
 
@@ -26,6 +28,7 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     keys::COMMANDS,
     strings::COMMANDS,
     lists::COMMANDS,
+    lists_blocking::COMMANDS,
     hashes::COMMANDS,
     sets::COMMANDS,
     zsets::COMMANDS,

@@ -40,10 +40,20 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
 /// Runs a core command (arity already checked by the caller), then does the
 /// per-key housekeeping. Errors become error replies.
 pub fn execute(ctx: &mut Ctx, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
+    execute_result(ctx, spec, argv).unwrap_or_else(Reply::from)
+}
+
+/// Like [`execute`], but keeps the error as a value (the server needs to
+/// see [`crate::Error::WouldBlock`]).
+pub fn execute_result(
+    ctx: &mut Ctx,
+    spec: &CommandSpec,
+    argv: &[Bytes],
+) -> crate::CmdResult<Reply> {
     let r = match spec.exec {
         Exec::Core(h) => h(ctx, argv),
         Exec::Server => Err(crate::error::unknown_command(argv)),
     };
     ctx.finish();
-    r.unwrap_or_else(Reply::from)
+    r
 }

@@ -13,6 +13,7 @@ pub mod keys;
 pub mod limits;
 pub mod lists;
 pub mod member_ttl;
+pub mod member_ttl_compat;
 pub mod server;
 pub mod sets;
 pub mod strings;
@@ -31,6 +32,7 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     zsets::COMMANDS,
     zsets_more::COMMANDS,
     member_ttl::COMMANDS,
+    member_ttl_compat::COMMANDS,
     limits::COMMANDS,
 ];
 

@@ -129,13 +129,21 @@ impl ZSetValue {
 
     /// The lowest (or with `max`, highest) member.
     pub fn first(&self, max: bool) -> Option<(&Bytes, f64)> {
-        let e = if max { self.order.last() } else { self.order.first() };
+        let e = if max {
+            self.order.last()
+        } else {
+            self.order.first()
+        };
         e.map(|(s, m)| (m, s.0))
     }
 
     /// Removes and returns the lowest (or highest) member.
     pub fn pop(&mut self, max: bool) -> Option<(Bytes, f64)> {
-        let (s, m) = if max { self.order.pop_last()? } else { self.order.pop_first()? };
+        let (s, m) = if max {
+            self.order.pop_last()?
+        } else {
+            self.order.pop_first()?
+        };
         self.dict.swap_remove(&m);
         self.deadlines.clear(&m);
         Some((m, s.0))

@@ -85,7 +85,8 @@ fn rewrite(h: &Harness) -> Option<Vec<String>> {
 fn propagated(h: &Harness) -> Vec<String> {
     h.fx.propagate
         .iter()
-        .map(|c| {
+        .map(|(db, c)| {
+            assert_eq!(*db, 0);
             c.iter()
                 .map(|a| String::from_utf8_lossy(a).into_owned())
                 .collect::<Vec<_>>()

@@ -26,6 +26,7 @@ use crate::table::CommandSpec;
 use crate::value::{HashValue, MemberKind, SetValue, ZSetValue};
 
 /// The commands of this file.
+#[rustfmt::skip]
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec::core("ttl", -2, "readonly fast", (1, 1, 1), "generic", "Returns the expiration time in seconds of a key, or of one member of a set, sorted set or hash.", ttl),
     CommandSpec::core("pttl", -2, "readonly fast", (1, 1, 1), "generic", "Returns the expiration time in milliseconds of a key, or of one member of a set, sorted set or hash.", pttl),

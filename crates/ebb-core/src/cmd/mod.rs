@@ -15,6 +15,7 @@ pub mod limits;
 pub mod lists;
 pub mod lists_blocking;
 pub mod member_ttl;
+pub mod member_ttl_compat;
 pub mod server;
 pub mod sets;
 pub mod strings;
@@ -36,6 +37,7 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     zsets::COMMANDS,
     zsets_more::COMMANDS,
     member_ttl::COMMANDS,
+    member_ttl_compat::COMMANDS,
     limits::COMMANDS,
 ];
 

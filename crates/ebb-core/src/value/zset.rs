@@ -585,4 +585,39 @@ mod tests {
         // The last member "c" is above "[b", so a backward walk starts at "a".
         assert_eq!(z.lex_last(&r), Some(1));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Many inserts and removals (enough to split and merge chunks)
+        /// against a BTreeMap; ranks, rank access and spans must agree.
+        #[test]
+        fn large_random_sets_match_a_btreemap(
+            ops in proptest::collection::vec((0u16..900, 0u8..40, proptest::bool::weighted(0.6)), 1..3000)
+        ) {
+            let mut z = ZSetValue::new();
+            let mut model: std::collections::BTreeMap<Bytes, f64> = Default::default();
+            for (m, s, add) in ops {
+                let m = Bytes::from(format!("m{m}"));
+                if add {
+                    proptest::prop_assert_eq!(z.insert(m.clone(), s as f64), !model.contains_key(&m));
+                    model.insert(m, s as f64);
+                } else {
+                    proptest::prop_assert_eq!(z.remove(&m), model.remove(&m));
+                }
+            }
+            z.check();
+            let mut want: Vec<(Bytes, f64)> = model.into_iter().collect();
+            want.sort_by(|a, b| Score(a.1).cmp(&Score(b.1)).then(a.0.cmp(&b.0)));
+            let got: Vec<(Bytes, f64)> = z.iter().map(|(m, s)| (m.clone(), s)).collect();
+            proptest::prop_assert_eq!(&got, &want);
+            for (i, (m, _)) in want.iter().enumerate().step_by(7) {
+                proptest::prop_assert_eq!(z.rank(m, false), Some(i));
+                proptest::prop_assert_eq!(z.by_rank(i).map(|(k, _)| k.clone()), Some(m.clone()));
+            }
+            let r = ScoreRange { min: 10.0, min_exclusive: true, max: 30.0, max_exclusive: false };
+            let n = want.iter().filter(|(_, s)| r.above_min(*s) && r.below_max(*s)).count();
+            proptest::prop_assert_eq!(z.count_in_score_range(&r), n);
+        }
+    }
 }

@@ -33,12 +33,21 @@ impl Default for Harness {
 impl Harness {
     /// 16 empty databases at time 1,000,000,000,000 ms.
     pub fn new() -> Harness {
-        Harness { store: Store::new(16), db: 0, now: 1_000_000_000_000, fx: Effects::default(), resp3: false }
+        Harness {
+            store: Store::new(16),
+            db: 0,
+            now: 1_000_000_000_000,
+            fx: Effects::default(),
+            resp3: false,
+        }
     }
 
     /// Runs one command given as strings.
     pub fn run(&mut self, args: &[&str]) -> Reply {
-        let argv: Vec<Bytes> = args.iter().map(|a| Bytes::copy_from_slice(a.as_bytes())).collect();
+        let argv: Vec<Bytes> = args
+            .iter()
+            .map(|a| Bytes::copy_from_slice(a.as_bytes()))
+            .collect();
         self.run_bytes(&argv)
     }
 
@@ -92,7 +101,10 @@ mod tests {
         let mut h = Harness::new();
         assert_eq!(h.run(&["SET", "a", "1"]), Reply::Ok);
         assert_eq!(h.run(&["get", "a"]), bulk("1"));
-        assert_eq!(h.run(&["GET"]), err("ERR wrong number of arguments for 'get' command"));
+        assert_eq!(
+            h.run(&["GET"]),
+            err("ERR wrong number of arguments for 'get' command")
+        );
         assert_eq!(
             h.run(&["NOPE", "x"]),
             err("ERR unknown command 'NOPE', with args beginning with: 'x' ")

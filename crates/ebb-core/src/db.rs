@@ -154,7 +154,9 @@ impl Db {
     pub fn set(&mut self, key: Bytes, value: Value) {
         self.remove(&key);
         self.map.insert(key.clone(), Entry::new(value));
-        self.refresh_member_index(&key);
+        // An empty collection may be created here and filled by the caller;
+        // emptiness is checked when the command ends.
+        self.index_member_deadlines(&key);
     }
 
     /// Inserts a whole entry (value and TTL), replacing any previous one.
@@ -205,7 +207,7 @@ impl Db {
     /// member deadline, and deletes the key if its collection is empty.
     /// Returns false if the key was deleted (or does not exist).
     pub fn refresh_member_index(&mut self, key: &[u8]) -> bool {
-        let Some((k, e)) = self.map.get_key_value_mut(key) else {
+        let Some((k, e)) = self.map.get_key_value(key) else {
             return false;
         };
         if e.value.is_empty_collection() {
@@ -213,6 +215,15 @@ impl Db {
             self.remove(&k);
             return false;
         }
+        self.index_member_deadlines(key);
+        true
+    }
+
+    /// Records the key's earliest member deadline in the member index.
+    fn index_member_deadlines(&mut self, key: &[u8]) {
+        let Some((k, e)) = self.map.get_key_value_mut(key) else {
+            return;
+        };
         let now_due = e.value.earliest_deadline();
         if now_due != e.member_due {
             if let Some(old) = e.member_due {
@@ -223,7 +234,6 @@ impl Db {
             }
             e.member_due = now_due;
         }
-        true
     }
 
     /// Removes every key.

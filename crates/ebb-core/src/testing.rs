@@ -111,3 +111,25 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod get_or_create_tests {
+    use crate::ctx::Ctx;
+    use crate::effects::Effects;
+    use crate::value::SetValue;
+    use bytes::Bytes;
+
+    #[test]
+    fn get_or_create_keeps_new_collection_until_command_end() {
+        let mut h = super::Harness::new();
+        let mut fx = Effects::default();
+        let mut ctx = Ctx::new(&mut h.store, 0, h.now, &mut fx);
+        let ok = ctx.get_or_create::<SetValue>(b"s").map(|s| s.insert(Bytes::from_static(b"m")));
+        assert_eq!(ok, Ok(true));
+        // An empty one created and left empty is gone after the command.
+        assert!(ctx.get_or_create::<SetValue>(b"e").is_ok());
+        ctx.finish();
+        assert!(h.store.dbs[0].peek(b"s").is_some());
+        assert!(h.store.dbs[0].peek(b"e").is_none());
+    }
+}

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::conn::Session;
-use crate::glob::glob_match;
+use ebb_core::glob::glob_match;
 use crate::server::{apply_core_config, Shared};
 
 type Guard<'a> = Option<MutexGuard<'a, Store>>;

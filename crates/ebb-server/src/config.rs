@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::glob::glob_match;
+use ebb_core::glob::glob_match;
 
 /// How an option's value is checked and normalised.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -286,6 +286,8 @@ impl Config {
 
     /// Loads config-file text.
     pub fn load_text(&mut self, text: &str) -> Result<(), String> {
+        // The first `save` line replaces the default rules; later ones add.
+        let mut save_seen = false;
         for (n, raw) in text.lines().enumerate() {
             let line = raw.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -307,7 +309,8 @@ impl Config {
             let value = args.join(" ");
             if name == "save" {
                 // Several `save` lines accumulate, as in Redis.
-                let cur = self.get("save").unwrap_or_default();
+                let cur = if save_seen { self.get("save").unwrap_or_default() } else { String::new() };
+                save_seen = true;
                 let v = if value.is_empty() || cur.is_empty() {
                     value
                 } else {

@@ -7,7 +7,6 @@ mod commands;
 mod config;
 mod conn;
 mod durability;
-mod glob;
 mod info;
 mod notify;
 mod persist;

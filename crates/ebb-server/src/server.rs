@@ -12,7 +12,7 @@ use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::config::Config;
-use crate::glob::glob_match;
+use ebb_core::glob::glob_match;
 use crate::notify::Flags;
 
 /// Something sent to a connection from elsewhere.

@@ -13,11 +13,13 @@ pub mod keys;
 pub mod keys_expire;
 pub mod limits;
 pub mod lists;
+pub mod lists_blocking;
 pub mod member_ttl;
 pub mod member_ttl_compat;
 pub mod server;
 pub mod sets;
 pub mod strings;
+pub mod timeout;
 pub mod zsets;
 pub mod zsets_more;
 
@@ -29,6 +31,7 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     keys_expire::COMMANDS,
     strings::COMMANDS,
     lists::COMMANDS,
+    lists_blocking::COMMANDS,
     hashes::COMMANDS,
     sets::COMMANDS,
     zsets::COMMANDS,

@@ -7,6 +7,7 @@ use crate::ctx::Ctx;
 use crate::reply::Reply;
 use crate::table::{CommandSpec, Exec};
 
+pub mod bits;
 pub mod connection;
 pub mod hashes;
 pub mod keys;
@@ -25,6 +26,7 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     server::COMMANDS,
     keys::COMMANDS,
     strings::COMMANDS,
+    bits::COMMANDS,
     lists::COMMANDS,
     hashes::COMMANDS,
     sets::COMMANDS,

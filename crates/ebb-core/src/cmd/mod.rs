@@ -7,6 +7,7 @@ use crate::ctx::Ctx;
 use crate::reply::Reply;
 use crate::table::{CommandSpec, Exec};
 
+pub mod bits;
 pub mod connection;
 pub mod hashes;
 pub mod keys;
@@ -30,6 +31,7 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     keys::COMMANDS,
     keys_expire::COMMANDS,
     strings::COMMANDS,
+    bits::COMMANDS,
     lists::COMMANDS,
     lists_blocking::COMMANDS,
     hashes::COMMANDS,

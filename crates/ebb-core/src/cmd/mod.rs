@@ -11,6 +11,7 @@ pub mod connection;
 pub mod hashes;
 pub mod keys;
 pub mod keys_expire;
+pub mod keys_object;
 pub mod limits;
 pub mod lists;
 pub mod member_ttl;
@@ -26,6 +27,7 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     server::COMMANDS,
     keys::COMMANDS,
     keys_expire::COMMANDS,
+    keys_object::COMMANDS,
     strings::COMMANDS,
     lists::COMMANDS,
     hashes::COMMANDS,

@@ -17,6 +17,7 @@ pub mod lists;
 pub mod member_ttl;
 pub mod server;
 pub mod sets;
+pub mod sort;
 pub mod strings;
 pub mod zsets;
 pub mod zsets_more;
@@ -28,6 +29,7 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     keys::COMMANDS,
     keys_expire::COMMANDS,
     keys_object::COMMANDS,
+    sort::COMMANDS,
     strings::COMMANDS,
     lists::COMMANDS,
     hashes::COMMANDS,

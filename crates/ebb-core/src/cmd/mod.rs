@@ -12,6 +12,7 @@ pub mod connection;
 pub mod hashes;
 pub mod keys;
 pub mod keys_expire;
+pub mod keys_object;
 pub mod limits;
 pub mod lists;
 pub mod lists_blocking;
@@ -19,6 +20,7 @@ pub mod member_ttl;
 pub mod member_ttl_compat;
 pub mod server;
 pub mod sets;
+pub mod sort;
 pub mod strings;
 pub mod timeout;
 pub mod zsets;
@@ -30,6 +32,8 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     server::COMMANDS,
     keys::COMMANDS,
     keys_expire::COMMANDS,
+    keys_object::COMMANDS,
+    sort::COMMANDS,
     strings::COMMANDS,
     bits::COMMANDS,
     lists::COMMANDS,

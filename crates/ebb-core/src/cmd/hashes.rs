@@ -13,7 +13,7 @@ use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
-use crate::value::HashValue;
+use crate::value::{HashValue, Value};
 
 mod field_ttl;
 mod glob;
@@ -54,6 +54,26 @@ fn owned(b: &[u8]) -> Bytes {
     Bytes::copy_from_slice(b)
 }
 
+/// Runs `write` on the hash at `key`, creating the key when `write` leaves
+/// a new hash non-empty. Returns what `write` returns and whether the key
+/// was created and left empty (Redis then reports a `del` for it).
+fn write_hash<R>(
+    ctx: &mut Ctx,
+    key: &[u8],
+    write: impl FnOnce(&mut HashValue) -> R,
+) -> CmdResult<(R, bool)> {
+    if let Some(h) = ctx.get_mut::<HashValue>(key)? {
+        return Ok((write(h), false));
+    }
+    let mut h = HashValue::new();
+    let r = write(&mut h);
+    if h.is_empty() {
+        return Ok((r, true));
+    }
+    ctx.set_value(key, Value::Hash(h));
+    Ok((r, false))
+}
+
 /// Records a change of `n` fields of `key` (WATCH, dirty counter).
 fn changed(ctx: &mut Ctx, key: &[u8], n: usize) {
     ctx.modified(key);
@@ -82,15 +102,17 @@ fn set_pairs(ctx: &mut Ctx, argv: &[Bytes], name: &str) -> CmdResult<i64> {
     }
     let key = &argv[1];
     let pairs = &argv[2..];
-    let h = ctx.get_or_create::<HashValue>(key)?;
-    let mut created = 0;
     let mut fields = Vec::with_capacity(pairs.len() / 2);
-    for p in pairs.chunks_exact(2) {
-        if h.insert(owned(&p[0]), owned(&p[1])) {
-            created += 1;
+    let (created, _) = write_hash(ctx, key, |h| {
+        let mut created = 0;
+        for p in pairs.chunks_exact(2) {
+            if h.insert(owned(&p[0]), owned(&p[1])) {
+                created += 1;
+            }
+            fields.push(owned(&p[0]));
         }
-        fields.push(owned(&p[0]));
-    }
+        created
+    })?;
     changed(ctx, key, fields.len());
     ctx.notify_members(b'h', "hset", key, fields);
     Ok(created)
@@ -106,8 +128,7 @@ fn hsetnx(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     {
         return Ok(Reply::Int(0));
     }
-    ctx.get_or_create::<HashValue>(key)?
-        .insert(owned(field), owned(value));
+    write_hash(ctx, key, |h| h.insert(owned(field), owned(value)))?;
     changed(ctx, key, 1);
     ctx.notify_members(b'h', "hset", key, vec![owned(field)]);
     Ok(Reply::Int(1))
@@ -237,8 +258,9 @@ fn hincrby(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         None => 0,
     };
     let new = old.checked_add(incr).ok_or(Error::Overflow)?;
-    ctx.get_or_create::<HashValue>(key)?
-        .insert_keep_deadline(owned(field), Bytes::from(new.to_string()));
+    write_hash(ctx, key, |h| {
+        h.insert_keep_deadline(owned(field), Bytes::from(new.to_string()))
+    })?;
     changed(ctx, key, 1);
     ctx.notify_members(b'h', "hincrby", key, vec![owned(field)]);
     Ok(Reply::Int(new))
@@ -266,8 +288,9 @@ fn hincrbyfloat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         _ => return Err(Error::msg("ERR increment would produce NaN or Infinity")),
     };
     let text = Bytes::from(new.to_human());
-    ctx.get_or_create::<HashValue>(key)?
-        .insert_keep_deadline(owned(field), text.clone());
+    write_hash(ctx, key, |h| {
+        h.insert_keep_deadline(owned(field), text.clone())
+    })?;
     changed(ctx, key, 1);
     ctx.notify_members(b'h', "hincrbyfloat", key, vec![owned(field)]);
     ctx.rewrite_as(vec![vec![

@@ -5,7 +5,7 @@
 
 use bytes::Bytes;
 
-use super::{changed, owned};
+use super::{changed, owned, write_hash};
 use crate::args::parse_i64;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
@@ -183,37 +183,43 @@ fn hsetex_redis(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         return Ok(Reply::Int(0));
     }
     let now = ctx.now;
-    let h = ctx.get_or_create::<HashValue>(key)?;
     let mut set = Vec::with_capacity(pairs.len() / 2);
     let mut log_pairs = Vec::with_capacity(pairs.len());
     let mut deleted = Vec::new();
-    for p in pairs.chunks_exact(2) {
-        let (f, v) = (owned(&p[0]), owned(&p[1]));
-        log_pairs.push(f.clone());
-        log_pairs.push(v.clone());
-        match expiry {
-            SetExpiry::Clear => {
-                h.insert(f.clone(), v);
-            }
-            SetExpiry::Keep => {
-                h.insert_keep_deadline(f.clone(), v);
-            }
-            SetExpiry::At(t) => {
-                h.insert_keep_deadline(f.clone(), v);
-                if t <= now {
-                    h.remove(&f);
-                    deleted.push(f.clone());
-                } else {
-                    h.set_deadline(&f, t);
+    let ((), emptied_new) = write_hash(ctx, key, |h| {
+        for p in pairs.chunks_exact(2) {
+            let (f, v) = (owned(&p[0]), owned(&p[1]));
+            log_pairs.push(f.clone());
+            log_pairs.push(v.clone());
+            match expiry {
+                SetExpiry::Clear => {
+                    h.insert(f.clone(), v);
+                }
+                SetExpiry::Keep => {
+                    h.insert_keep_deadline(f.clone(), v);
+                }
+                SetExpiry::At(t) => {
+                    h.insert_keep_deadline(f.clone(), v);
+                    if t <= now {
+                        h.remove(&f);
+                        deleted.push(f.clone());
+                    } else {
+                        h.set_deadline(&f, t);
+                    }
                 }
             }
+            set.push(f);
         }
-        set.push(f);
-    }
+    })?;
     changed(ctx, key, set.len());
     ctx.notify_members(b'h', "hset", key, set.clone());
     let log = if !deleted.is_empty() {
         ctx.notify_members(b'h', "hdel", key, deleted.clone());
+        if emptied_new {
+            // Redis created the key, set and deleted the fields, then
+            // deleted the emptied key.
+            ctx.notify(b'g', "del", key);
+        }
         let mut cmd = vec![static_bytes("HDEL"), owned(key)];
         cmd.extend(deleted);
         cmd
@@ -263,31 +269,33 @@ fn hsetex_dragonfly(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     }
     let key = &argv[1];
     let at = ctx.now + secs as u64 * 1000;
-    let h = ctx.get_or_create::<HashValue>(key)?;
-    let mut created = 0;
     let mut set = Vec::new();
     let mut timed = Vec::new();
     // Consecutive pairs logged the same way: (keeps its deadline, pairs).
     let mut runs: Vec<(bool, Vec<Bytes>)> = Vec::new();
-    for p in pairs.chunks_exact(2) {
-        let exists = h.contains(&p[0]);
-        if exists && nx {
-            continue;
+    let (created, _) = write_hash(ctx, key, |h| {
+        let mut created = 0;
+        for p in pairs.chunks_exact(2) {
+            let exists = h.contains(&p[0]);
+            if exists && nx {
+                continue;
+            }
+            let (f, v) = (owned(&p[0]), owned(&p[1]));
+            let keeps = exists && keep_ttl;
+            h.insert_keep_deadline(f.clone(), v.clone());
+            if !keeps {
+                h.set_deadline(&f, at);
+                timed.push(f.clone());
+            }
+            created += !exists as i64;
+            match runs.last_mut() {
+                Some((k, run)) if *k == keeps => run.extend([f.clone(), v]),
+                _ => runs.push((keeps, vec![f.clone(), v])),
+            }
+            set.push(f);
         }
-        let (f, v) = (owned(&p[0]), owned(&p[1]));
-        let keeps = exists && keep_ttl;
-        h.insert_keep_deadline(f.clone(), v.clone());
-        if !keeps {
-            h.set_deadline(&f, at);
-            timed.push(f.clone());
-        }
-        created += !exists as i64;
-        match runs.last_mut() {
-            Some((k, run)) if *k == keeps => run.extend([f.clone(), v]),
-            _ => runs.push((keeps, vec![f.clone(), v])),
-        }
-        set.push(f);
-    }
+        created
+    })?;
     if set.is_empty() {
         ctx.rewrite_as(Vec::new());
         return Ok(Reply::Int(0));

@@ -5,9 +5,14 @@ use indexmap::IndexMap;
 
 use crate::expiry::MemberDeadlines;
 
+/// Up to this many fields, removals keep the order of the other fields
+/// (Redis's default `hash-max-listpack-entries`).
+const ORDERED_REMOVAL_MAX: usize = 128;
+
 /// A hash. Fields live in an index-addressable map so that random picks
-/// (HRANDFIELD) cost O(1) and HSCAN can walk positions; removal swaps the
-/// last field into the hole, which [`HashValue::scan`] relies on.
+/// (HRANDFIELD) cost O(1) and HSCAN can walk positions. Small hashes keep
+/// insertion order across removals, as Redis's listpack does; larger ones
+/// move the last field into the hole instead (O(1)).
 #[derive(Debug, Default, Clone)]
 pub struct HashValue {
     fields: IndexMap<Bytes, Bytes, ahash::RandomState>,
@@ -66,7 +71,7 @@ impl HashValue {
 
     /// Removes `field` and its deadline; returns its value.
     pub fn remove(&mut self, field: &[u8]) -> Option<Bytes> {
-        let v = self.fields.swap_remove(field)?;
+        let v = self.take(field)?;
         self.deadlines.clear(field);
         Some(v)
     }
@@ -120,11 +125,25 @@ impl HashValue {
         self.peak_len as usize <= max_entries && self.peak_item as usize <= max_value
     }
 
+    /// Removes a field (not its deadline): keeping the order of the others
+    /// while the hash is as small as a default listpack, swapping the last
+    /// field into its place beyond.
+    fn take(&mut self, field: &[u8]) -> Option<Bytes> {
+        if self.fields.len() <= ORDERED_REMOVAL_MAX {
+            self.fields.shift_remove(field)
+        } else {
+            self.fields.swap_remove(field)
+        }
+    }
+
     /// One step of a cursor walk. Cursor 0 starts a walk; a returned cursor
-    /// of 0 ends it. Positions are visited from the last one down, so the
-    /// swap of the last field into a removed field's place only ever moves
-    /// an already visited field: every field present for the whole walk is
-    /// returned at least once, and fields added during it may be missed.
+    /// of 0 ends it. Positions are visited from the last one down. A removal
+    /// either moves the last field into the hole or shifts the fields above
+    /// it down by one; both only ever move a field to a lower position or a
+    /// visited field into the unvisited part, never an unvisited field into
+    /// the visited part: every field present for the whole walk is returned
+    /// at least once (some possibly twice), and fields added during it (at
+    /// the end) may be missed.
     /// Returns the next cursor and up to `count` field/value pairs.
     pub fn scan(&self, cursor: u64, count: usize) -> (u64, Vec<(&Bytes, &Bytes)>) {
         let len = self.fields.len();
@@ -144,7 +163,7 @@ impl HashValue {
     /// Removes the earliest field whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
         let f = self.deadlines.pop_due(now)?;
-        self.fields.swap_remove(&f);
+        self.take(&f);
         Some(f)
     }
 }

@@ -560,19 +560,20 @@ fn hscan_errors() {
     );
 }
 
-#[test]
-fn hscan_large_hash_walks_with_a_cursor() {
+/// Walks a hash of `n` fields (one with a long value, so the walk uses a
+/// cursor) removing every third field it has seen: none may be missed.
+fn walk_removing(n: usize, count: &str) {
     let mut h = Harness::new();
-    for i in 0..300 {
+    h.run(&["HSET", "k", "long", &"v".repeat(100)]);
+    for i in 1..n {
         h.run(&["HSET", "k", &format!("f{i}"), &i.to_string()]);
     }
     let mut seen = std::collections::HashSet::new();
     let mut cursor = "0".to_string();
     let mut calls = 0;
     loop {
-        let (next, items) = scan_page(h.run(&["HSCAN", "k", &cursor, "COUNT", "20", "NOVALUES"]));
+        let (next, items) = scan_page(h.run(&["HSCAN", "k", &cursor, "COUNT", count, "NOVALUES"]));
         calls += 1;
-        // Removing fields already returned must not make the walk miss others.
         for f in &items {
             if seen.insert(f.clone()) && seen.len() % 3 == 0 {
                 h.run(&["HDEL", "k", f]);
@@ -583,10 +584,20 @@ fn hscan_large_hash_walks_with_a_cursor() {
             break;
         }
     }
-    assert_eq!(seen.len(), 300);
+    assert_eq!(seen.len(), n);
     assert!(calls > 10);
+}
+
+#[test]
+fn hscan_large_hash_walks_with_a_cursor() {
+    walk_removing(300, "20");
+    walk_removing(100, "7");
+    let mut h = Harness::new();
+    for i in 0..300 {
+        h.run(&["HSET", "k", &format!("f{i}"), &i.to_string()]);
+    }
     let (_, items) = scan_page(h.run(&["HSCAN", "k", "0", "COUNT", "1000", "MATCH", "f1?"]));
-    assert!(items.len() <= 20 && !items.is_empty());
+    assert_eq!(items.len(), 20);
     assert!(items
         .chunks(2)
         .all(|p| p[0].starts_with("f1") && p[0].len() == 3));
@@ -604,4 +615,16 @@ fn hscan_large_values_use_the_cursor_walk() {
     h.run(&["HDEL", "k", "a"]);
     let (next, _) = scan_page(h.run(&["HSCAN", "k", "0", "COUNT", "1"]));
     assert_ne!(next, "0");
+}
+
+#[test]
+fn small_hashes_keep_insertion_order_like_a_listpack() {
+    let mut h = Harness::new();
+    h.run(&["HSET", "k", "a", "1", "b", "2", "c", "3", "d", "4"]);
+    h.run(&["HDEL", "k", "a"]);
+    h.run(&["HSET", "k", "b", "x", "e", "5"]);
+    assert_eq!(h.run(&["HKEYS", "k"]), bulks(&["b", "c", "d", "e"]));
+    assert_eq!(h.run(&["HVALS", "k"]), bulks(&["x", "3", "4", "5"]));
+    h.run(&["HGETDEL", "k", "FIELDS", "1", "c"]);
+    assert_eq!(h.run(&["HKEYS", "k"]), bulks(&["b", "d", "e"]));
 }

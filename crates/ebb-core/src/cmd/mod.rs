@@ -15,6 +15,10 @@ pub mod lists;
 pub mod member_ttl;
 pub mod server;
 pub mod sets;
+pub mod sets_algebra;
+pub mod sets_ex;
+pub mod sets_random;
+pub mod sets_scan;
 pub mod strings;
 pub mod zsets;
 pub mod zsets_more;
@@ -28,6 +32,10 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     lists::COMMANDS,
     hashes::COMMANDS,
     sets::COMMANDS,
+    sets_random::COMMANDS,
+    sets_algebra::COMMANDS,
+    sets_scan::COMMANDS,
+    sets_ex::COMMANDS,
     zsets::COMMANDS,
     zsets_more::COMMANDS,
     member_ttl::COMMANDS,

@@ -10,10 +10,10 @@ use bytes::Bytes;
 
 use crate::args::Args;
 use crate::ctx::Ctx;
-use crate::error::{CmdResult, Error};
+use crate::error::CmdResult;
 use crate::reply::Reply;
 use crate::table::CommandSpec;
-use crate::value::{SetValue, Value};
+use crate::value::SetValue;
 
 /// The sets family's commands (membership and moves).
 pub const COMMANDS: &[CommandSpec] = &[
@@ -98,23 +98,6 @@ pub(super) fn delete_emptied(ctx: &mut Ctx, key: &[u8]) {
     }
 }
 
-/// The set under `key` for writing, created empty if absent (WRONGTYPE if
-/// the key holds another type).
-///
-/// `Ctx::get_or_create` cannot be used for this yet: `Db::set` drops an
-/// empty collection at once, so the new set is stored holding one
-/// placeholder member that is removed straight away. The empty set lives
-/// until the command's housekeeping, which deletes it if still empty.
-pub(super) fn set_or_create<'c>(ctx: &'c mut Ctx, key: &[u8]) -> CmdResult<&'c mut SetValue> {
-    if !ctx.check_type::<SetValue>(key)? {
-        ctx.set_value(key, Value::Set(SetValue::from_iter([Bytes::new()])));
-        if let Some(set) = ctx.get_mut::<SetValue>(key)? {
-            set.remove(b"");
-        }
-    }
-    ctx.get_mut::<SetValue>(key)?.ok_or(Error::NoSuchKey)
-}
-
 /// A command as logged: `name key args…`.
 pub(super) fn log_cmd<'a>(
     name: &'static [u8],
@@ -133,7 +116,7 @@ fn sadd(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let members = a.rest();
-    let set = set_or_create(ctx, key)?;
+    let set = ctx.get_or_create::<SetValue>(key)?;
     let mut added = 0;
     for m in members {
         if !set.contains(m) {
@@ -253,7 +236,7 @@ fn smove(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     if emptied {
         delete_emptied(ctx, src);
     }
-    let dset = set_or_create(ctx, dst)?;
+    let dset = ctx.get_or_create::<SetValue>(dst)?;
     if dset.insert(Bytes::copy_from_slice(member)) {
         ctx.modified(dst);
         ctx.notify(b's', "sadd", dst);

@@ -5,7 +5,7 @@ use bytes::Bytes;
 use std::collections::HashSet;
 
 use crate::args::Args;
-use crate::cmd::sets::{log_cmd, set_or_create};
+use crate::cmd::sets::log_cmd;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
@@ -105,7 +105,7 @@ fn saddex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         ctx.rewrite_as(Vec::new());
         return Ok(Reply::Int(0));
     }
-    let set = set_or_create(ctx, key)?;
+    let set = ctx.get_or_create::<SetValue>(key)?;
     let mut added = Vec::with_capacity(new);
     let mut timed = Vec::with_capacity(cmd.members.len());
     for m in &cmd.members {

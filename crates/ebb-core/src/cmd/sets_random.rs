@@ -268,7 +268,7 @@ mod tests {
         expire_in(&mut h, "s", "b", 5);
         h.advance(5);
         assert_eq!(sorted(&h.run(&["SPOP", "s", "10"])), ["c"]);
-        assert!(h.fx.propagate.iter().any(|c| &c[0][..] == b"SREM"));
+        assert!(h.fx.propagate.iter().any(|(_, c)| &c[0][..] == b"SREM"));
     }
 
     #[test]

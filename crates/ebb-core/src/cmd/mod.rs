@@ -20,6 +20,10 @@ pub mod member_ttl;
 pub mod member_ttl_compat;
 pub mod server;
 pub mod sets;
+pub mod sets_algebra;
+pub mod sets_ex;
+pub mod sets_random;
+pub mod sets_scan;
 pub mod sort;
 pub mod strings;
 pub mod timeout;
@@ -40,6 +44,10 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     lists_blocking::COMMANDS,
     hashes::COMMANDS,
     sets::COMMANDS,
+    sets_random::COMMANDS,
+    sets_algebra::COMMANDS,
+    sets_scan::COMMANDS,
+    sets_ex::COMMANDS,
     zsets::COMMANDS,
     zsets_more::COMMANDS,
     member_ttl::COMMANDS,

@@ -74,8 +74,8 @@ pub(super) fn zrandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             push_entry(&mut v, m, s, withscores, resp3);
         }
         return Ok(Reply::Array(v));
-    } else {
-        // Distinct positions: a partial shuffle of all of them.
+    } else if count * 3 > size as u64 {
+        // Many of the members: a partial shuffle of all positions.
         let count = count as usize;
         let mut all: Vec<usize> = (0..size).collect();
         for i in 0..count {
@@ -84,6 +84,18 @@ pub(super) fn zrandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         }
         all.truncate(count);
         all
+    } else {
+        // Few of them: random picks until enough are distinct.
+        let count = count as usize;
+        let mut seen = std::collections::HashSet::with_capacity(count);
+        let mut picks = Vec::with_capacity(count);
+        while picks.len() < count {
+            let i = rng.gen_range(0..size);
+            if seen.insert(i) {
+                picks.push(i);
+            }
+        }
+        picks
     };
     let mut v = Vec::with_capacity(picks.len() * per);
     for i in picks {

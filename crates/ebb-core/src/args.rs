@@ -34,6 +34,7 @@ impl<'a> Args<'a> {
     }
 
     /// The next argument, if any.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Option<&'a Bytes> {
         let a = self.argv.get(self.pos)?;
         self.pos += 1;

@@ -69,7 +69,15 @@ kind!(ZSetValue, ZSet, ZSetValue::new());
 impl<'a> Ctx<'a> {
     /// A context on database `db` at time `now`.
     pub fn new(store: &'a mut Store, db: usize, now: u64, fx: &'a mut Effects) -> Ctx<'a> {
-        Ctx { store, db, now, fx, resp3: false, may_block: false, pending: Vec::new() }
+        Ctx {
+            store,
+            db,
+            now,
+            fx,
+            resp3: false,
+            may_block: false,
+            pending: Vec::new(),
+        }
     }
 
     /// The selected database.
@@ -138,7 +146,9 @@ impl<'a> Ctx<'a> {
             self.store.dbs[self.db].set(k, T::empty());
         }
         self.mark_pending(key);
-        let e = self.store.dbs[self.db].peek_mut(key).ok_or(Error::NoSuchKey)?;
+        let e = self.store.dbs[self.db]
+            .peek_mut(key)
+            .ok_or(Error::NoSuchKey)?;
         T::of_mut(&mut e.value).ok_or(Error::WrongType)
     }
 
@@ -172,12 +182,20 @@ impl<'a> Ctx<'a> {
 
     /// Records a keyspace notification for `key`.
     pub fn notify(&mut self, class: u8, event: &'static str, key: &[u8]) {
-        self.fx.event(class, event, self.db, Bytes::copy_from_slice(key));
+        self.fx
+            .event(class, event, self.db, Bytes::copy_from_slice(key));
     }
 
     /// Records a member-level notification for `key`.
-    pub fn notify_members(&mut self, class: u8, event: &'static str, key: &[u8], members: Vec<Bytes>) {
-        self.fx.member_event(class, event, self.db, Bytes::copy_from_slice(key), members);
+    pub fn notify_members(
+        &mut self,
+        class: u8,
+        event: &'static str,
+        key: &[u8],
+        members: Vec<Bytes>,
+    ) {
+        self.fx
+            .member_event(class, event, self.db, Bytes::copy_from_slice(key), members);
     }
 
     /// Records that `key` received elements blocked clients may wait for.

@@ -2,8 +2,8 @@
 //! keys whose members carry deadlines, ordered by their earliest one.
 
 use bytes::Bytes;
-use std::collections::BTreeSet;
 use hashbrown::HashMap;
+use std::collections::BTreeSet;
 
 use crate::effects::Effects;
 use crate::value::Value;
@@ -22,7 +22,11 @@ pub struct Entry {
 impl Entry {
     /// A new entry without TTL.
     pub fn new(value: Value) -> Entry {
-        Entry { value, expire_at: None, member_due: None }
+        Entry {
+            value,
+            expire_at: None,
+            member_due: None,
+        }
     }
 }
 
@@ -38,7 +42,7 @@ pub struct DbStats {
 }
 
 /// One logical database (SELECT n).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Db {
     map: HashMap<Bytes, Entry, ahash::RandomState>,
     key_expiry: BTreeSet<(u64, Bytes)>,
@@ -81,7 +85,9 @@ impl Db {
     /// Expires `key` if its TTL passed and purges its due members. Returns
     /// false if the key does not exist (any more).
     pub fn expire_if_due(&mut self, db: usize, key: &[u8], now: u64, fx: &mut Effects) -> bool {
-        let Some(e) = self.map.get(key) else { return false };
+        let Some(e) = self.map.get(key) else {
+            return false;
+        };
         if matches!(e.expire_at, Some(t) if t <= now) {
             let k = self.key_of(key);
             self.remove(key);
@@ -112,9 +118,13 @@ impl Db {
         limit: usize,
         fx: &mut Effects,
     ) -> usize {
-        let Some((k, e)) = self.map.get_key_value_mut(key) else { return 0 };
+        let Some((k, e)) = self.map.get_key_value_mut(key) else {
+            return 0;
+        };
         let k = k.clone();
-        let Some(kind) = e.value.member_kind() else { return 0 };
+        let Some(kind) = e.value.member_kind() else {
+            return 0;
+        };
         let removed = e.value.purge_due(now, limit);
         let n = removed.len();
         if n > 0 {
@@ -144,14 +154,22 @@ impl Db {
     pub fn set(&mut self, key: Bytes, value: Value) {
         self.remove(&key);
         self.map.insert(key.clone(), Entry::new(value));
-        self.refresh_member_index(&key);
+        // An empty collection may be created here and filled by the caller;
+        // emptiness is checked when the command ends.
+        self.index_member_deadlines(&key);
     }
 
     /// Inserts a whole entry (value and TTL), replacing any previous one.
     pub fn insert_entry(&mut self, key: Bytes, entry: Entry) {
         self.remove(&key);
         let ttl = entry.expire_at;
-        self.map.insert(key.clone(), Entry { member_due: None, ..entry });
+        self.map.insert(
+            key.clone(),
+            Entry {
+                member_due: None,
+                ..entry
+            },
+        );
         if let Some(t) = ttl {
             self.key_expiry.insert((t, key.clone()));
         }
@@ -172,7 +190,9 @@ impl Db {
 
     /// Sets or clears the TTL of an existing key.
     pub fn set_expire(&mut self, key: &[u8], at: Option<u64>) -> bool {
-        let Some((k, e)) = self.map.get_key_value_mut(key) else { return false };
+        let Some((k, e)) = self.map.get_key_value_mut(key) else {
+            return false;
+        };
         if let Some(old) = e.expire_at {
             self.key_expiry.remove(&(old, k.clone()));
         }
@@ -187,12 +207,23 @@ impl Db {
     /// member deadline, and deletes the key if its collection is empty.
     /// Returns false if the key was deleted (or does not exist).
     pub fn refresh_member_index(&mut self, key: &[u8]) -> bool {
-        let Some((k, e)) = self.map.get_key_value_mut(key) else { return false };
+        let Some((k, e)) = self.map.get_key_value(key) else {
+            return false;
+        };
         if e.value.is_empty_collection() {
             let k = k.clone();
             self.remove(&k);
             return false;
         }
+        self.index_member_deadlines(key);
+        true
+    }
+
+    /// Records the key's earliest member deadline in the member index.
+    fn index_member_deadlines(&mut self, key: &[u8]) {
+        let Some((k, e)) = self.map.get_key_value_mut(key) else {
+            return;
+        };
         let now_due = e.value.earliest_deadline();
         if now_due != e.member_due {
             if let Some(old) = e.member_due {
@@ -203,7 +234,6 @@ impl Db {
             }
             e.member_due = now_due;
         }
-        true
     }
 
     /// Removes every key.
@@ -249,13 +279,17 @@ impl Db {
     pub fn sweep(&mut self, db: usize, now: u64, budget: usize, fx: &mut Effects) -> usize {
         let mut work = 0;
         while work < budget {
-            let Some(k) = self.next_due_key(now) else { break };
+            let Some(k) = self.next_due_key(now) else {
+                break;
+            };
             self.remove(&k);
             fx.key_expired(db, k);
             work += 1;
         }
         while work < budget {
-            let Some(k) = self.next_due_members(now) else { break };
+            let Some(k) = self.next_due_members(now) else {
+                break;
+            };
             let n = self.purge_members(db, &k, now, budget - work, fx);
             // A stale index entry (nothing due after all) still costs one unit.
             work += n.max(1);
@@ -268,7 +302,7 @@ impl Db {
 }
 
 /// All databases, and settings the command semantics depend on.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Store {
     /// The databases (16 by default).
     pub dbs: Vec<Db>,
@@ -309,7 +343,10 @@ impl Default for CoreConfig {
 impl Store {
     /// A store with `n` empty databases.
     pub fn new(n: usize) -> Store {
-        Store { dbs: (0..n).map(|_| Db::default()).collect(), cfg: CoreConfig::default() }
+        Store {
+            dbs: (0..n).map(|_| Db::default()).collect(),
+            cfg: CoreConfig::default(),
+        }
     }
 
     /// Reclaims due keys and members across databases with bounded work.
@@ -331,4 +368,3 @@ impl Store {
             .any(|d| d.next_due_key(now).is_some() || d.next_due_members(now).is_some())
     }
 }
-

@@ -31,8 +31,9 @@ pub struct Effects {
     pub touched: Vec<(usize, Bytes)>,
     /// Databases flushed or swapped wholesale: every watcher of them aborts.
     pub touched_dbs: Vec<usize>,
-    /// Commands to log before the command itself (expiry deletions).
-    pub propagate: Vec<Vec<Bytes>>,
+    /// Commands to log before the command itself (expiry deletions), with
+    /// the database they apply to.
+    pub propagate: Vec<(usize, Vec<Bytes>)>,
     /// If set, the command is logged as these commands instead of itself
     /// (e.g. relative TTLs as absolute deadlines). An empty list logs nothing.
     pub rewrite: Option<Vec<Vec<Bytes>>>,
@@ -67,7 +68,13 @@ impl Effects {
 
     /// Records a key event.
     pub fn event(&mut self, class: u8, name: impl Into<Cow<'static, str>>, db: usize, key: Bytes) {
-        self.events.push(Event { class, name: name.into(), db, key, members: Vec::new() });
+        self.events.push(Event {
+            class,
+            name: name.into(),
+            db,
+            key,
+            members: Vec::new(),
+        });
     }
 
     /// Records a member event (key event plus the member names).
@@ -79,25 +86,38 @@ impl Effects {
         key: Bytes,
         members: Vec<Bytes>,
     ) {
-        self.events.push(Event { class, name: name.into(), db, key, members });
+        self.events.push(Event {
+            class,
+            name: name.into(),
+            db,
+            key,
+            members,
+        });
     }
 
     /// A key was deleted because its TTL passed.
     pub fn key_expired(&mut self, db: usize, key: Bytes) {
         self.touched.push((db, key.clone()));
-        self.propagate.push(vec![Bytes::from_static(b"DEL"), key.clone()]);
+        self.propagate
+            .push((db, vec![Bytes::from_static(b"DEL"), key.clone()]));
         self.event(b'x', "expired", db, key);
         self.dirty += 1;
     }
 
     /// Members were removed because their deadline passed.
-    pub fn members_expired(&mut self, db: usize, key: Bytes, kind: MemberKind, members: Vec<Bytes>) {
+    pub fn members_expired(
+        &mut self,
+        db: usize,
+        key: Bytes,
+        kind: MemberKind,
+        members: Vec<Bytes>,
+    ) {
         self.touched.push((db, key.clone()));
         let mut cmd = Vec::with_capacity(members.len() + 2);
         cmd.push(Bytes::from_static(kind.remove_command().as_bytes()));
         cmd.push(key.clone());
         cmd.extend(members.iter().cloned());
-        self.propagate.push(cmd);
+        self.propagate.push((db, cmd));
         self.dirty += members.len() as u64;
         let name = match kind {
             MemberKind::Hash => "hexpired",

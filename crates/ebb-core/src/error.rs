@@ -76,7 +76,9 @@ impl Error {
             Error::Overflow => "ERR increment or decrement would overflow".into(),
             Error::MustBePositive => "ERR value is out of range, must be positive".into(),
             Error::DbIndexOutOfRange => "ERR DB index is out of range".into(),
-            Error::InvalidExpire(cmd) => format!("ERR invalid expire time in '{cmd}' command").into(),
+            Error::InvalidExpire(cmd) => {
+                format!("ERR invalid expire time in '{cmd}' command").into()
+            }
             Error::MinMaxNotFloat => "ERR min or max is not a float".into(),
             Error::MinMaxNotLex => "ERR min or max not valid string range item".into(),
             Error::ScoreNaN => "ERR resulting score is not a number (NaN)".into(),

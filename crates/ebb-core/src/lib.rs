@@ -6,15 +6,17 @@ pub mod args;
 pub mod cmd;
 pub mod ctx;
 pub mod db;
+pub mod dump;
 pub mod effects;
 pub mod error;
 pub mod expiry;
+pub mod glob;
 pub mod reply;
 pub mod table;
 pub mod testing;
 pub mod value;
 
-pub use cmd::execute;
+pub use cmd::{execute, execute_result};
 pub use ctx::Ctx;
 pub use db::{Db, Entry, Store};
 pub use effects::{Effects, Event};

@@ -88,7 +88,11 @@ pub fn format_double(d: f64) -> String {
 /// C's `%.<precision>g` for a finite double.
 pub fn format_g(d: f64, precision: usize) -> String {
     if d == 0.0 {
-        return if d.is_sign_negative() { "-0".into() } else { "0".into() };
+        return if d.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
     }
     let p = precision.max(1);
     let sci = format!("{:.*e}", p - 1, d);

@@ -133,7 +133,11 @@ impl CommandSpec {
             return Vec::new();
         }
         let argc = argv.len() as i32;
-        let last = if self.last_key < 0 { argc + self.last_key } else { self.last_key };
+        let last = if self.last_key < 0 {
+            argc + self.last_key
+        } else {
+            self.last_key
+        };
         let step = self.step.max(1);
         let mut out = Vec::new();
         let mut i = self.first_key;

@@ -33,12 +33,21 @@ impl Default for Harness {
 impl Harness {
     /// 16 empty databases at time 1,000,000,000,000 ms.
     pub fn new() -> Harness {
-        Harness { store: Store::new(16), db: 0, now: 1_000_000_000_000, fx: Effects::default(), resp3: false }
+        Harness {
+            store: Store::new(16),
+            db: 0,
+            now: 1_000_000_000_000,
+            fx: Effects::default(),
+            resp3: false,
+        }
     }
 
     /// Runs one command given as strings.
     pub fn run(&mut self, args: &[&str]) -> Reply {
-        let argv: Vec<Bytes> = args.iter().map(|a| Bytes::copy_from_slice(a.as_bytes())).collect();
+        let argv: Vec<Bytes> = args
+            .iter()
+            .map(|a| Bytes::copy_from_slice(a.as_bytes()))
+            .collect();
         self.run_bytes(&argv)
     }
 
@@ -92,10 +101,35 @@ mod tests {
         let mut h = Harness::new();
         assert_eq!(h.run(&["SET", "a", "1"]), Reply::Ok);
         assert_eq!(h.run(&["get", "a"]), bulk("1"));
-        assert_eq!(h.run(&["GET"]), err("ERR wrong number of arguments for 'get' command"));
+        assert_eq!(
+            h.run(&["GET"]),
+            err("ERR wrong number of arguments for 'get' command")
+        );
         assert_eq!(
             h.run(&["NOPE", "x"]),
             err("ERR unknown command 'NOPE', with args beginning with: 'x' ")
         );
+    }
+}
+
+#[cfg(test)]
+mod get_or_create_tests {
+    use crate::ctx::Ctx;
+    use crate::effects::Effects;
+    use crate::value::SetValue;
+    use bytes::Bytes;
+
+    #[test]
+    fn get_or_create_keeps_new_collection_until_command_end() {
+        let mut h = super::Harness::new();
+        let mut fx = Effects::default();
+        let mut ctx = Ctx::new(&mut h.store, 0, h.now, &mut fx);
+        let ok = ctx.get_or_create::<SetValue>(b"s").map(|s| s.insert(Bytes::from_static(b"m")));
+        assert_eq!(ok, Ok(true));
+        // An empty one created and left empty is gone after the command.
+        assert!(ctx.get_or_create::<SetValue>(b"e").is_ok());
+        ctx.finish();
+        assert!(h.store.dbs[0].peek(b"s").is_some());
+        assert!(h.store.dbs[0].peek(b"e").is_none());
     }
 }

@@ -1,1 +1,149 @@
-fn main(){}
+//! ebb-server: a Redis-protocol server whose set, sorted-set and hash
+//! members carry their own time to live.
+
+mod admin;
+mod client;
+mod commands;
+mod config;
+mod conn;
+mod durability;
+mod info;
+mod notify;
+mod persist;
+mod resp;
+mod server;
+mod sweeper;
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+use crate::config::Config;
+use crate::server::Shared;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-v" || a == "--version") {
+        println!(
+            "ebb-server v={} (redis compatible {})",
+            env!("CARGO_PKG_VERSION"),
+            info::REDIS_VERSION
+        );
+        return;
+    }
+    let cfg = match Config::from_args(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
+    let level = match cfg.get("loglevel").as_deref() {
+        Some("debug") => "debug",
+        Some("verbose") => "info",
+        Some("warning") => "warn",
+        _ => "info",
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
+        )
+        .with_target(false)
+        .with_writer(std::io::stderr)
+        .init();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("cannot start runtime: {e}");
+            std::process::exit(1);
+        }
+    };
+    let code = rt.block_on(serve(cfg));
+    std::process::exit(code);
+}
+
+async fn serve(cfg: Config) -> i32 {
+    let port = cfg.get_i64("port");
+    let binds: Vec<String> = cfg
+        .get("bind")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|s| s.trim_start_matches('-').to_string())
+        .collect();
+    let shared = Shared::new(cfg);
+    if let Err(e) = durability::load_at_start(&shared) {
+        tracing::error!("{e}");
+        eprintln!("{e}");
+        return 1;
+    }
+    let mut listeners = Vec::new();
+    for addr in &binds {
+        let host = if addr.contains(':') {
+            format!("[{addr}]")
+        } else {
+            addr.clone()
+        };
+        match TcpListener::bind(format!("{host}:{port}")).await {
+            Ok(l) => listeners.push(l),
+            Err(e) if binds.len() > 1 && addr.contains(':') => {
+                tracing::warn!(%addr, error = %e, "could not bind optional address");
+            }
+            Err(e) => {
+                tracing::error!(%addr, port, error = %e, "could not bind");
+                return 1;
+            }
+        }
+    }
+    if let Some(Ok(a)) = listeners.first().map(|l| l.local_addr()) {
+        shared.port.store(a.port() as usize, Ordering::Relaxed);
+        // Machine-readable line the test harness waits for.
+        println!("ebb-server ready port={}", a.port());
+        tracing::info!(port = a.port(), "Ready to accept connections");
+    }
+    tokio::spawn(sweeper::run(shared.clone()));
+    tokio::spawn(durability::run_background(shared.clone()));
+    for l in listeners {
+        tokio::spawn(accept_loop(l, shared.clone()));
+    }
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot install signal handler");
+            return 1;
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => tracing::info!("Received SIGINT scheduling shutdown..."),
+        _ = term.recv() => tracing::info!("Received SIGTERM scheduling shutdown..."),
+        _ = shared.shutdown.notified() => {},
+    }
+    shutdown(&shared);
+    0
+}
+
+fn shutdown(shared: &Arc<Shared>) {
+    shared.shutting_down.store(true, Ordering::SeqCst);
+    // Taking the store lock waits for any command in flight to finish.
+    let store = shared.store.lock();
+    let nosave = shared.shutdown_nosave.load(Ordering::SeqCst);
+    shared.persist_on_shutdown(&store, nosave);
+    tracing::info!("ebb is now ready to exit, bye bye...");
+}
+
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                tokio::spawn(conn::serve(stream, shared.clone()));
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        }
+    }
+}

@@ -9,9 +9,26 @@ use crate::reply::Reply;
 use crate::table::CommandSpec;
 
 /// The connection family's commands.
+#[rustfmt::skip]
 pub const COMMANDS: &[CommandSpec] = &[
-    CommandSpec::core("ping", -1, "fast sentinel", (0, 0, 0), "connection", "Returns the server's liveliness response.", ping),
-    CommandSpec::core("echo", 2, "fast", (0, 0, 0), "connection", "Returns the given string.", echo),
+    CommandSpec::core(
+        "ping",
+        -1,
+        "fast sentinel",
+        (0, 0, 0),
+        "connection",
+        "Returns the server's liveliness response.",
+        ping,
+    ),
+    CommandSpec::core(
+        "echo",
+        2,
+        "fast",
+        (0, 0, 0),
+        "connection",
+        "Returns the given string.",
+        echo,
+    ),
 ];
 
 /// # Format

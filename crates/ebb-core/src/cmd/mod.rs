@@ -10,12 +10,16 @@ use crate::table::{CommandSpec, Exec};
 pub mod connection;
 pub mod hashes;
 pub mod keys;
+pub mod keys_expire;
 pub mod limits;
 pub mod lists;
+pub mod lists_blocking;
 pub mod member_ttl;
+pub mod member_ttl_compat;
 pub mod server;
 pub mod sets;
 pub mod strings;
+pub mod timeout;
 pub mod zsets;
 pub mod zsets_more;
 
@@ -24,23 +28,36 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     connection::COMMANDS,
     server::COMMANDS,
     keys::COMMANDS,
+    keys_expire::COMMANDS,
     strings::COMMANDS,
     lists::COMMANDS,
+    lists_blocking::COMMANDS,
     hashes::COMMANDS,
     sets::COMMANDS,
     zsets::COMMANDS,
     zsets_more::COMMANDS,
     member_ttl::COMMANDS,
+    member_ttl_compat::COMMANDS,
     limits::COMMANDS,
 ];
 
 /// Runs a core command (arity already checked by the caller), then does the
 /// per-key housekeeping. Errors become error replies.
 pub fn execute(ctx: &mut Ctx, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
+    execute_result(ctx, spec, argv).unwrap_or_else(Reply::from)
+}
+
+/// Like [`execute`], but keeps the error as a value (the server needs to
+/// see [`crate::Error::WouldBlock`]).
+pub fn execute_result(
+    ctx: &mut Ctx,
+    spec: &CommandSpec,
+    argv: &[Bytes],
+) -> crate::CmdResult<Reply> {
     let r = match spec.exec {
         Exec::Core(h) => h(ctx, argv),
         Exec::Server => Err(crate::error::unknown_command(argv)),
     };
     ctx.finish();
-    r.unwrap_or_else(Reply::from)
+    r
 }

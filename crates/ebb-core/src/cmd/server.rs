@@ -1,6 +1,48 @@
-//! The server family.
+//! Commands that need the connection or the server process (session state,
+//! pub/sub, configuration, introspection). Their specs live here so that the
+//! one table describes every command; ebb-server executes them.
 
 use crate::table::CommandSpec;
 
-/// The server family's commands.
-pub const COMMANDS: &[CommandSpec] = &[];
+const fn s(
+    name: &'static str,
+    arity: i32,
+    flags: &'static str,
+    keys: (i32, i32, i32),
+    group: &'static str,
+    summary: &'static str,
+) -> CommandSpec {
+    CommandSpec::server(name, arity, flags, keys, group, summary)
+}
+
+/// Server-executed commands.
+#[rustfmt::skip]
+pub const COMMANDS: &[CommandSpec] = &[
+    s("select", 2, "loading stale fast", (0, 0, 0), "connection", "Changes the selected database."),
+    s("quit", -1, "allow_busy noscript loading stale fast no_auth", (0, 0, 0), "connection", "Closes the connection."),
+    s("reset", 1, "noscript loading stale fast no_auth allow_busy", (0, 0, 0), "connection", "Resets the connection."),
+    s("hello", -1, "noscript loading stale fast no_auth allow_busy", (0, 0, 0), "connection", "Handshakes with the server."),
+    s("auth", -2, "noscript loading stale fast no_auth allow_busy", (0, 0, 0), "connection", "Authenticates the connection."),
+    s("client", -2, "", (0, 0, 0), "connection", "A container for client connection commands."),
+    s("info", -1, "loading stale", (0, 0, 0), "server", "Returns information and statistics about the server."),
+    s("config", -2, "", (0, 0, 0), "server", "A container for server configuration commands."),
+    s("command", -1, "loading stale", (0, 0, 0), "server", "Returns detailed information about all commands."),
+    s("time", 1, "loading stale fast", (0, 0, 0), "server", "Returns the server time."),
+    s("debug", -2, "admin noscript loading stale", (0, 0, 0), "server", "A container for debugging commands."),
+    s("shutdown", -1, "admin noscript loading stale no_multi allow_busy", (0, 0, 0), "server", "Synchronously saves the database(s) to disk and shuts down the server."),
+    s("lastsave", 1, "loading stale fast", (0, 0, 0), "server", "Returns the Unix timestamp of the last successful save to disk."),
+    s("save", 1, "admin noscript no_async_loading no_multi", (0, 0, 0), "server", "Synchronously saves the database(s) to disk."),
+    s("bgsave", -1, "admin noscript no_async_loading", (0, 0, 0), "server", "Asynchronously saves the database(s) to disk."),
+    s("bgrewriteaof", 1, "admin noscript no_async_loading", (0, 0, 0), "server", "Asynchronously rewrites the append-only file to disk."),
+    s("multi", 1, "noscript loading stale fast allow_busy", (0, 0, 0), "transactions", "Starts a transaction."),
+    s("exec", 1, "noscript loading stale skip_slowlog", (0, 0, 0), "transactions", "Executes all commands in a transaction."),
+    s("discard", 1, "noscript loading stale fast allow_busy", (0, 0, 0), "transactions", "Discards a transaction."),
+    s("watch", -2, "noscript loading stale fast allow_busy", (1, -1, 1), "transactions", "Monitors changes to keys to determine the execution of a transaction."),
+    s("unwatch", 1, "noscript loading stale fast allow_busy", (0, 0, 0), "transactions", "Forgets about watched keys of a transaction."),
+    s("subscribe", -2, "pubsub noscript loading stale", (0, 0, 0), "pubsub", "Listens for messages published to channels."),
+    s("unsubscribe", -1, "pubsub noscript loading stale", (0, 0, 0), "pubsub", "Stops listening to messages posted to channels."),
+    s("psubscribe", -2, "pubsub noscript loading stale", (0, 0, 0), "pubsub", "Listens for messages published to channels that match one or more patterns."),
+    s("punsubscribe", -1, "pubsub noscript loading stale", (0, 0, 0), "pubsub", "Stops listening to messages published to channels that match one or more patterns."),
+    s("publish", 3, "pubsub loading stale fast", (0, 0, 0), "pubsub", "Posts a message to a channel."),
+    s("pubsub", -2, "", (0, 0, 0), "pubsub", "A container for Pub/Sub commands."),
+];

@@ -11,8 +11,24 @@ use crate::value::Value;
 
 /// The string family's commands.
 pub const COMMANDS: &[CommandSpec] = &[
-    CommandSpec::core("get", 2, "readonly fast", (1, 1, 1), "string", "Returns the string value of a key.", get),
-    CommandSpec::core("set", -3, "write denyoom", (1, 1, 1), "string", "Sets the string value of a key.", set),
+    CommandSpec::core(
+        "get",
+        2,
+        "readonly fast",
+        (1, 1, 1),
+        "string",
+        "Returns the string value of a key.",
+        get,
+    ),
+    CommandSpec::core(
+        "set",
+        -3,
+        "write denyoom",
+        (1, 1, 1),
+        "string",
+        "Sets the string value of a key.",
+        set,
+    ),
 ];
 
 /// # Format

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Runs the benchmark workloads against redis-server and ebb-server side by
+side (same run, alternating), and prints medians and ebb/redis ratios.
+
+Workloads:
+  std     redis-benchmark standard commands, 50 clients, -P 1 and -P 16
+  recipes the five recipes: Redis's best way (one EVAL per operation)
+          against ebb's native command
+  memory  used_memory_rss per member: 1,000,000 members with TTLs over
+          1,000 keys, and 10,000 keys of 30 members
+  expiry  1,000,000 members of one sorted set sharing one deadline
+"""
+
+import argparse
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import redis
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+class Server:
+    def __init__(self, kind, binary, cores):
+        self.kind = kind
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(prefix=f"bench-{kind}-")
+        if kind == "redis":
+            cmd = [binary, "--port", str(self.port), "--save", "", "--appendonly", "no", "--dir", self.dir]
+        else:
+            cmd = [binary, "--port", str(self.port), "--save", "", "--appendonly", "no", "--dir", self.dir]
+        if cores:
+            cmd = ["taskset", "-c", cores] + cmd
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        c = redis.Redis(port=self.port)
+        for _ in range(200):
+            try:
+                c.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        self.c = c
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def bench(port, args):
+    out = subprocess.run(
+        ["redis-benchmark", "-p", str(port), "-q", "--csv", *args],
+        capture_output=True, text=True, timeout=600,
+    ).stdout
+    res = {}
+    for line in out.splitlines():
+        m = re.match(r'"([^"]+)","([0-9.]+)"', line)
+        if m:
+            res[m.group(1)] = float(m.group(2))
+    return res
+
+
+def alternate(servers, rounds, fn):
+    """Runs fn(server) rounds times per server, alternating; returns medians."""
+    samples = {s.kind: {} for s in servers}
+    for _ in range(rounds):
+        for s in servers:
+            for name, v in fn(s).items():
+                samples[s.kind].setdefault(name, []).append(v)
+    return {k: {n: statistics.median(v) for n, v in d.items()} for k, d in samples.items()}
+
+
+def table(title, med, higher_is_better=True, unit="rps"):
+    print(f"\n## {title}\n")
+    print(f"| workload | redis ({unit}) | ebb ({unit}) | ebb/redis |")
+    print("|---|---:|---:|---:|")
+    names = list(med.get("redis", {}).keys()) or list(med.get("ebb", {}).keys())
+    for n in names:
+        r = med.get("redis", {}).get(n)
+        e = med.get("ebb", {}).get(n)
+        ratio = (e / r if higher_is_better else r / e) if r and e else float("nan")
+        fmt = lambda x: "n/a" if x is None else (f"{x:,.0f}" if x >= 100 else f"{x:.2f}")
+        print(f"| {n} | {fmt(r)} | {fmt(e)} | {ratio:.2f}x |")
+
+
+STD_TESTS = "set,get,incr,lpush,rpop,sadd,hset,zadd,mset"
+
+
+def std_workload(servers, n, rounds):
+    def run(s, pipeline):
+        s.c.flushall()
+        r = bench(s.port, ["-c", "50", "-n", str(n), "-P", str(pipeline), "-t", STD_TESTS])
+        s.c.delete("zr100")
+        s.c.zadd("zr100", {f"m{i}": i for i in range(100)})
+        z = bench(s.port, ["-c", "50", "-n", str(n // 2), "-P", str(pipeline), "ZRANGE", "zr100", "0", "99"])
+        r.update({"ZRANGE_100": v for v in z.values()})
+        return r
+
+    for p in (1, 16):
+        med = alternate(servers, rounds, lambda s: run(s, p))
+        table(f"redis-benchmark, 50 clients, -P {p}, -n {n}", med)
+
+
+# --- recipes: Redis's best way (EVAL) against ebb's native command ---------
+
+LUA = {
+    "expiring push": (
+        "redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]); "
+        "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1] - ARGV[3]); return 1"
+    ),
+    "bucket counter": (
+        "local v = redis.call('ZINCRBY', KEYS[1], 1, ARGV[1]); "
+        "redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1]); "
+        "local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[3]); "
+        "for _, b in ipairs(old) do redis.call('ZREM', KEYS[1], b); redis.call('ZREM', KEYS[2], b) end; return v"
+    ),
+    "dedup add+check": (
+        "local s = redis.call('ZSCORE', KEYS[1], ARGV[1]); "
+        "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2]); "
+        "if s and tonumber(s) > tonumber(ARGV[2]) then return 0 end; "
+        "redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]); return 1"
+    ),
+    "capped recency": (
+        "redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]); "
+        "redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[3]) + 1)); "
+        "redis.call('EXPIRE', KEYS[1], ARGV[4]); return 1"
+    ),
+    "limit admission": (
+        "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1] - ARGV[2]); "
+        "if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return -1 end; "
+        "redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4]); return 1"
+    ),
+}
+
+
+def recipes_workload(servers, n, rounds):
+    """Each recipe as redis-benchmark traffic (50 clients, random member ids)."""
+
+    def run(s):
+        s.c.flushall()
+        out = {}
+        if s.kind == "redis":
+            sha = {k: s.c.script_load(v) for k, v in LUA.items()}
+            now = "1700000000000"
+            cmds = {
+                "expiring push": ["EVALSHA", sha["expiring push"], "1", "ts", now, "v:__rand_int__", "120000"],
+                "bucket counter": ["EVALSHA", sha["bucket counter"], "2", "cnt", "cntt", "b:__rand_int__", now, "0"],
+                "dedup add+check": ["EVALSHA", sha["dedup add+check"], "1", "seen", "id:__rand_int__", "0", "9999999999999"],
+                "capped recency": ["EVALSHA", sha["capped recency"], "1", "recent", now, "p:__rand_int__", "30", "3600"],
+                "limit admission": ["EVALSHA", sha["limit admission"], "1", "otp", now, "300000", "3", "c:__rand_int__"],
+            }
+        else:
+            cmds = {
+                "expiring push": ["ZADDEX", "ts", "PX", "120000", "1700000000000", "v:__rand_int__"],
+                "bucket counter": ["ZADDEX", "cnt", "INCR", "KEEPTTL", "EX", "3600", "1", "b:__rand_int__"],
+                "dedup add+check": ["SADDEX", "seen", "5184000", "id:__rand_int__"],
+                "capped recency": ["ZADDEX", "recent", "CAP", "30", "EX", "3600", "1700000000000", "p:__rand_int__"],
+                "limit admission": ["SADDEX", "otp", "LIMIT", "3", "300", "c:__rand_int__"],
+            }
+        for name, cmd in cmds.items():
+            r = bench(s.port, ["-c", "50", "-n", str(n), "-r", "100000", *cmd])
+            out[name] = next(iter(r.values()), 0.0)
+        return out
+
+    med = alternate(servers, rounds, run)
+    table("recipes: Redis EVAL script vs ebb native command (50 clients)", med)
+
+
+def memory_workload(servers):
+    def fill(s, keys, per_key, ttl):
+        s.c.flushall()
+        time.sleep(0.3)
+        base = int(s.c.info("memory")["used_memory_rss"])
+        deadline = int(time.time() * 1000) + 3_600_000
+        for k in range(keys):
+            p = s.c.pipeline(transaction=False)
+            members = [f"member:{k:05d}:{i:06d}" for i in range(per_key)]
+            for i in range(0, per_key, 1000):
+                chunk = members[i:i + 1000]
+                if s.kind == "redis":
+                    # The recipe's way: the score is the member's deadline.
+                    p.zadd(f"key:{k}", {m: deadline + j for j, m in enumerate(chunk)})
+                else:
+                    flat = []
+                    for j, m in enumerate(chunk):
+                        flat += [deadline + j, m]
+                    p.execute_command("ZADDEX", f"key:{k}", "PXAT", deadline, *flat)
+            p.execute()
+        time.sleep(0.3)
+        used = int(s.c.info("memory")["used_memory_rss"]) - base
+        return used / (keys * per_key)
+
+    res = {"redis": {}, "ebb": {}}
+    for s in servers:
+        res[s.kind]["1M members / 1,000 keys (B/member)"] = fill(s, 1000, 1000, True)
+        res[s.kind]["10,000 keys x 30 members (B/member)"] = fill(s, 10000, 30, True)
+        s.c.flushall()
+    table("memory per member with a TTL (RSS delta)", res, higher_is_better=False, unit="bytes")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ebb", required=True)
+    ap.add_argument("--redis", default=shutil.which("redis-server") or "redis-server")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--cores", default="", help="taskset CPU list for the servers, e.g. 0 or 0-1")
+    ap.add_argument("--only", default="std,recipes,memory,expiry")
+    a = ap.parse_args()
+    n = 20000 if a.quick else 100000
+    rounds = 1 if a.quick else 3
+    only = a.only.split(",")
+    print(f"# ebb vs redis-server, {os.cpu_count()} cores, servers on cpus '{a.cores or 'all'}'")
+    print(subprocess.run([a.redis, "--version"], capture_output=True, text=True).stdout.strip())
+    servers = [Server("redis", a.redis, a.cores), Server("ebb", a.ebb, a.cores)]
+    try:
+        if "std" in only:
+            std_workload(servers, n, rounds)
+        if "recipes" in only:
+            recipes_workload(servers, n, rounds)
+        if "memory" in only:
+            memory_workload(servers)
+        if "expiry" in only:
+            ebb = servers[1]
+            print("\n## mass expiry on ebb (1,000,000 members, one deadline)\n")
+            sys.stdout.flush()
+            subprocess.run([sys.executable, os.path.join(HERE, "mass_expiry.py"), "--port", str(ebb.port),
+                            "--members", "200000" if a.quick else "1000000", "--ttl-ms", "20000"])
+    finally:
+        for s in servers:
+            s.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark of ebb against redis-server on this machine.
+# Builds ebb in release mode, starts both servers on free loopback ports,
+# runs every workload alternating A B A B, prints medians and ebb/redis
+# ratios, and stops both servers. Usage: bench/run.sh [--quick] [--cores 1|2]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -p ebb-server >&2
+exec python3 bench/compare.py --ebb target/release/ebb-server "$@"

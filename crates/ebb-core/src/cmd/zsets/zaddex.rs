@@ -1,0 +1,298 @@
+//! ZADDEX: ZADD where every member written gets a time to live, with an
+//! optional cap (keep the N highest-scored members) or an all-or-nothing
+//! limit on the number of live members.
+
+use bytes::Bytes;
+use indexmap::{IndexMap, IndexSet};
+
+use crate::args::{parse_i64, Args};
+use crate::ctx::Ctx;
+use crate::error::{CmdResult, Error};
+use crate::reply::{format_double, Reply};
+use crate::value::ZSetValue;
+
+use super::{add_member, parse_pairs, with_zset, AddFlags, AddOutcome, AddTally};
+
+/// How the TTL was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TtlUnit {
+    /// EX: relative seconds.
+    Ex,
+    /// PX: relative milliseconds.
+    Px,
+    /// EXAT: absolute Unix seconds.
+    ExAt,
+    /// PXAT: absolute Unix milliseconds.
+    PxAt,
+}
+
+/// CAP n or LIMIT max.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    /// Trim the lowest-scored members down to n after the add.
+    Cap(usize),
+    /// Refuse (reply -1) when more than max live members would result.
+    Limit(usize),
+}
+
+/// A parsed ZADDEX.
+struct ZaddEx<'a> {
+    key: &'a Bytes,
+    flags: AddFlags,
+    keep_ttl: bool,
+    bound: Option<Bound>,
+    /// Absolute deadline in Unix ms.
+    deadline: u64,
+    pairs: Vec<(f64, &'a Bytes)>,
+}
+
+fn count_arg(a: &mut Args) -> CmdResult<usize> {
+    let v = parse_i64(a.bytes()?).ok_or(Error::NotInteger)?;
+    usize::try_from(v).map_err(|_| Error::MustBePositive)
+}
+
+/// The absolute deadline for `value` given with `unit`, validated as SET
+/// validates its EX/PX/EXAT/PXAT argument.
+fn deadline_of(unit: TtlUnit, value: i64, now: u64) -> CmdResult<u64> {
+    let invalid = || Error::InvalidExpire("zaddex".into());
+    if value <= 0 {
+        return Err(invalid());
+    }
+    let ms = match unit {
+        TtlUnit::Ex | TtlUnit::ExAt => value.checked_mul(1000).ok_or_else(invalid)?,
+        TtlUnit::Px | TtlUnit::PxAt => value,
+    };
+    let at = match unit {
+        TtlUnit::Ex | TtlUnit::Px => ms.checked_add(now as i64).ok_or_else(invalid)?,
+        TtlUnit::ExAt | TtlUnit::PxAt => ms,
+    };
+    Ok(at as u64)
+}
+
+fn parse(argv: &[Bytes], now: u64) -> CmdResult<ZaddEx<'_>> {
+    let mut a = Args::new(argv);
+    let key = a.bytes()?;
+    let mut flags = AddFlags::default();
+    let mut keep_ttl = false;
+    let (mut cap, mut limit) = (None, None);
+    let mut ttl: Option<(TtlUnit, i64)> = None;
+    loop {
+        if flags.eat(&mut a) {
+            continue;
+        }
+        if a.eat("KEEPTTL") {
+            keep_ttl = true;
+        } else if a.eat("CAP") {
+            cap = Some(count_arg(&mut a)?);
+        } else if a.eat("LIMIT") {
+            limit = Some(count_arg(&mut a)?);
+        } else {
+            let unit = match a.peek() {
+                Some(t) if t.eq_ignore_ascii_case(b"EX") => TtlUnit::Ex,
+                Some(t) if t.eq_ignore_ascii_case(b"PX") => TtlUnit::Px,
+                Some(t) if t.eq_ignore_ascii_case(b"EXAT") => TtlUnit::ExAt,
+                Some(t) if t.eq_ignore_ascii_case(b"PXAT") => TtlUnit::PxAt,
+                _ => break,
+            };
+            a.next();
+            // One TTL option only, as SET allows.
+            if ttl.is_some() {
+                return Err(Error::Syntax);
+            }
+            ttl = Some((unit, a.i64()?));
+        }
+    }
+    let rest = a.rest();
+    if rest.is_empty() || !rest.len().is_multiple_of(2) {
+        return Err(Error::Syntax);
+    }
+    flags.validate(rest.len() / 2)?;
+    let bound = match (cap, limit) {
+        (Some(_), Some(_)) => {
+            return Err(Error::msg(
+                "ERR CAP and LIMIT options at the same time are not compatible",
+            ))
+        }
+        (Some(n), None) => Some(Bound::Cap(n)),
+        (None, Some(n)) => Some(Bound::Limit(n)),
+        (None, None) => None,
+    };
+    let Some((unit, value)) = ttl else {
+        return Err(Error::msg(
+            "ERR syntax error, ZADDEX requires one of EX, PX, EXAT or PXAT",
+        ));
+    };
+    let deadline = deadline_of(unit, value, now)?;
+    let pairs = parse_pairs(rest)?;
+    Ok(ZaddEx {
+        key,
+        flags,
+        keep_ttl,
+        bound,
+        deadline,
+        pairs,
+    })
+}
+
+/// A member's state before the command, to undo it when LIMIT refuses.
+type Undo = (Bytes, Option<(f64, Option<u64>)>);
+
+fn undo_all(z: &mut ZSetValue, undo: Vec<Undo>) {
+    for (m, before) in undo.into_iter().rev() {
+        match before {
+            None => {
+                z.remove(&m);
+            }
+            Some((score, deadline)) => {
+                z.insert(m.clone(), score);
+                match deadline {
+                    Some(t) => {
+                        z.set_deadline(&m, t);
+                    }
+                    None => {
+                        z.clear_deadline(&m);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What one ZADDEX did, for events and the log.
+#[derive(Default)]
+struct Applied {
+    tally: AddTally,
+    /// Members written (not skipped), with their final scores.
+    written: IndexMap<Bytes, f64, ahash::RandomState>,
+    /// Members that received the deadline.
+    timed: IndexSet<Bytes, ahash::RandomState>,
+    /// Members whose (past) deadline removed them at once.
+    expired: Vec<Bytes>,
+    /// Members removed by CAP.
+    trimmed: Vec<Bytes>,
+    /// Members left afterwards.
+    live: usize,
+}
+
+/// # Format
+/// `ZADDEX key [NX|XX] [GT|LT] [CH] [INCR] [KEEPTTL] [CAP n | LIMIT max]
+/// (EX s | PX ms | EXAT s | PXAT ms) score member [score member …]` → as
+/// ZADD: the number of members added (added + changed with CH), or with
+/// INCR the new score or nil; -1 when LIMIT refuses the whole command.
+/// Every member written (added, or updated — including to the same score)
+/// gets the deadline; with KEEPTTL members that existed keep theirs.
+pub(crate) fn zaddex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+    let cmd = parse(argv, ctx.now)?;
+    if !ctx.check_type::<ZSetValue>(cmd.key)? && cmd.flags.xx {
+        ctx.rewrite_as(Vec::new());
+        return Ok(AddTally::default().reply(&cmd.flags));
+    }
+    let now = ctx.now;
+    match with_zset(ctx, cmd.key, |z| apply(z, &cmd, now))? {
+        Ok(Some(done)) => report(ctx, &cmd, done),
+        Ok(None) => {
+            ctx.rewrite_as(Vec::new());
+            Ok(Reply::Int(-1))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Applies the command to `z`; None when LIMIT refused it (and `z` is as before).
+fn apply(z: &mut ZSetValue, cmd: &ZaddEx, now: u64) -> CmdResult<Option<Applied>> {
+    let mut done = Applied::default();
+    let mut undo: Vec<Undo> = Vec::new();
+    for &(score, member) in &cmd.pairs {
+        let before = z.score(member).map(|s| (s, z.deadline(member)));
+        // Only INCR can fail (NaN), and it has a single pair: nothing changed yet.
+        let (outcome, new_score) = add_member(z, &cmd.flags, score, member)?;
+        done.tally.count(outcome, new_score);
+        if outcome == AddOutcome::Skipped {
+            continue;
+        }
+        let m = Bytes::copy_from_slice(member);
+        if matches!(cmd.bound, Some(Bound::Limit(_))) {
+            undo.push((m.clone(), before));
+        }
+        if outcome == AddOutcome::Added || !cmd.keep_ttl {
+            z.set_deadline(&m, cmd.deadline);
+            done.timed.insert(m.clone());
+        }
+        done.written.insert(m, z.score(member).unwrap_or(new_score));
+    }
+    if let Some(Bound::Limit(max)) = cmd.bound {
+        if z.len() - z.due_count(now) > max {
+            undo_all(z, undo);
+            return Ok(None);
+        }
+    }
+    // A deadline already past (EXAT/PXAT) removes what it was given to.
+    while let Some(m) = z.pop_due(now) {
+        done.expired.push(m);
+    }
+    if let Some(Bound::Cap(cap)) = cmd.bound {
+        if z.len() > cap {
+            let excess = z.len() - cap;
+            done.trimmed = z
+                .remove_rank_range(0, excess)
+                .into_iter()
+                .map(|(m, _)| m)
+                .collect();
+        }
+    }
+    done.live = z.len();
+    Ok(Some(done))
+}
+
+fn report(ctx: &mut Ctx, cmd: &ZaddEx, done: Applied) -> CmdResult<Reply> {
+    let key = cmd.key;
+    let t = done.tally;
+    let changed = !done.written.is_empty() || !done.trimmed.is_empty();
+    if changed {
+        ctx.modified(key);
+    }
+    if t.added + t.updated > 0 {
+        ctx.notify(b'z', if cmd.flags.incr { "zincr" } else { "zadd" }, key);
+    }
+    if !done.timed.is_empty() {
+        ctx.notify_members(b'z', "zexpire", key, done.timed.iter().cloned().collect());
+    }
+    if !done.expired.is_empty() {
+        ctx.notify_members(b'z', "zexpired", key, done.expired);
+    }
+    if !done.trimmed.is_empty() {
+        ctx.notify(b'z', "zremrangebyrank", key);
+    }
+    if t.added > 0 && done.live > 0 {
+        ctx.ready(key);
+    }
+    // Logged as what it did: absolute scores, an absolute deadline, and the
+    // members CAP removed, so replaying never depends on the clock.
+    let mut log = Vec::new();
+    if !done.written.is_empty() {
+        let mut zadd = vec![Bytes::from_static(b"ZADD"), key.clone()];
+        for (m, s) in &done.written {
+            zadd.push(Bytes::from(format_double(*s)));
+            zadd.push(m.clone());
+        }
+        log.push(zadd);
+    }
+    if !done.timed.is_empty() {
+        let mut exp = vec![
+            Bytes::from_static(b"ZPEXPIREAT"),
+            key.clone(),
+            Bytes::from(cmd.deadline.to_string()),
+            Bytes::from_static(b"MEMBERS"),
+            Bytes::from(done.timed.len().to_string()),
+        ];
+        exp.extend(done.timed.iter().cloned());
+        log.push(exp);
+    }
+    if !done.trimmed.is_empty() {
+        let mut zrem = vec![Bytes::from_static(b"ZREM"), key.clone()];
+        zrem.extend(done.trimmed.iter().cloned());
+        log.push(zrem);
+    }
+    ctx.rewrite_as(log);
+    Ok(t.reply(&cmd.flags))
+}

@@ -1,0 +1,136 @@
+//! The keyspace as a stream of commands that rebuild it exactly: values,
+//! key TTLs and member deadlines (absolute). Used by AOF rewrite and
+//! snapshots.
+
+use bytes::Bytes;
+
+use crate::db::{Db, Entry};
+use crate::expiry::MemberDeadlines;
+use crate::reply::format_double;
+use crate::value::Value;
+
+/// Elements per command, so no single command gets huge.
+const CHUNK: usize = 512;
+
+fn b(s: &'static str) -> Bytes {
+    Bytes::from_static(s.as_bytes())
+}
+
+fn num(n: u64) -> Bytes {
+    Bytes::from(n.to_string())
+}
+
+/// Calls `emit` with every command that rebuilds `key` (value, member
+/// deadlines, key TTL). Members already due at `now` are skipped.
+pub fn entry_commands(key: &Bytes, e: &Entry, now: u64, emit: &mut dyn FnMut(Vec<Bytes>)) {
+    let live = |d: &MemberDeadlines, m: &[u8]| !d.is_due(m, now);
+    match &e.value {
+        Value::Str(v) => emit(vec![b("SET"), key.clone(), v.clone()]),
+        Value::List(l) => {
+            let items: Vec<&Bytes> = l.iter().collect();
+            for c in items.chunks(CHUNK) {
+                let mut cmd = vec![b("RPUSH"), key.clone()];
+                cmd.extend(c.iter().map(|x| (*x).clone()));
+                emit(cmd);
+            }
+        }
+        Value::Set(s) => {
+            let d = s.deadlines();
+            let members: Vec<&Bytes> = s.iter().filter(|m| live(d, m)).collect();
+            for c in members.chunks(CHUNK) {
+                let mut cmd = vec![b("SADD"), key.clone()];
+                cmd.extend(c.iter().map(|x| (*x).clone()));
+                emit(cmd);
+            }
+            deadline_commands("SPEXPIREAT", "MEMBERS", key, d, now, emit);
+        }
+        Value::Hash(h) => {
+            let d = h.deadlines();
+            let fields: Vec<(&Bytes, &Bytes)> = h.iter().filter(|(f, _)| live(d, f)).collect();
+            for c in fields.chunks(CHUNK) {
+                let mut cmd = vec![b("HSET"), key.clone()];
+                for (f, v) in c {
+                    cmd.push((*f).clone());
+                    cmd.push((*v).clone());
+                }
+                emit(cmd);
+            }
+            deadline_commands("HPEXPIREAT", "FIELDS", key, d, now, emit);
+        }
+        Value::ZSet(z) => {
+            let d = z.deadlines();
+            let members: Vec<(&Bytes, f64)> = z.iter().filter(|(m, _)| live(d, m)).collect();
+            for c in members.chunks(CHUNK) {
+                let mut cmd = vec![b("ZADD"), key.clone()];
+                for (m, s) in c {
+                    cmd.push(Bytes::from(format_double(*s)));
+                    cmd.push((*m).clone());
+                }
+                emit(cmd);
+            }
+            deadline_commands("ZPEXPIREAT", "MEMBERS", key, d, now, emit);
+        }
+    }
+    if let Some(t) = e.expire_at {
+        emit(vec![b("PEXPIREAT"), key.clone(), num(t)]);
+    }
+}
+
+/// `<cmd> key <t> MEMBERS n m…` for each group of members sharing a deadline.
+fn deadline_commands(
+    cmd: &'static str,
+    word: &'static str,
+    key: &Bytes,
+    d: &MemberDeadlines,
+    now: u64,
+    emit: &mut dyn FnMut(Vec<Bytes>),
+) {
+    let mut group: Vec<Bytes> = Vec::new();
+    let mut at = 0u64;
+    let mut flush = |at: u64, group: &mut Vec<Bytes>| {
+        if group.is_empty() {
+            return;
+        }
+        let mut c = vec![
+            b(cmd),
+            key.clone(),
+            num(at),
+            b(word),
+            num(group.len() as u64),
+        ];
+        c.append(group);
+        emit(c);
+    };
+    for (m, t) in d.iter() {
+        if t <= now {
+            continue;
+        }
+        if t != at || group.len() >= CHUNK {
+            flush(at, &mut group);
+            at = t;
+        }
+        group.push(m.clone());
+    }
+    flush(at, &mut group);
+}
+
+/// Every command that rebuilds `db`, skipping keys already expired at `now`.
+pub fn db_commands(db: &Db, now: u64, emit: &mut dyn FnMut(Vec<Bytes>)) {
+    for (k, e) in db.raw_iter() {
+        if matches!(e.expire_at, Some(t) if t <= now) {
+            continue;
+        }
+        if e.value.earliest_deadline().is_some() {
+            let all_due = match &e.value {
+                Value::Set(s) => s.iter().all(|m| s.deadlines().is_due(m, now)),
+                Value::Hash(h) => h.iter().all(|(f, _)| h.deadlines().is_due(f, now)),
+                Value::ZSet(z) => z.iter().all(|(m, _)| z.deadlines().is_due(m, now)),
+                _ => false,
+            };
+            if all_due {
+                continue;
+            }
+        }
+        entry_commands(k, e, now, emit);
+    }
+}

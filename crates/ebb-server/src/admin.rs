@@ -1,0 +1,412 @@
+//! CONFIG, COMMAND and DEBUG.
+
+use bytes::Bytes;
+use ebb_core::args::{parse_f64, parse_i64};
+use ebb_core::error::unknown_subcommand;
+use ebb_core::{CommandSpec, Error, Reply, Store};
+use parking_lot::MutexGuard;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use crate::conn::Session;
+use ebb_core::glob::glob_match;
+use crate::server::{apply_core_config, Shared};
+
+type Guard<'a> = Option<MutexGuard<'a, Store>>;
+
+fn eq(a: &[u8], b: &str) -> bool {
+    a.eq_ignore_ascii_case(b.as_bytes())
+}
+
+fn err(s: impl Into<String>) -> Reply {
+    Reply::Error(s.into().into())
+}
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// CONFIG GET/SET/RESETSTAT/REWRITE/HELP.
+pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -> Reply {
+    let sub = &argv[1];
+    let n = argv.len();
+    if eq(sub, "get") && n >= 3 {
+        let cfg = shared.config.read();
+        let mut seen = std::collections::BTreeMap::new();
+        for pat in &argv[2..] {
+            for (k, v) in cfg.matching(pat) {
+                let v = if k == "notify-keyspace-events" {
+                    shared.notify.read().to_config_string()
+                } else {
+                    v
+                };
+                seen.insert(k, v);
+            }
+        }
+        Reply::Map(
+            seen.into_iter()
+                .map(|(k, v)| (Reply::text(k), Reply::text(v)))
+                .collect(),
+        )
+    } else if eq(sub, "set") && n >= 4 && n % 2 == 0 {
+        let mut cfg = shared.config.write();
+        let mut next = cfg.clone();
+        let mut names = std::collections::HashSet::new();
+        for pair in argv[2..].chunks(2) {
+            let name = lossy(&pair[0]).to_ascii_lowercase();
+            if !names.insert(name.clone()) {
+                return err(format!("ERR CONFIG SET failed (possibly related to argument '{name}') - duplicate parameter"));
+            }
+            if let Err(e) = next.set(&name, &lossy(&pair[1])) {
+                if e.starts_with("Bad directive") {
+                    return err(format!(
+                        "ERR Unknown option or number of arguments for CONFIG SET - '{name}'"
+                    ));
+                }
+                return err(format!(
+                    "ERR CONFIG SET failed (possibly related to argument '{name}') - {e}"
+                ));
+            }
+        }
+        for name in ["port", "bind", "databases", "dir"] {
+            if names.contains(name) && next.get(name) != cfg.get(name) {
+                if name == "dir" {
+                    let d = next.get("dir").unwrap_or_default();
+                    if std::env::set_current_dir(&d).is_err() {
+                        return err(format!("ERR CONFIG SET failed (possibly related to argument 'dir') - No such file or directory"));
+                    }
+                    continue;
+                }
+                return err(format!("ERR CONFIG SET failed (possibly related to argument '{name}') - can't set immutable config"));
+            }
+        }
+        let aof_was = cfg.get_bool("appendonly");
+        let aof_now = next.get_bool("appendonly");
+        let fsync = next.get("appendfsync").unwrap_or_default();
+        *cfg = next;
+        drop(cfg);
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        if aof_now && !aof_was {
+            if let Err(e) = shared.enable_aof(store) {
+                return err(format!(
+                    "ERR CONFIG SET failed (possibly related to argument 'appendonly') - {e}"
+                ));
+            }
+        } else if !aof_now && aof_was {
+            if let Some(a) = shared.aof.lock().as_mut() {
+                let _ = a.flush();
+                let _ = a.sync();
+            }
+            *shared.aof.lock() = None;
+        }
+        if let Some(a) = shared.aof.lock().as_mut() {
+            a.fsync = crate::persist::aof::Fsync::parse(&fsync);
+        }
+        let cfg = shared.config.read();
+        *shared.notify.write() =
+            crate::notify::parse_flags(&cfg.get("notify-keyspace-events").unwrap_or_default())
+                .unwrap_or_default();
+        apply_core_config(&cfg, store);
+        Reply::Ok
+    } else if eq(sub, "resetstat") && n == 2 {
+        for c in [
+            &shared.stats.commands,
+            &shared.stats.connections,
+            &shared.stats.expired_keys,
+            &shared.stats.expired_members,
+            &shared.stats.rejected,
+            &shared.stats.net_in,
+            &shared.stats.net_out,
+            &shared.stats.pubsub_messages,
+            &shared.stats.keyspace_hits,
+            &shared.stats.keyspace_misses,
+        ] {
+            c.store(0, Ordering::Relaxed);
+        }
+        Reply::Ok
+    } else if eq(sub, "rewrite") && n == 2 {
+        let cfg = shared.config.read();
+        match &cfg.file {
+            None => err("ERR The server is running without a config file"),
+            Some(f) => match std::fs::write(f, cfg.rewrite_text()) {
+                Ok(()) => Reply::Ok,
+                Err(e) => err(format!("ERR Rewriting config file: {e}")),
+            },
+        }
+    } else if eq(sub, "help") && n == 2 {
+        Reply::bulks(
+            [
+                "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "GET <pattern>",
+                "    Return parameters matching the glob-like <pattern> and their values.",
+                "SET <directive> <value>",
+                "    Set the configuration <directive> to <value>.",
+                "RESETSTAT",
+                "    Reset statistics reported by the INFO command.",
+                "REWRITE",
+                "    Rewrite the configuration file.",
+                "HELP",
+                "    Prints this help.",
+            ]
+            .iter()
+            .map(|s| Bytes::from_static(s.as_bytes())),
+        )
+    } else if [&b"get"[..], b"set", b"resetstat", b"rewrite", b"help"]
+        .iter()
+        .any(|s| sub.eq_ignore_ascii_case(s))
+    {
+        err(format!(
+            "ERR wrong number of arguments for 'config|{}' command",
+            lossy(sub).to_ascii_lowercase()
+        ))
+    } else {
+        unknown_subcommand(sub, "config").into()
+    }
+}
+
+fn acl_categories(spec: &CommandSpec) -> Vec<Reply> {
+    let mut v = Vec::new();
+    let mut add = |s: &str| v.push(Reply::Simple(s.to_string().into()));
+    match spec.group {
+        "string" => add("@string"),
+        "list" => add("@list"),
+        "hash" => add("@hash"),
+        "set" => add("@set"),
+        "sorted-set" | "zset" => add("@sortedset"),
+        "generic" => add("@keyspace"),
+        "pubsub" => add("@pubsub"),
+        "transactions" => add("@transaction"),
+        "connection" => add("@connection"),
+        "server" => add("@admin"),
+        _ => {}
+    }
+    if spec.is_write() {
+        add("@write");
+    }
+    if spec.has_flag("readonly") {
+        add("@read");
+    }
+    if spec.has_flag("fast") {
+        add("@fast");
+    } else {
+        add("@slow");
+    }
+    if spec.has_flag("blocking") {
+        add("@blocking");
+    }
+    if spec.has_flag("admin") {
+        add("@dangerous");
+    }
+    v
+}
+
+fn command_info(spec: &CommandSpec) -> Reply {
+    let flags = spec
+        .flags
+        .split_ascii_whitespace()
+        .map(|f| Reply::Simple(f.to_string().into()))
+        .collect();
+    Reply::Array(vec![
+        Reply::text(spec.name),
+        Reply::Int(spec.arity as i64),
+        Reply::Set(flags),
+        Reply::Int(spec.first_key as i64),
+        Reply::Int(spec.last_key as i64),
+        Reply::Int(spec.step as i64),
+        Reply::Set(acl_categories(spec)),
+        Reply::Array(vec![]),
+        Reply::Array(vec![]),
+        Reply::Array(vec![]),
+    ])
+}
+
+fn command_docs(spec: &CommandSpec) -> Reply {
+    Reply::Map(vec![
+        (Reply::text("summary"), Reply::text(spec.summary)),
+        (Reply::text("since"), Reply::text("1.0.0")),
+        (Reply::text("group"), Reply::text(spec.group)),
+    ])
+}
+
+/// COMMAND [COUNT | INFO | DOCS | LIST | GETKEYS | HELP].
+pub fn command(argv: &[Bytes]) -> Reply {
+    let all = ebb_core::table::all();
+    if argv.len() == 1 {
+        return Reply::Array(all.iter().map(command_info).collect());
+    }
+    let sub = &argv[1];
+    if eq(sub, "count") && argv.len() == 2 {
+        Reply::Int(all.len() as i64)
+    } else if eq(sub, "info") {
+        if argv.len() == 2 {
+            return Reply::Array(all.iter().map(command_info).collect());
+        }
+        Reply::Array(
+            argv[2..]
+                .iter()
+                .map(|n| ebb_core::lookup(n).map_or(Reply::NilArray, command_info))
+                .collect(),
+        )
+    } else if eq(sub, "docs") {
+        let specs: Vec<&CommandSpec> = if argv.len() == 2 {
+            all.iter().collect()
+        } else {
+            argv[2..]
+                .iter()
+                .filter_map(|n| ebb_core::lookup(n))
+                .collect()
+        };
+        Reply::Map(
+            specs
+                .into_iter()
+                .map(|s| (Reply::text(s.name), command_docs(s)))
+                .collect(),
+        )
+    } else if eq(sub, "list") {
+        let names = all.iter().filter(|s| {
+            if argv.len() == 5 && eq(&argv[2], "filterby") {
+                let v = &argv[4];
+                if eq(&argv[3], "pattern") {
+                    glob_match(v, s.name.as_bytes(), true)
+                } else if eq(&argv[3], "aclcat") {
+                    let cat = format!("@{}", lossy(v).to_ascii_lowercase());
+                    acl_categories(s)
+                        .iter()
+                        .any(|c| matches!(c, Reply::Simple(t) if *t == cat))
+                } else {
+                    false
+                }
+            } else {
+                true
+            }
+        });
+        if argv.len() != 2 && !(argv.len() == 5 && eq(&argv[2], "filterby")) {
+            return Error::Syntax.into();
+        }
+        Reply::bulks(names.map(|s| Bytes::from_static(s.name.as_bytes())))
+    } else if eq(sub, "getkeys") && argv.len() >= 3 {
+        let Some(spec) = ebb_core::lookup(&argv[2]) else {
+            return err("ERR Invalid command specified");
+        };
+        let args = &argv[2..];
+        if !spec.arity_ok(args.len()) {
+            return err("ERR Invalid number of arguments specified for command");
+        }
+        let pos = spec.key_positions(args);
+        if pos.is_empty() {
+            return err("ERR The command has no key arguments");
+        }
+        Reply::Array(
+            pos.into_iter()
+                .filter_map(|i| args.get(i).cloned())
+                .map(Reply::Bulk)
+                .collect(),
+        )
+    } else if eq(sub, "help") && argv.len() == 2 {
+        Reply::bulks(
+            [
+                "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "(no subcommand)",
+                "    Return details about all Redis commands.",
+                "COUNT",
+                "    Return the total number of commands in this Redis server.",
+                "LIST",
+                "    Return a list of all commands in this Redis server.",
+                "INFO [<command-name> ...]",
+                "    Return details about multiple Redis commands.",
+                "DOCS [<command-name> ...]",
+                "    Return documentation details about multiple Redis commands.",
+                "GETKEYS <full-command>",
+                "    Return the keys from a full Redis command.",
+                "HELP",
+                "    Prints this help.",
+            ]
+            .iter()
+            .map(|s| Bytes::from_static(s.as_bytes())),
+        )
+    } else {
+        unknown_subcommand(sub, "command").into()
+    }
+}
+
+/// DEBUG SLEEP / SET-ACTIVE-EXPIRE / OBJECT / HELP.
+pub fn debug<'a>(
+    s: &mut Session,
+    shared: &'a Arc<Shared>,
+    guard: &mut Guard<'a>,
+    argv: &[Bytes],
+) -> Reply {
+    let sub = &argv[1];
+    if eq(sub, "sleep") && argv.len() == 3 {
+        let secs = parse_f64(&argv[2]).unwrap_or(0.0).max(0.0);
+        // Like Redis, DEBUG SLEEP stalls the whole keyspace.
+        let _store = guard.get_or_insert_with(|| shared.store.lock());
+        std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(3600.0)));
+        Reply::Ok
+    } else if eq(sub, "set-active-expire") && argv.len() == 3 {
+        match parse_i64(&argv[2]) {
+            Some(v) => {
+                shared.active_expire.store(v != 0, Ordering::Relaxed);
+                Reply::Ok
+            }
+            None => Error::NotInteger.into(),
+        }
+    } else if eq(sub, "object") && argv.len() == 3 {
+        let enc_argv = vec![
+            Bytes::from_static(b"OBJECT"),
+            Bytes::from_static(b"ENCODING"),
+            argv[2].clone(),
+        ];
+        let enc = match ebb_core::lookup(b"object") {
+            Some(spec) => {
+                let store = guard.get_or_insert_with(|| shared.store.lock());
+                s.run_core(store, spec, &enc_argv, false)
+                    .unwrap_or_else(Reply::from)
+            }
+            None => Reply::Nil,
+        };
+        match enc {
+            Reply::Bulk(e) => Reply::Simple(
+                format!("Value at:0x0 refcount:1 encoding:{} serializedlength:0 lru:0 lru_seconds_idle:0", lossy(&e)).into(),
+            ),
+            _ => err("ERR no such key"),
+        }
+    } else if eq(sub, "reload") {
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let data = crate::persist::snapshot::encode(store, crate::server::now_ms());
+        if let Err(e) = crate::persist::snapshot::write_file(&shared.snapshot_path(), &data) {
+            return err(format!("ERR Error trying to save the DB: {e}"));
+        }
+        let body = match crate::persist::snapshot::decode(&data) {
+            Ok(b) => b,
+            Err(e) => return err(format!("ERR Error trying to load the snapshot: {e}")),
+        };
+        for db in store.dbs.iter_mut() {
+            db.clear();
+        }
+        match crate::persist::replay(store, body, crate::server::now_ms()) {
+            Ok(_) => Reply::Ok,
+            Err(_) => err("ERR Error trying to load the snapshot"),
+        }
+    } else if eq(sub, "help") && argv.len() == 2 {
+        Reply::bulks(
+            [
+                "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "OBJECT <key>",
+                "    Show low level info about the `key` and associated value.",
+                "RELOAD",
+                "    Save the dataset to a snapshot, empty it and load it back.",
+                "SET-ACTIVE-EXPIRE <0|1>",
+                "    Setting it to 0 disables expiring keys (and members) in background.",
+                "SLEEP <seconds>",
+                "    Stop the server for <seconds>. Decimals allowed.",
+                "HELP",
+                "    Prints this help.",
+            ]
+            .iter()
+            .map(|s| Bytes::from_static(s.as_bytes())),
+        )
+    } else {
+        unknown_subcommand(sub, "debug").into()
+    }
+}

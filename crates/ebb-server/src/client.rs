@@ -1,0 +1,338 @@
+//! CLIENT subcommands.
+
+use bytes::Bytes;
+use ebb_core::args::parse_i64;
+use ebb_core::error::unknown_subcommand;
+use ebb_core::{Error, Reply};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use crate::conn::{ReplyMode, Session};
+use crate::server::{now_ms, ClientEntry, Msg, Shared};
+
+fn eq(a: &[u8], b: &str) -> bool {
+    a.eq_ignore_ascii_case(b.as_bytes())
+}
+
+fn err(s: impl Into<String>) -> Reply {
+    Reply::Error(s.into().into())
+}
+
+/// Checks a client name as CLIENT SETNAME does.
+pub fn valid_name(n: &[u8]) -> Result<(), Reply> {
+    if n.iter().any(|&c| !(b'!'..=b'~').contains(&c)) {
+        return Err(err(
+            "ERR Client names cannot contain spaces, newlines or special characters.",
+        ));
+    }
+    Ok(())
+}
+
+/// One CLIENT LIST / CLIENT INFO line.
+pub fn describe(c: &ClientEntry, this: Option<&Session>) -> String {
+    let name = c
+        .name
+        .lock()
+        .as_ref()
+        .map(|n| String::from_utf8_lossy(n).into_owned())
+        .unwrap_or_default();
+    let (lib, ver) = c.lib.lock().clone();
+    let age = c.created.elapsed().as_secs();
+    let idle = c.last_active.lock().elapsed().as_secs();
+    let subs = c.subs.load(Ordering::Relaxed);
+    let psubs = c.psubs.load(Ordering::Relaxed);
+    let mut flags = String::new();
+    if c.in_multi.load(Ordering::Relaxed) {
+        flags.push('x');
+    }
+    if c.blocked.load(Ordering::Relaxed) {
+        flags.push('b');
+    }
+    if subs + psubs > 0 {
+        flags.push('P');
+    }
+    if c.no_evict.load(Ordering::Relaxed) {
+        flags.push('e');
+    }
+    if flags.is_empty() {
+        flags.push('N');
+    }
+    let multi = match this {
+        Some(s) => s.multi.as_ref().map_or(-1, |q| q.len() as i64),
+        None => -1,
+    };
+    format!(
+        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+        c.id,
+        c.addr,
+        c.laddr,
+        name,
+        age,
+        idle,
+        flags,
+        c.db.load(Ordering::Relaxed),
+        subs,
+        psubs,
+        multi,
+        c.last_cmd.lock(),
+        c.resp.load(Ordering::Relaxed),
+        lib,
+        ver
+    )
+}
+
+/// CLIENT …; None when no reply must be sent (CLIENT REPLY OFF/SKIP).
+pub fn client(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Option<Reply> {
+    let sub = &argv[1];
+    let n = argv.len();
+    let r = if eq(sub, "id") && n == 2 {
+        Reply::Int(s.id as i64)
+    } else if eq(sub, "setname") && n == 3 {
+        match valid_name(&argv[2]) {
+            Err(e) => e,
+            Ok(()) => {
+                *s.entry.name.lock() = if argv[2].is_empty() {
+                    None
+                } else {
+                    Some(Bytes::copy_from_slice(&argv[2]))
+                };
+                Reply::Ok
+            }
+        }
+    } else if eq(sub, "getname") && n == 2 {
+        match s.entry.name.lock().as_ref() {
+            Some(n) => Reply::Bulk(n.clone()),
+            None => Reply::Nil,
+        }
+    } else if eq(sub, "setinfo") && n == 4 {
+        let v = String::from_utf8_lossy(&argv[3]).into_owned();
+        if v.contains(' ') || v.contains('\n') {
+            err(format!(
+                "ERR {} cannot contain spaces, newlines or special characters.",
+                String::from_utf8_lossy(&argv[2])
+            ))
+        } else if eq(&argv[2], "lib-name") {
+            s.entry.lib.lock().0 = v;
+            Reply::Ok
+        } else if eq(&argv[2], "lib-ver") {
+            s.entry.lib.lock().1 = v;
+            Reply::Ok
+        } else {
+            err(format!(
+                "ERR Unrecognized option '{}'",
+                String::from_utf8_lossy(&argv[2])
+            ))
+        }
+    } else if eq(sub, "info") && n == 2 {
+        Reply::Verbatim(format!("{}\n", describe(&s.entry, Some(s))).into())
+    } else if eq(sub, "list") {
+        list(s, shared, &argv[2..])
+    } else if eq(sub, "kill") && n >= 3 {
+        kill(s, shared, &argv[2..])
+    } else if eq(sub, "reply") && n == 3 {
+        if eq(&argv[2], "on") {
+            s.reply_mode = ReplyMode::On;
+            Reply::Ok
+        } else if eq(&argv[2], "off") {
+            s.reply_mode = ReplyMode::Off;
+            return None;
+        } else if eq(&argv[2], "skip") {
+            s.reply_mode = ReplyMode::Skip;
+            return None;
+        } else {
+            Error::Syntax.into()
+        }
+    } else if eq(sub, "no-evict") && n == 3 {
+        if eq(&argv[2], "on") || eq(&argv[2], "off") {
+            s.entry
+                .no_evict
+                .store(eq(&argv[2], "on"), Ordering::Relaxed);
+            Reply::Ok
+        } else {
+            Error::Syntax.into()
+        }
+    } else if eq(sub, "pause") && (n == 3 || n == 4) {
+        let Some(ms) = parse_i64(&argv[2]) else {
+            return Some(err("ERR timeout is not an integer or out of range"));
+        };
+        if ms < 0 {
+            return Some(err("ERR timeout is negative"));
+        }
+        let writes_only = match argv.get(3) {
+            None => false,
+            Some(m) if eq(m, "write") => true,
+            Some(m) if eq(m, "all") => false,
+            Some(_) => return Some(Error::Syntax.into()),
+        };
+        shared
+            .pause_writes_only
+            .store(writes_only, Ordering::Relaxed);
+        shared
+            .paused_until
+            .store(now_ms().saturating_add(ms as u64), Ordering::Relaxed);
+        Reply::Ok
+    } else if eq(sub, "unpause") && n == 2 {
+        shared.paused_until.store(0, Ordering::Relaxed);
+        Reply::Ok
+    } else if eq(sub, "unblock") && (n == 3 || n == 4) {
+        let Some(id) = parse_i64(&argv[2]) else {
+            return Some(Error::NotInteger.into());
+        };
+        let reply = match argv.get(3) {
+            None => Reply::NilArray,
+            Some(m) if eq(m, "timeout") => Reply::NilArray,
+            Some(m) if eq(m, "error") => err("UNBLOCKED client unblocked via CLIENT UNBLOCK"),
+            Some(_) => return Some(err("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")),
+        };
+        Reply::Int(shared.unblock_with(id as u64, reply) as i64)
+    } else if eq(sub, "help") && n == 2 {
+        Reply::bulks(
+            [
+                "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "GETNAME",
+                "ID",
+                "INFO",
+                "KILL <ip:port>",
+                "KILL <option> <value> [<option> <value> [...]]",
+                "LIST [options ...]",
+                "UNPAUSE",
+                "PAUSE <timeout> [WRITE|ALL]",
+                "REPLY (ON|OFF|SKIP)",
+                "SETNAME <name>",
+                "SETINFO <option> <value>",
+                "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+                "NO-EVICT (ON|OFF)",
+                "HELP",
+            ]
+            .iter()
+            .map(|s| Bytes::from_static(s.as_bytes())),
+        )
+    } else {
+        unknown_subcommand(sub, "client").into()
+    };
+    Some(r)
+}
+
+fn list(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
+    let mut ids: Option<Vec<u64>> = None;
+    let mut kind: Option<String> = None;
+    let mut i = 0;
+    while i < args.len() {
+        if eq(&args[i], "type") && i + 1 < args.len() {
+            let t = String::from_utf8_lossy(&args[i + 1]).to_ascii_lowercase();
+            if !["normal", "master", "replica", "slave", "pubsub"].contains(&t.as_str()) {
+                return err(format!("ERR Unknown client type '{t}'"));
+            }
+            kind = Some(t);
+            i += 2;
+        } else if eq(&args[i], "id") && i + 1 < args.len() {
+            let mut v = Vec::new();
+            for a in &args[i + 1..] {
+                match parse_i64(a) {
+                    Some(x) if x > 0 => v.push(x as u64),
+                    _ => return err("ERR Invalid client ID"),
+                }
+            }
+            ids = Some(v);
+            i = args.len();
+        } else {
+            return Error::Syntax.into();
+        }
+    }
+    let clients: Vec<Arc<ClientEntry>> = {
+        let mut v: Vec<_> = shared.clients.lock().values().cloned().collect();
+        v.sort_by_key(|c| c.id);
+        v
+    };
+    let mut out = String::new();
+    for c in clients {
+        if let Some(ids) = &ids {
+            if !ids.contains(&c.id) {
+                continue;
+            }
+        }
+        let pubsub = c.subs.load(Ordering::Relaxed) + c.psubs.load(Ordering::Relaxed) > 0;
+        match kind.as_deref() {
+            Some("pubsub") if !pubsub => continue,
+            Some("normal") if pubsub => continue,
+            Some("master") | Some("replica") | Some("slave") => continue,
+            _ => {}
+        }
+        let this = (c.id == s.id).then_some(s);
+        out.push_str(&describe(&c, this));
+        out.push('\n');
+    }
+    Reply::Verbatim(out.into())
+}
+
+fn kill(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
+    let clients: Vec<Arc<ClientEntry>> = shared.clients.lock().values().cloned().collect();
+    if args.len() == 1 {
+        let addr = String::from_utf8_lossy(&args[0]).into_owned();
+        return match clients.iter().find(|c| c.addr == addr) {
+            Some(c) => {
+                let _ = c.tx.send(Msg::Kill);
+                Reply::Ok
+            }
+            None => err("ERR No such client"),
+        };
+    }
+    if args.len() % 2 != 0 {
+        return Error::Syntax.into();
+    }
+    let mut skipme = true;
+    let mut filters: Vec<(String, String)> = Vec::new();
+    for pair in args.chunks(2) {
+        let k = String::from_utf8_lossy(&pair[0]).to_ascii_lowercase();
+        let v = String::from_utf8_lossy(&pair[1]).into_owned();
+        match k.as_str() {
+            "id" => {
+                if parse_i64(&pair[1]).is_none_or(|x| x <= 0) {
+                    return err("ERR client-id should be greater than 0");
+                }
+            }
+            "addr" | "laddr" | "user" => {}
+            "type" => {
+                if !["normal", "master", "replica", "slave", "pubsub"]
+                    .contains(&v.to_ascii_lowercase().as_str())
+                {
+                    return err(format!("ERR Unknown client type '{v}'"));
+                }
+            }
+            "skipme" => {
+                skipme = match v.to_ascii_lowercase().as_str() {
+                    "yes" => true,
+                    "no" => false,
+                    _ => return Error::Syntax.into(),
+                };
+                continue;
+            }
+            _ => return Error::Syntax.into(),
+        }
+        filters.push((k, v));
+    }
+    let mut killed = 0;
+    for c in clients {
+        if skipme && c.id == s.id {
+            continue;
+        }
+        let pubsub = c.subs.load(Ordering::Relaxed) + c.psubs.load(Ordering::Relaxed) > 0;
+        let ok = filters.iter().all(|(k, v)| match k.as_str() {
+            "id" => v.parse::<u64>().ok() == Some(c.id),
+            "addr" => &c.addr == v,
+            "laddr" => &c.laddr == v,
+            "user" => v == "default",
+            "type" => match v.to_ascii_lowercase().as_str() {
+                "pubsub" => pubsub,
+                "normal" => !pubsub,
+                _ => false,
+            },
+            _ => false,
+        });
+        if ok {
+            let _ = c.tx.send(Msg::Kill);
+            killed += 1;
+        }
+    }
+    Reply::Int(killed)
+}

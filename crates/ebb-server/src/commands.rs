@@ -1,0 +1,473 @@
+//! Commands the server executes: session state (SELECT, HELLO, AUTH,
+//! RESET, QUIT), transactions, pub/sub, CLIENT, CONFIG, COMMAND, INFO,
+//! DEBUG, TIME, SHUTDOWN.
+
+use bytes::{Bytes, BytesMut};
+use ebb_core::args::parse_i64;
+use ebb_core::error::unknown_subcommand;
+use ebb_core::{CommandSpec, Error, Exec, Reply, Store};
+use parking_lot::MutexGuard;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use crate::conn::{Flow, ReplyMode, Session};
+use crate::resp;
+use crate::server::{now_ms, Shared};
+
+type Guard<'a> = Option<MutexGuard<'a, Store>>;
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn eq(a: &[u8], b: &str) -> bool {
+    a.eq_ignore_ascii_case(b.as_bytes())
+}
+
+fn err(s: impl Into<String>) -> Reply {
+    Reply::Error(s.into().into())
+}
+
+/// Runs a server command; replies go to `out`.
+pub fn run<'a>(
+    s: &mut Session,
+    shared: &'a Arc<Shared>,
+    guard: &mut Guard<'a>,
+    spec: &CommandSpec,
+    argv: Vec<Bytes>,
+    out: &mut BytesMut,
+) -> Flow {
+    match spec.name {
+        "quit" => {
+            s.reply(&Reply::Ok, out);
+            Flow::Close
+        }
+        "subscribe" | "psubscribe" => {
+            let pattern = spec.name == "psubscribe";
+            for ch in &argv[1..] {
+                let ch = Bytes::copy_from_slice(ch);
+                let set = if pattern {
+                    &mut s.patterns
+                } else {
+                    &mut s.channels
+                };
+                if set.insert(ch.clone()) {
+                    shared.subscribe(s.id, &s.tx, ch.clone(), pattern);
+                }
+                let n = (s.channels.len() + s.patterns.len()) as i64;
+                resp::encode_sub_reply(spec.name.as_bytes(), Some(&ch), n, s.resp3, out);
+            }
+            sync_sub_counts(s);
+            Flow::Continue
+        }
+        "unsubscribe" | "punsubscribe" => {
+            let pattern = spec.name == "punsubscribe";
+            let names: Vec<Bytes> = if argv.len() > 1 {
+                argv[1..]
+                    .iter()
+                    .map(|b| Bytes::copy_from_slice(b))
+                    .collect()
+            } else if pattern {
+                s.patterns.iter().cloned().collect()
+            } else {
+                s.channels.iter().cloned().collect()
+            };
+            if names.is_empty() {
+                let n = (s.channels.len() + s.patterns.len()) as i64;
+                resp::encode_sub_reply(spec.name.as_bytes(), None, n, s.resp3, out);
+            }
+            for ch in names {
+                let set = if pattern {
+                    &mut s.patterns
+                } else {
+                    &mut s.channels
+                };
+                if set.remove(&ch) {
+                    shared.unsubscribe(s.id, &ch, pattern);
+                }
+                let n = (s.channels.len() + s.patterns.len()) as i64;
+                resp::encode_sub_reply(spec.name.as_bytes(), Some(&ch), n, s.resp3, out);
+            }
+            sync_sub_counts(s);
+            Flow::Continue
+        }
+        _ => {
+            let r = reply_for(s, shared, guard, spec, &argv);
+            let close = matches!(r, Some(Reply::Simple(ref t)) if t == "__shutdown__");
+            if close {
+                return Flow::Close;
+            }
+            if let Some(r) = r {
+                s.reply(&r, out);
+            }
+            Flow::Continue
+        }
+    }
+}
+
+fn sync_sub_counts(s: &Session) {
+    s.entry.subs.store(s.channels.len(), Ordering::Relaxed);
+    s.entry.psubs.store(s.patterns.len(), Ordering::Relaxed);
+}
+
+/// Commands whose whole effect is one reply. None = no reply at all.
+fn reply_for<'a>(
+    s: &mut Session,
+    shared: &'a Arc<Shared>,
+    guard: &mut Guard<'a>,
+    spec: &CommandSpec,
+    argv: &[Bytes],
+) -> Option<Reply> {
+    let r = match spec.name {
+        "ping" => {
+            // Only reached in RESP2 subscribed mode.
+            let msg = argv.get(1).cloned().unwrap_or_default();
+            Reply::Array(vec![Reply::bulk(b"pong"), Reply::Bulk(msg)])
+        }
+        "select" => match parse_i64(&argv[1]) {
+            None => Error::NotInteger.into(),
+            Some(n) if n < 0 || n as usize >= shared.databases => Error::DbIndexOutOfRange.into(),
+            Some(n) => {
+                s.db = n as usize;
+                s.entry.db.store(s.db, Ordering::Relaxed);
+                Reply::Ok
+            }
+        },
+        "reset" => {
+            s.multi = None;
+            s.multi_failed = false;
+            s.entry.in_multi.store(false, Ordering::Relaxed);
+            s.unwatch_all();
+            for c in std::mem::take(&mut s.channels) {
+                shared.unsubscribe(s.id, &c, false);
+            }
+            for p in std::mem::take(&mut s.patterns) {
+                shared.unsubscribe(s.id, &p, true);
+            }
+            sync_sub_counts(s);
+            s.db = 0;
+            s.entry.db.store(0, Ordering::Relaxed);
+            s.resp3 = false;
+            s.entry.resp.store(2, Ordering::Relaxed);
+            s.reply_mode = ReplyMode::On;
+            *s.entry.name.lock() = None;
+            s.authenticated = shared
+                .config
+                .read()
+                .get("requirepass")
+                .unwrap_or_default()
+                .is_empty();
+            Reply::Simple("RESET".into())
+        }
+        "hello" => hello(s, shared, argv),
+        "auth" => auth(s, shared, argv),
+        "multi" => {
+            if s.multi.is_some() {
+                err("ERR MULTI calls can not be nested")
+            } else {
+                s.multi = Some(Vec::new());
+                s.multi_failed = false;
+                s.entry.in_multi.store(true, Ordering::Relaxed);
+                Reply::Ok
+            }
+        }
+        "discard" => {
+            if s.multi.take().is_none() {
+                err("ERR DISCARD without MULTI")
+            } else {
+                s.multi_failed = false;
+                s.entry.in_multi.store(false, Ordering::Relaxed);
+                s.unwatch_all();
+                Reply::Ok
+            }
+        }
+        "watch" => {
+            if s.multi.is_some() {
+                err("ERR WATCH inside MULTI is not allowed")
+            } else {
+                let store = guard.get_or_insert_with(|| shared.store.lock());
+                for k in &argv[1..] {
+                    let key = Bytes::copy_from_slice(k);
+                    // Expire it first, so an already-dead key does not abort EXEC.
+                    let mut fx = ebb_core::Effects::default();
+                    store.dbs[s.db].expire_if_due(s.db, &key, now_ms(), &mut fx);
+                    shared.apply_effects(store, &mut fx);
+                    if !s.watched.iter().any(|(d, k2)| *d == s.db && *k2 == key) {
+                        shared.watch(s.id, s.db, key.clone(), &s.watch_dirty);
+                        s.watched.push((s.db, key));
+                    }
+                }
+                Reply::Ok
+            }
+        }
+        "unwatch" => {
+            s.unwatch_all();
+            Reply::Ok
+        }
+        "exec" => exec(s, shared, guard),
+        "publish" => Reply::Int(shared.publish(&argv[1], &argv[2]) as i64),
+        "pubsub" => pubsub(shared, argv),
+        "client" => return crate::client::client(s, shared, argv),
+        "config" => crate::admin::config(shared, guard, argv),
+        "command" => crate::admin::command(argv),
+        "info" => {
+            let store = guard.get_or_insert_with(|| shared.store.lock());
+            let text = crate::info::info(shared, store, &argv[1..]);
+            Reply::Verbatim(text.into())
+        }
+        "time" => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            Reply::Array(vec![
+                Reply::text(now.as_secs().to_string()),
+                Reply::text(now.subsec_micros().to_string()),
+            ])
+        }
+        "lastsave" => Reply::Int(shared.last_save.load(Ordering::Relaxed) as i64),
+        "save" => {
+            if shared.bgsave_running.load(Ordering::Relaxed) {
+                err("ERR Background save already in progress")
+            } else {
+                let store = guard.get_or_insert_with(|| shared.store.lock());
+                match shared.save_now(store) {
+                    Ok(()) => Reply::Ok,
+                    Err(e) => err(format!("ERR {e}")),
+                }
+            }
+        }
+        "bgsave" => {
+            let schedule = argv.get(1).is_some_and(|a| eq(a, "schedule"));
+            if argv.len() > 2 || (argv.len() == 2 && !schedule) {
+                Error::Syntax.into()
+            } else {
+                let store = guard.get_or_insert_with(|| shared.store.lock());
+                if shared.bgsave(store) {
+                    Reply::Simple("Background saving started".into())
+                } else if schedule {
+                    Reply::Simple("Background saving scheduled".into())
+                } else {
+                    err("ERR Background save already in progress")
+                }
+            }
+        }
+        "bgrewriteaof" => {
+            let store = guard.get_or_insert_with(|| shared.store.lock());
+            match shared.bgrewrite(store) {
+                Ok(()) => Reply::Simple("Background append only file rewriting started".into()),
+                Err(e) => err(e),
+            }
+        }
+        "debug" => crate::admin::debug(s, shared, guard, argv),
+        "shutdown" => {
+            let abort = argv[1..].iter().any(|a| eq(a, "abort"));
+            if abort {
+                err("ERR No shutdown in progress.")
+            } else if argv[1..]
+                .iter()
+                .all(|a| ["nosave", "save", "now", "force"].iter().any(|k| eq(a, k)))
+            {
+                tracing::info!("User requested shutdown...");
+                shared.shutting_down.store(true, Ordering::SeqCst);
+                shared.shutdown.notify_waiters();
+                shared.shutdown.notify_one();
+                return Some(Reply::Simple("__shutdown__".into()));
+            } else {
+                Error::Syntax.into()
+            }
+        }
+        _ => ebb_core::error::unknown_command(argv).into(),
+    };
+    Some(r)
+}
+
+fn hello(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
+    let mut i = 1;
+    let mut proto = if s.resp3 { 3 } else { 2 };
+    if argv.len() > 1 {
+        match parse_i64(&argv[1]) {
+            Some(v) if v == 2 || v == 3 => proto = v,
+            Some(_) => return err("NOPROTO unsupported protocol version"),
+            None => return err("ERR Protocol version is not an integer or out of range"),
+        }
+        i = 2;
+    }
+    let mut name = None;
+    while i < argv.len() {
+        let more = argv.len() - i - 1;
+        if eq(&argv[i], "auth") && more >= 2 {
+            let (user, pass) = (&argv[i + 1], &argv[i + 2]);
+            if let Err(e) = check_auth(shared, Some(user), pass) {
+                return e;
+            }
+            s.authenticated = true;
+            i += 3;
+        } else if eq(&argv[i], "setname") && more >= 1 {
+            if let Err(e) = crate::client::valid_name(&argv[i + 1]) {
+                return e;
+            }
+            name = Some(argv[i + 1].clone());
+            i += 2;
+        } else {
+            return err(format!(
+                "ERR Syntax error in HELLO option '{}'",
+                text(&argv[i])
+            ));
+        }
+    }
+    if !s.authenticated {
+        return err("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
+    }
+    if let Some(n) = name {
+        *s.entry.name.lock() = if n.is_empty() {
+            None
+        } else {
+            Some(Bytes::copy_from_slice(&n))
+        };
+    }
+    s.resp3 = proto == 3;
+    s.entry.resp.store(proto as usize, Ordering::Relaxed);
+    Reply::Map(vec![
+        (Reply::text("server"), Reply::text("redis")),
+        (
+            Reply::text("version"),
+            Reply::text(crate::info::REDIS_VERSION),
+        ),
+        (Reply::text("proto"), Reply::Int(proto)),
+        (Reply::text("id"), Reply::Int(s.id as i64)),
+        (Reply::text("mode"), Reply::text("standalone")),
+        (Reply::text("role"), Reply::text("master")),
+        (Reply::text("modules"), Reply::Array(vec![])),
+    ])
+}
+
+fn check_auth(shared: &Arc<Shared>, user: Option<&[u8]>, pass: &[u8]) -> Result<(), Reply> {
+    let required = shared.config.read().get("requirepass").unwrap_or_default();
+    let user_ok = user.is_none_or(|u| u == b"default");
+    if required.is_empty() {
+        if user.is_some() && user_ok {
+            return Ok(());
+        }
+        if user.is_none() {
+            return Err(err("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"));
+        }
+    } else if user_ok && pass == required.as_bytes() {
+        return Ok(());
+    }
+    Err(err(
+        "WRONGPASS invalid username-password pair or user is disabled.",
+    ))
+}
+
+fn auth(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
+    let r = match argv.len() {
+        2 => check_auth(shared, None, &argv[1]),
+        3 => check_auth(shared, Some(&argv[1]), &argv[2]),
+        _ => return Error::Syntax.into(),
+    };
+    match r {
+        Ok(()) => {
+            s.authenticated = true;
+            Reply::Ok
+        }
+        Err(e) => e,
+    }
+}
+
+fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> Reply {
+    let Some(queue) = s.multi.take() else {
+        return err("ERR EXEC without MULTI");
+    };
+    s.entry.in_multi.store(false, Ordering::Relaxed);
+    if s.multi_failed {
+        s.multi_failed = false;
+        s.unwatch_all();
+        return err("EXECABORT Transaction discarded because of previous errors.");
+    }
+    let store = guard.get_or_insert_with(|| shared.store.lock());
+    // Expiry of a watched key (or of one of its members) counts as a change.
+    let now = now_ms();
+    for (db, key) in s.watched.clone() {
+        let mut fx = ebb_core::Effects::default();
+        store.dbs[db].expire_if_due(db, &key, now, &mut fx);
+        shared.apply_effects(store, &mut fx);
+    }
+    if s.watch_dirty.load(Ordering::Relaxed) {
+        s.unwatch_all();
+        return Reply::NilArray;
+    }
+    s.unwatch_all();
+    let writes = queue
+        .iter()
+        .any(|a| ebb_core::lookup(&a[0]).is_some_and(|sp| sp.is_write()));
+    if writes {
+        shared.log_raw(s.db, &[Bytes::from_static(b"MULTI")]);
+    }
+    let mut replies = Vec::with_capacity(queue.len());
+    for argv in queue {
+        let Some(spec) = ebb_core::lookup(&argv[0]) else {
+            continue;
+        };
+        let r = match spec.exec {
+            Exec::Core(_) => {
+                let store = guard.get_or_insert_with(|| shared.store.lock());
+                s.run_core(store, spec, &argv, false)
+                    .unwrap_or_else(Reply::from)
+            }
+            Exec::Server => match spec.name {
+                "exec" | "multi" | "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe"
+                | "shutdown" => err("ERR Command not allowed inside a transaction"),
+                _ => reply_for(s, shared, guard, spec, &argv).unwrap_or(Reply::Ok),
+            },
+        };
+        replies.push(r);
+    }
+    if writes {
+        shared.log_raw(s.db, &[Bytes::from_static(b"EXEC")]);
+    }
+    Reply::Array(replies)
+}
+
+fn pubsub(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
+    let sub = &argv[1];
+    if eq(sub, "channels") && argv.len() <= 3 {
+        Reply::bulks(shared.pubsub_channels(argv.get(2).map(|b| &b[..])))
+    } else if eq(sub, "numsub") {
+        let mut v = Vec::new();
+        for ch in &argv[2..] {
+            v.push(Reply::Bulk(ch.clone()));
+            v.push(Reply::Int(shared.pubsub_numsub(ch) as i64));
+        }
+        Reply::Array(v)
+    } else if eq(sub, "numpat") && argv.len() == 2 {
+        Reply::Int(shared.pubsub_numpat() as i64)
+    } else if eq(sub, "shardchannels") && argv.len() <= 3 {
+        Reply::Array(vec![])
+    } else if eq(sub, "shardnumsub") {
+        let mut v = Vec::new();
+        for ch in &argv[2..] {
+            v.push(Reply::Bulk(ch.clone()));
+            v.push(Reply::Int(0));
+        }
+        Reply::Array(v)
+    } else if eq(sub, "help") && argv.len() == 2 {
+        Reply::bulks(
+            [
+                "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "CHANNELS [<pattern>]",
+                "    Return the currently active channels matching a <pattern> (default: '*').",
+                "NUMPAT",
+                "    Return number of subscriptions to patterns.",
+                "NUMSUB [<channel> ...]",
+                "    Return the number of subscribers for the specified channels, excluding",
+                "    pattern subscriptions(default: no channels).",
+                "HELP",
+                "    Prints this help.",
+            ]
+            .iter()
+            .map(|s| Bytes::from_static(s.as_bytes())),
+        )
+    } else {
+        unknown_subcommand(sub, "pubsub").into()
+    }
+}

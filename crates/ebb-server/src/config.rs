@@ -1,0 +1,485 @@
+//! Configuration as redis-server takes it: a config file of `name value…`
+//! lines, `--name value…` command-line options, CONFIG GET/SET. Options ebb
+//! has no use for are accepted, reported back and logged once as inert.
+
+use std::collections::BTreeMap;
+
+use ebb_core::glob::glob_match;
+
+/// How an option's value is checked and normalised.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Int,
+    Memory,
+    Bool,
+    Enum(&'static [&'static str]),
+    Str,
+    /// Free-form, several words allowed (save, client-output-buffer-limit…).
+    Words,
+}
+
+struct Opt {
+    name: &'static str,
+    default: &'static str,
+    kind: Kind,
+    /// Whether ebb acts on the option.
+    effective: bool,
+}
+
+const fn o(name: &'static str, default: &'static str, kind: Kind, effective: bool) -> Opt {
+    Opt {
+        name,
+        default,
+        kind,
+        effective,
+    }
+}
+
+const POLICIES: &[&str] = &[
+    "volatile-lru",
+    "volatile-lfu",
+    "volatile-random",
+    "volatile-ttl",
+    "allkeys-lru",
+    "allkeys-lfu",
+    "allkeys-random",
+    "noeviction",
+];
+const FSYNC: &[&str] = &["always", "everysec", "no"];
+const LOGLEVEL: &[&str] = &["debug", "verbose", "notice", "warning"];
+const SUPERVISED: &[&str] = &["upstart", "systemd", "auto", "no"];
+
+static OPTIONS: &[Opt] = &[
+    o("port", "6379", Kind::Int, true),
+    o("bind", "127.0.0.1 -::1", Kind::Words, true),
+    o("dir", "", Kind::Str, true),
+    o("databases", "16", Kind::Int, true),
+    o("requirepass", "", Kind::Str, true),
+    o("maxclients", "10000", Kind::Int, true),
+    o("notify-keyspace-events", "", Kind::Str, true),
+    o("hz", "10", Kind::Int, true),
+    o("timeout", "0", Kind::Int, true),
+    o("protected-mode", "yes", Kind::Bool, true),
+    o("proto-max-bulk-len", "536870912", Kind::Memory, true),
+    o(
+        "client-query-buffer-limit",
+        "1073741824",
+        Kind::Memory,
+        true,
+    ),
+    o("appendonly", "no", Kind::Bool, true),
+    o("appendfsync", "everysec", Kind::Enum(FSYNC), true),
+    o("appendfilename", "appendonly.aof", Kind::Str, true),
+    o("appenddirname", "appendonlydir", Kind::Str, false),
+    o("dbfilename", "dump.ebb", Kind::Str, true),
+    o("save", "3600 1 300 100 60 10000", Kind::Words, true),
+    o("aof-load-truncated", "yes", Kind::Bool, true),
+    o("auto-aof-rewrite-percentage", "100", Kind::Int, true),
+    o("auto-aof-rewrite-min-size", "67108864", Kind::Memory, true),
+    o("maxmemory", "0", Kind::Memory, false),
+    o(
+        "maxmemory-policy",
+        "noeviction",
+        Kind::Enum(POLICIES),
+        false,
+    ),
+    o("maxmemory-samples", "5", Kind::Int, false),
+    o("loglevel", "notice", Kind::Enum(LOGLEVEL), true),
+    o("logfile", "", Kind::Str, false),
+    o("daemonize", "no", Kind::Bool, false),
+    o("pidfile", "", Kind::Str, false),
+    o("supervised", "no", Kind::Enum(SUPERVISED), false),
+    o("tcp-backlog", "511", Kind::Int, false),
+    o("tcp-keepalive", "300", Kind::Int, false),
+    o("unixsocket", "", Kind::Str, false),
+    o("unixsocketperm", "0", Kind::Int, false),
+    o("slowlog-log-slower-than", "10000", Kind::Int, false),
+    o("slowlog-max-len", "128", Kind::Int, false),
+    o("latency-monitor-threshold", "0", Kind::Int, false),
+    o("lua-time-limit", "5000", Kind::Int, false),
+    o("busy-reply-threshold", "5000", Kind::Int, false),
+    o("hash-max-listpack-entries", "128", Kind::Int, true),
+    o("hash-max-listpack-value", "64", Kind::Int, true),
+    o("hash-max-ziplist-entries", "128", Kind::Int, true),
+    o("hash-max-ziplist-value", "64", Kind::Int, true),
+    o("set-max-intset-entries", "512", Kind::Int, true),
+    o("set-max-listpack-entries", "128", Kind::Int, false),
+    o("set-max-listpack-value", "64", Kind::Int, false),
+    o("zset-max-listpack-entries", "128", Kind::Int, true),
+    o("zset-max-listpack-value", "64", Kind::Int, true),
+    o("zset-max-ziplist-entries", "128", Kind::Int, true),
+    o("zset-max-ziplist-value", "64", Kind::Int, true),
+    o("list-max-listpack-size", "-2", Kind::Int, false),
+    o("list-max-ziplist-size", "-2", Kind::Int, false),
+    o("list-compress-depth", "0", Kind::Int, false),
+    o("stream-node-max-bytes", "4096", Kind::Memory, false),
+    o("stream-node-max-entries", "100", Kind::Int, false),
+    o("hll-sparse-max-bytes", "3000", Kind::Memory, false),
+    o("activerehashing", "yes", Kind::Bool, false),
+    o("active-expire-effort", "1", Kind::Int, false),
+    o("dynamic-hz", "yes", Kind::Bool, false),
+    o(
+        "client-output-buffer-limit",
+        "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
+        Kind::Words,
+        false,
+    ),
+    o("stop-writes-on-bgsave-error", "yes", Kind::Bool, false),
+    o("rdbcompression", "yes", Kind::Bool, false),
+    o("rdbchecksum", "yes", Kind::Bool, false),
+    o("rdb-del-sync-files", "no", Kind::Bool, false),
+    o("rdb-save-incremental-fsync", "yes", Kind::Bool, false),
+    o("aof-rewrite-incremental-fsync", "yes", Kind::Bool, false),
+    o("aof-use-rdb-preamble", "yes", Kind::Bool, false),
+    o("aof-timestamp-enabled", "no", Kind::Bool, false),
+    o("no-appendfsync-on-rewrite", "no", Kind::Bool, false),
+    o("always-show-logo", "no", Kind::Bool, false),
+    o("set-proc-title", "yes", Kind::Bool, false),
+    o(
+        "proc-title-template",
+        "{title} {listen-addr} {server-mode}",
+        Kind::Str,
+        false,
+    ),
+    o("lazyfree-lazy-eviction", "no", Kind::Bool, false),
+    o("lazyfree-lazy-expire", "no", Kind::Bool, false),
+    o("lazyfree-lazy-server-del", "no", Kind::Bool, false),
+    o("lazyfree-lazy-user-del", "no", Kind::Bool, false),
+    o("lazyfree-lazy-user-flush", "no", Kind::Bool, false),
+    o("replica-lazy-flush", "no", Kind::Bool, false),
+    o("replica-serve-stale-data", "yes", Kind::Bool, false),
+    o("replica-read-only", "yes", Kind::Bool, false),
+    o("replica-priority", "100", Kind::Int, false),
+    o("repl-diskless-sync", "yes", Kind::Bool, false),
+    o("repl-diskless-sync-delay", "5", Kind::Int, false),
+    o("repl-diskless-load", "disabled", Kind::Str, false),
+    o("repl-disable-tcp-nodelay", "no", Kind::Bool, false),
+    o("repl-backlog-size", "1048576", Kind::Memory, false),
+    o("io-threads", "1", Kind::Int, false),
+    o("io-threads-do-reads", "no", Kind::Bool, false),
+    o("jemalloc-bg-thread", "yes", Kind::Bool, false),
+    o("activedefrag", "no", Kind::Bool, false),
+    o("oom-score-adj", "no", Kind::Str, false),
+    o("oom-score-adj-values", "0 200 800", Kind::Words, false),
+    o("disable-thp", "yes", Kind::Bool, false),
+    o("lfu-log-factor", "10", Kind::Int, false),
+    o("lfu-decay-time", "1", Kind::Int, false),
+    o("crash-log-enabled", "yes", Kind::Bool, false),
+    o("crash-memcheck-enabled", "yes", Kind::Bool, false),
+    o("syslog-enabled", "no", Kind::Bool, false),
+    o("syslog-ident", "redis", Kind::Str, false),
+    o("syslog-facility", "local0", Kind::Str, false),
+    o("acllog-max-len", "128", Kind::Int, false),
+    o("aclfile", "", Kind::Str, false),
+    o("enable-debug-command", "no", Kind::Str, false),
+    o("enable-protected-configs", "no", Kind::Str, false),
+    o("enable-module-command", "no", Kind::Str, false),
+    o("cluster-enabled", "no", Kind::Bool, false),
+    o("tracking-table-max-keys", "1000000", Kind::Int, false),
+    o("maxmemory-clients", "0", Kind::Memory, false),
+    o("shutdown-timeout", "10", Kind::Int, false),
+    o("shutdown-on-sigint", "default", Kind::Words, false),
+    o("shutdown-on-sigterm", "default", Kind::Words, false),
+    o("latency-tracking", "yes", Kind::Bool, false),
+    o(
+        "latency-tracking-info-percentiles",
+        "50 99 99.9",
+        Kind::Words,
+        false,
+    ),
+    o("lua-replicate-commands", "yes", Kind::Bool, false),
+    o("tls-port", "0", Kind::Int, false),
+    o("locale-collate", "", Kind::Str, false),
+];
+
+/// Aliases Redis keeps for renamed options.
+fn canonical(name: &str) -> &str {
+    match name {
+        "slaveof" => "replicaof",
+        "slave-serve-stale-data" => "replica-serve-stale-data",
+        "slave-read-only" => "replica-read-only",
+        "slave-priority" => "replica-priority",
+        "slave-lazy-flush" => "replica-lazy-flush",
+        other => other,
+    }
+}
+
+fn find(name: &str) -> Option<&'static Opt> {
+    OPTIONS.iter().find(|o| o.name == name)
+}
+
+/// Parses a memory value as Redis does (`1gb`, `100mb`, `1k`, plain bytes).
+pub fn parse_memory(s: &str) -> Option<u64> {
+    let l = s.to_ascii_lowercase();
+    let (num, mul) = [
+        ("gb", 1u64 << 30),
+        ("g", 1_000_000_000),
+        ("mb", 1 << 20),
+        ("m", 1_000_000),
+        ("kb", 1 << 10),
+        ("k", 1000),
+        ("b", 1),
+    ]
+    .iter()
+    .find_map(|(suf, m)| l.strip_suffix(suf).map(|n| (n.to_string(), *m)))
+    .unwrap_or((l.clone(), 1));
+    let n: i64 = num.parse().ok()?;
+    if n < 0 {
+        return None;
+    }
+    (n as u64).checked_mul(mul)
+}
+
+/// The whole configuration: every option's current value as text.
+#[derive(Debug, Clone)]
+pub struct Config {
+    values: BTreeMap<String, String>,
+    /// The config file it was loaded from, for CONFIG REWRITE.
+    pub file: Option<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let mut values = BTreeMap::new();
+        for opt in OPTIONS {
+            values.insert(opt.name.to_string(), opt.default.to_string());
+        }
+        if let Ok(d) = std::env::current_dir() {
+            values.insert("dir".into(), d.display().to_string());
+        }
+        Config { values, file: None }
+    }
+}
+
+impl Config {
+    /// Builds the configuration from `ebb-server [config-file] [--name value…]`.
+    pub fn from_args(args: &[String]) -> Result<Config, String> {
+        let mut cfg = Config::default();
+        let mut rest = args;
+        if let Some(first) = args.first() {
+            if !first.starts_with("--") {
+                let text = std::fs::read_to_string(first)
+                    .map_err(|e| format!("Fatal error, can't open config file '{first}': {e}"))?;
+                cfg.load_text(&text)?;
+                cfg.file = Some(first.clone());
+                rest = &args[1..];
+            }
+        }
+        let mut i = 0;
+        while i < rest.len() {
+            let Some(name) = rest[i].strip_prefix("--") else {
+                return Err(format!(
+                    "Invalid argument '{}': options start with --",
+                    rest[i]
+                ));
+            };
+            let mut words = Vec::new();
+            i += 1;
+            while i < rest.len() && !rest[i].starts_with("--") {
+                words.push(rest[i].clone());
+                i += 1;
+            }
+            cfg.set(name, &words.join(" "))?;
+        }
+        Ok(cfg)
+    }
+
+    /// Loads config-file text.
+    pub fn load_text(&mut self, text: &str) -> Result<(), String> {
+        // The first `save` line replaces the default rules; later ones add.
+        let mut save_seen = false;
+        for (n, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let words = split_config_line(line)
+                .ok_or_else(|| format!("Unbalanced quotes in configuration line {}", n + 1))?;
+            let Some((name, args)) = words.split_first() else {
+                continue;
+            };
+            let name = name.to_ascii_lowercase();
+            if name == "include"
+                || name == "rename-command"
+                || name == "user"
+                || name == "loadmodule"
+            {
+                continue;
+            }
+            let value = args.join(" ");
+            if name == "save" {
+                // Several `save` lines accumulate, as in Redis.
+                let cur = if save_seen { self.get("save").unwrap_or_default() } else { String::new() };
+                save_seen = true;
+                let v = if value.is_empty() || cur.is_empty() {
+                    value
+                } else {
+                    format!("{cur} {value}")
+                };
+                self.values.insert("save".into(), v);
+                continue;
+            }
+            self.set(&name, &value).map_err(|e| {
+                format!(
+                    "*** FATAL CONFIG FILE ERROR *** line {}: >>> '{}' {}",
+                    n + 1,
+                    line,
+                    e
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The value of an option.
+    pub fn get(&self, name: &str) -> Option<String> {
+        self.values
+            .get(canonical(&name.to_ascii_lowercase()))
+            .cloned()
+    }
+
+    /// The value of a numeric option.
+    pub fn get_i64(&self, name: &str) -> i64 {
+        self.get(name).and_then(|v| v.parse().ok()).unwrap_or(0)
+    }
+
+    /// Whether a yes/no option is yes.
+    pub fn get_bool(&self, name: &str) -> bool {
+        self.get(name).as_deref() == Some("yes")
+    }
+
+    /// Sets an option after checking its value; errors name the problem.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let lname = name.to_ascii_lowercase();
+        let cname = canonical(&lname);
+        let Some(opt) = find(cname) else {
+            return Err("Bad directive or wrong number of arguments".into());
+        };
+        let v = match opt.kind {
+            Kind::Int => {
+                let n: i64 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| "argument couldn't be parsed into an integer".to_string())?;
+                n.to_string()
+            }
+            Kind::Memory => parse_memory(value.trim())
+                .ok_or_else(|| "argument must be a memory value".to_string())?
+                .to_string(),
+            Kind::Bool => match value.trim().to_ascii_lowercase().as_str() {
+                "yes" => "yes".into(),
+                "no" => "no".into(),
+                _ => return Err("argument must be 'yes' or 'no'".into()),
+            },
+            Kind::Enum(choices) => {
+                let l = value.trim().to_ascii_lowercase();
+                if !choices.contains(&l.as_str()) {
+                    return Err("argument(s) must be one of the following: ".to_string()
+                        + &choices.join(", "));
+                }
+                l
+            }
+            Kind::Str | Kind::Words => value.to_string(),
+        };
+        if cname == "notify-keyspace-events" && crate::notify::parse_flags(&v).is_none() {
+            return Err("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.".into());
+        }
+        if !opt.effective && v != opt.default && !v.is_empty() {
+            tracing::info!(option = cname, value = %v, "option accepted but has no effect in ebb");
+        }
+        // Keep the old and new encoding-threshold names in step.
+        if let Some(other) = twin(cname) {
+            self.values.insert(other.to_string(), v.clone());
+        }
+        self.values.insert(cname.to_string(), v);
+        Ok(())
+    }
+
+    /// CONFIG GET: every (name, value) whose name matches a pattern.
+    pub fn matching(&self, pattern: &[u8]) -> Vec<(String, String)> {
+        let lower = pattern.to_ascii_lowercase();
+        let exact = std::str::from_utf8(&lower)
+            .ok()
+            .map(canonical)
+            .and_then(find);
+        if let Some(opt) = exact {
+            return vec![(
+                opt.name.to_string(),
+                self.values.get(opt.name).cloned().unwrap_or_default(),
+            )];
+        }
+        self.values
+            .iter()
+            .filter(|(k, _)| glob_match(&lower, k.as_bytes(), true))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// The file text for CONFIG REWRITE: every option that differs from its default.
+    pub fn rewrite_text(&self) -> String {
+        let mut out = String::from("# Written by ebb-server CONFIG REWRITE\n");
+        for opt in OPTIONS {
+            if let Some(v) = self.values.get(opt.name) {
+                if v != opt.default {
+                    out.push_str(&format!("{} {}\n", opt.name, quote_if_needed(v, opt.kind)));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn quote_if_needed(v: &str, kind: Kind) -> String {
+    if kind == Kind::Words || (!v.is_empty() && !v.contains(' ')) {
+        v.to_string()
+    } else {
+        format!("\"{v}\"")
+    }
+}
+
+fn twin(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "hash-max-listpack-entries" => "hash-max-ziplist-entries",
+        "hash-max-ziplist-entries" => "hash-max-listpack-entries",
+        "hash-max-listpack-value" => "hash-max-ziplist-value",
+        "hash-max-ziplist-value" => "hash-max-listpack-value",
+        "zset-max-listpack-entries" => "zset-max-ziplist-entries",
+        "zset-max-ziplist-entries" => "zset-max-listpack-entries",
+        "zset-max-listpack-value" => "zset-max-ziplist-value",
+        "zset-max-ziplist-value" => "zset-max-listpack-value",
+        "list-max-listpack-size" => "list-max-ziplist-size",
+        "list-max-ziplist-size" => "list-max-listpack-size",
+        _ => return None,
+    })
+}
+
+fn split_config_line(line: &str) -> Option<Vec<String>> {
+    let args = crate::resp::split_args(line.as_bytes())?;
+    Some(
+        args.iter()
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_and_args() {
+        let mut c = Config::default();
+        c.load_text(
+            "port 7000\nsave 900 1\nsave 300 10\nzset-max-ziplist-entries 64\nmaxmemory 1gb\n",
+        )
+        .unwrap_or_default();
+        assert_eq!(c.get("port").as_deref(), Some("7000"));
+        assert_eq!(c.get("save").as_deref(), Some("900 1 300 10"));
+        assert_eq!(c.get("zset-max-listpack-entries").as_deref(), Some("64"));
+        assert_eq!(c.get("maxmemory").as_deref(), Some("1073741824"));
+        assert!(c.set("nosuch", "1").is_err());
+        assert!(c.set("appendfsync", "sometimes").is_err());
+        assert_eq!(c.matching(b"port").len(), 1);
+        assert!(c.matching(b"*max-*-entries").len() >= 4);
+    }
+}

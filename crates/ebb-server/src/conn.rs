@@ -1,0 +1,517 @@
+//! One client connection: read what is available, parse every complete
+//! request, execute them under one store lock, write all replies at once.
+
+use bytes::{Bytes, BytesMut};
+use ebb_core::{CommandSpec, Ctx, Effects, Error, Exec, Reply, Store};
+use parking_lot::MutexGuard;
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+
+use crate::resp::{self, Limits, Parsed};
+use crate::server::{now_ms, ClientEntry, Msg, Shared};
+
+/// CLIENT REPLY mode.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ReplyMode {
+    /// Replies are sent.
+    On,
+    /// No reply is sent.
+    Off,
+    /// The next command's reply is skipped.
+    Skip,
+}
+
+/// What the connection does after a request.
+pub enum Flow {
+    /// Go on.
+    Continue,
+    /// Write what is pending and close.
+    Close,
+    /// Park on a blocking command: waiter id and deadline.
+    Block(u64, Option<Instant>),
+    /// CLIENT PAUSE is in force: run this command once it ends.
+    Paused(Vec<Bytes>),
+}
+
+/// Per-connection state.
+pub struct Session {
+    /// Client id.
+    pub id: u64,
+    /// Selected database.
+    pub db: usize,
+    /// RESP3 after HELLO 3.
+    pub resp3: bool,
+    /// Authenticated (always true when no password is set).
+    pub authenticated: bool,
+    /// Commands queued by MULTI.
+    pub multi: Option<Vec<Vec<Bytes>>>,
+    /// An error was seen while queuing.
+    pub multi_failed: bool,
+    /// Watched keys.
+    pub watched: Vec<(usize, Bytes)>,
+    /// Set when a watched key changes.
+    pub watch_dirty: Arc<AtomicBool>,
+    /// Subscribed channels.
+    pub channels: BTreeSet<Bytes>,
+    /// Subscribed patterns.
+    pub patterns: BTreeSet<Bytes>,
+    /// CLIENT REPLY mode.
+    pub reply_mode: ReplyMode,
+    /// Sender of this connection's mailbox.
+    pub tx: UnboundedSender<Msg>,
+    /// Registry entry.
+    pub entry: Arc<ClientEntry>,
+    /// Shared state.
+    pub shared: Arc<Shared>,
+}
+
+/// Serves one accepted connection until it closes.
+pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
+    let _ = stream.set_nodelay(true);
+    let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+    let addr = stream
+        .peer_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    let laddr = stream
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    let (tx, mut rx) = unbounded_channel();
+    let entry = Arc::new(ClientEntry {
+        id,
+        addr,
+        laddr,
+        name: Default::default(),
+        lib: Default::default(),
+        db: AtomicUsize::new(0),
+        created: Instant::now(),
+        last_active: parking_lot::Mutex::new(Instant::now()),
+        last_cmd: parking_lot::Mutex::new("NULL".into()),
+        subs: AtomicUsize::new(0),
+        psubs: AtomicUsize::new(0),
+        resp: AtomicUsize::new(2),
+        in_multi: AtomicBool::new(false),
+        blocked: AtomicBool::new(false),
+        no_evict: AtomicBool::new(false),
+        tx: tx.clone(),
+    });
+    let maxclients = shared.config.read().get_i64("maxclients").max(1) as usize;
+    shared.stats.connections.fetch_add(1, Ordering::Relaxed);
+    if shared.client_count() >= maxclients {
+        shared.stats.rejected.fetch_add(1, Ordering::Relaxed);
+        let _ = stream
+            .write_all(b"-ERR max number of clients reached\r\n")
+            .await;
+        return;
+    }
+    shared.register(entry.clone());
+    let authenticated = shared
+        .config
+        .read()
+        .get("requirepass")
+        .unwrap_or_default()
+        .is_empty();
+    let mut s = Session {
+        id,
+        db: 0,
+        resp3: false,
+        authenticated,
+        multi: None,
+        multi_failed: false,
+        watched: Vec::new(),
+        watch_dirty: Arc::new(AtomicBool::new(false)),
+        channels: BTreeSet::new(),
+        patterns: BTreeSet::new(),
+        reply_mode: ReplyMode::On,
+        tx,
+        entry,
+        shared: shared.clone(),
+    };
+    let _ = s.run(&mut stream, &mut rx).await;
+    s.cleanup();
+    shared.deregister(id);
+}
+
+impl Session {
+    async fn run(
+        &mut self,
+        stream: &mut TcpStream,
+        rx: &mut UnboundedReceiver<Msg>,
+    ) -> std::io::Result<()> {
+        let mut rbuf = BytesMut::with_capacity(16 * 1024);
+        let mut out = BytesMut::with_capacity(16 * 1024);
+        let (limits, qlimit, idle_timeout) = {
+            let c = self.shared.config.read();
+            let lim = Limits {
+                max_bulk_len: c.get_i64("proto-max-bulk-len").max(1) as u64,
+                ..Limits::default()
+            };
+            (
+                lim,
+                c.get_i64("client-query-buffer-limit").max(1024) as usize,
+                c.get_i64("timeout").max(0) as u64,
+            )
+        };
+        loop {
+            // Run whatever complete requests are buffered.
+            let flow = self.process(&mut rbuf, &mut out, &limits);
+            // Acknowledged writes reach the AOF before their replies leave.
+            self.shared.flush_aof();
+            if !out.is_empty() {
+                self.shared
+                    .stats
+                    .net_out
+                    .fetch_add(out.len() as u64, Ordering::Relaxed);
+                stream.write_all(&out).await?;
+                out.clear();
+            }
+            match flow {
+                Flow::Close => return Ok(()),
+                Flow::Block(waiter, deadline) => {
+                    self.entry.blocked.store(true, Ordering::Relaxed);
+                    let r = self
+                        .wait_unblocked(rx, waiter, deadline, stream, &mut out)
+                        .await;
+                    self.entry.blocked.store(false, Ordering::Relaxed);
+                    if !r? {
+                        return Ok(());
+                    }
+                    continue;
+                }
+                Flow::Paused(argv) => {
+                    loop {
+                        let until = self.shared.paused_until.load(Ordering::Relaxed);
+                        let now = now_ms();
+                        if until <= now {
+                            break;
+                        }
+                        tokio::time::sleep(Duration::from_millis((until - now).min(50))).await;
+                    }
+                    let shared = self.shared.clone();
+                    let flow = {
+                        let mut guard = None;
+                        self.dispatch(&shared, &mut guard, argv, &mut out)
+                    };
+                    self.shared.flush_aof();
+                    if let Flow::Close = flow {
+                        stream.write_all(&out).await?;
+                        return Ok(());
+                    }
+                    if let Flow::Block(waiter, deadline) = flow {
+                        stream.write_all(&out).await?;
+                        out.clear();
+                        if !self
+                            .wait_unblocked(rx, waiter, deadline, stream, &mut out)
+                            .await?
+                        {
+                            return Ok(());
+                        }
+                    }
+                    continue;
+                }
+                Flow::Continue => {}
+            }
+            if rbuf.len() > qlimit {
+                tracing::warn!(
+                    client = self.id,
+                    "closing client that exceeded client-query-buffer-limit"
+                );
+                return Ok(());
+            }
+            let idle = async {
+                if idle_timeout > 0 && self.channels.is_empty() && self.patterns.is_empty() {
+                    tokio::time::sleep(Duration::from_secs(idle_timeout)).await
+                } else {
+                    std::future::pending::<()>().await
+                }
+            };
+            tokio::select! {
+                n = stream.read_buf(&mut rbuf) => {
+                    let n = n?;
+                    if n == 0 {
+                        return Ok(());
+                    }
+                    self.shared.stats.net_in.fetch_add(n as u64, Ordering::Relaxed);
+                }
+                m = rx.recv() => {
+                    match m {
+                        Some(Msg::Push(items)) => resp::encode_push(&items, self.resp3, &mut out),
+                        Some(Msg::Kill) | None => return Ok(()),
+                        Some(Msg::Unblocked(r)) => self.reply(&r, &mut out),
+                    }
+                    while let Ok(m) = rx.try_recv() {
+                        match m {
+                            Msg::Push(items) => resp::encode_push(&items, self.resp3, &mut out),
+                            Msg::Kill => return Ok(()),
+                            Msg::Unblocked(r) => self.reply(&r, &mut out),
+                        }
+                    }
+                }
+                _ = idle => return Ok(()),
+            }
+        }
+    }
+
+    /// Waits for a parked command to be served, time out, or the client to
+    /// go away. Returns false when the connection must close.
+    async fn wait_unblocked(
+        &mut self,
+        rx: &mut UnboundedReceiver<Msg>,
+        waiter: u64,
+        deadline: Option<Instant>,
+        stream: &mut TcpStream,
+        out: &mut BytesMut,
+    ) -> std::io::Result<bool> {
+        let sleep = async {
+            match deadline {
+                Some(d) => tokio::time::sleep_until(d.into()).await,
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::pin!(sleep);
+        let mut probe = [0u8; 1];
+        let mut watch_peer = true;
+        loop {
+            tokio::select! {
+                m = rx.recv() => match m {
+                    Some(Msg::Unblocked(r)) => {
+                        self.reply(&r, out);
+                        break;
+                    }
+                    Some(Msg::Push(items)) => resp::encode_push(&items, self.resp3, out),
+                    Some(Msg::Kill) | None => {
+                        self.shared.unblock(waiter);
+                        return Ok(false);
+                    }
+                },
+                _ = &mut sleep => {
+                    if self.shared.unblock(waiter) {
+                        self.reply(&Reply::NilArray, out);
+                        break;
+                    }
+                    // Served just now: the reply is in the mailbox.
+                }
+                r = stream.peek(&mut probe), if watch_peer => {
+                    match r {
+                        Ok(0) | Err(_) => {
+                            self.shared.unblock(waiter);
+                            return Ok(false);
+                        }
+                        // More requests arrived: they wait in the socket until this one ends.
+                        Ok(_) => watch_peer = false,
+                    }
+                }
+            }
+        }
+        if !out.is_empty() {
+            stream.write_all(out).await?;
+            out.clear();
+        }
+        Ok(true)
+    }
+
+    /// Parses and runs every complete request in `rbuf`, holding the store
+    /// lock once for the whole batch.
+    fn process(&mut self, rbuf: &mut BytesMut, out: &mut BytesMut, limits: &Limits) -> Flow {
+        let shared = self.shared.clone();
+        let mut guard: Option<MutexGuard<'_, Store>> = None;
+        loop {
+            let argv = match resp::parse(rbuf, limits) {
+                Ok(Parsed::Incomplete) => return Flow::Continue,
+                Ok(Parsed::Command(argv)) => argv,
+                Err(e) => {
+                    resp::encode(&Reply::Error(e.0.into()), self.resp3, out);
+                    return Flow::Close;
+                }
+            };
+            if argv.is_empty() {
+                continue;
+            }
+            match self.dispatch(&shared, &mut guard, argv, out) {
+                Flow::Continue => {}
+                other => return other,
+            }
+        }
+    }
+
+    /// Appends a reply, honouring CLIENT REPLY.
+    pub fn reply(&mut self, r: &Reply, out: &mut BytesMut) {
+        match self.reply_mode {
+            ReplyMode::On => resp::encode(r, self.resp3, out),
+            ReplyMode::Off => {}
+            ReplyMode::Skip => self.reply_mode = ReplyMode::On,
+        }
+    }
+
+    fn dispatch<'a>(
+        &mut self,
+        shared: &'a Arc<Shared>,
+        guard: &mut Option<MutexGuard<'a, Store>>,
+        argv: Vec<Bytes>,
+        out: &mut BytesMut,
+    ) -> Flow {
+        shared.stats.commands.fetch_add(1, Ordering::Relaxed);
+        let spec = match ebb_core::lookup(&argv[0]) {
+            Some(s) => s,
+            None => {
+                if self.multi.is_some() {
+                    self.multi_failed = true;
+                }
+                self.reply(&ebb_core::error::unknown_command(&argv).into(), out);
+                return Flow::Continue;
+            }
+        };
+        {
+            *self.entry.last_active.lock() = Instant::now();
+            let mut lc = self.entry.last_cmd.lock();
+            lc.clear();
+            lc.push_str(spec.name);
+        }
+        if !spec.arity_ok(argv.len()) {
+            if self.multi.is_some() {
+                self.multi_failed = true;
+            }
+            self.reply(&Error::WrongArity(spec.name.to_string()).into(), out);
+            return Flow::Continue;
+        }
+        if !self.authenticated && !spec.has_flag("no_auth") {
+            if self.multi.is_some() {
+                self.multi_failed = true;
+            }
+            self.reply(&Reply::Error("NOAUTH Authentication required.".into()), out);
+            return Flow::Continue;
+        }
+        if !self.resp3 && (!self.channels.is_empty() || !self.patterns.is_empty()) {
+            let ok = matches!(
+                spec.name,
+                "subscribe"
+                    | "psubscribe"
+                    | "unsubscribe"
+                    | "punsubscribe"
+                    | "ping"
+                    | "quit"
+                    | "reset"
+            );
+            if !ok {
+                let e = format!(
+                    "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
+                    spec.name
+                );
+                self.reply(&Reply::Error(e.into()), out);
+                return Flow::Continue;
+            }
+        }
+        if self.multi.is_some()
+            && !matches!(
+                spec.name,
+                "exec" | "discard" | "multi" | "watch" | "quit" | "reset"
+            )
+        {
+            if spec.has_flag("no_multi") {
+                self.multi_failed = true;
+                self.reply(
+                    &Reply::Error("ERR Command not allowed inside a transaction".into()),
+                    out,
+                );
+                return Flow::Continue;
+            }
+            if let Some(q) = self.multi.as_mut() {
+                q.push(argv);
+            }
+            self.reply(&Reply::Simple("QUEUED".into()), out);
+            return Flow::Continue;
+        }
+        let paused = shared.paused_until.load(Ordering::Relaxed);
+        if paused > 0
+            && paused > now_ms()
+            && (spec.is_write() || !shared.pause_writes_only.load(Ordering::Relaxed))
+        {
+            if !matches!(
+                spec.name,
+                "client" | "ping" | "quit" | "reset" | "hello" | "auth" | "info" | "config"
+            ) {
+                return Flow::Paused(argv);
+            }
+        }
+        match spec.exec {
+            Exec::Core(_) => {
+                let store = guard.get_or_insert_with(|| shared.store.lock());
+                match self.run_core(store, spec, &argv, true) {
+                    Ok(r) => {
+                        self.reply(&r, out);
+                        Flow::Continue
+                    }
+                    Err(Error::WouldBlock { keys, timeout_ms }) => {
+                        let id = shared.block(
+                            self.id,
+                            self.db,
+                            argv.clone(),
+                            self.resp3,
+                            keys,
+                            self.tx.clone(),
+                        );
+                        // Let other clients run while this one waits.
+                        *guard = None;
+                        let deadline = (timeout_ms > 0)
+                            .then(|| Instant::now() + Duration::from_millis(timeout_ms));
+                        Flow::Block(id, deadline)
+                    }
+                    Err(e) => {
+                        self.reply(&e.into(), out);
+                        Flow::Continue
+                    }
+                }
+            }
+            Exec::Server => crate::commands::run(self, shared, guard, spec, argv, out),
+        }
+    }
+
+    /// Runs a core command against the store and handles its effects.
+    pub fn run_core(
+        &mut self,
+        store: &mut Store,
+        spec: &CommandSpec,
+        argv: &[Bytes],
+        may_block: bool,
+    ) -> Result<Reply, Error> {
+        let mut fx = Effects::default();
+        let r = {
+            let mut ctx = Ctx::new(store, self.db, now_ms(), &mut fx);
+            ctx.resp3 = self.resp3;
+            ctx.may_block = may_block;
+            ebb_core::execute_result(&mut ctx, spec, argv)
+        };
+        if !matches!(r, Err(Error::WouldBlock { .. })) {
+            self.shared.log_command(self.db, spec, argv, &mut fx);
+        } else {
+            self.shared.log_propagated(&mut fx);
+        }
+        self.shared.apply_effects(store, &mut fx);
+        r
+    }
+
+    /// Forgets every WATCH.
+    pub fn unwatch_all(&mut self) {
+        if !self.watched.is_empty() {
+            let keys = std::mem::take(&mut self.watched);
+            self.shared.unwatch(self.id, &keys);
+        }
+        self.watch_dirty.store(false, Ordering::Relaxed);
+    }
+
+    fn cleanup(&mut self) {
+        self.unwatch_all();
+        for c in std::mem::take(&mut self.channels) {
+            self.shared.unsubscribe(self.id, &c, false);
+        }
+        for p in std::mem::take(&mut self.patterns) {
+            self.shared.unsubscribe(self.id, &p, true);
+        }
+    }
+}

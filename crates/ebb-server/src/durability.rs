@@ -1,0 +1,357 @@
+//! Durability wiring: logging executed commands to the AOF, flushing per
+//! batch, SAVE/BGSAVE/BGREWRITEAOF, save rules, and loading at start.
+
+use bytes::Bytes;
+use ebb_core::{CommandSpec, Effects, Store};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::persist::aof::{Aof, Fsync};
+use crate::persist::{self, snapshot};
+use crate::server::{now_ms, Shared};
+
+impl Shared {
+    /// Logs what a command changed, in execution order: expiry deletions it
+    /// caused first, then the command itself (or its rewritten form).
+    pub fn log_command(&self, db: usize, spec: &CommandSpec, argv: &[Bytes], fx: &mut Effects) {
+        let mut aof = self.aof.lock();
+        let Some(aof) = aof.as_mut() else {
+            fx.propagate.clear();
+            return;
+        };
+        for (d, cmd) in fx.propagate.drain(..) {
+            aof.log(d, &cmd);
+        }
+        if !spec.is_write() {
+            return;
+        }
+        match fx.rewrite.take() {
+            Some(cmds) => {
+                for c in cmds {
+                    aof.log(db, &c);
+                }
+            }
+            None if fx.dirty > 0 => aof.log(db, argv),
+            None => {}
+        }
+    }
+
+    /// Logs commands with no originating client command (sweeper deletions).
+    pub fn log_propagated(&self, fx: &mut Effects) {
+        if fx.propagate.is_empty() {
+            return;
+        }
+        let mut aof = self.aof.lock();
+        match aof.as_mut() {
+            Some(aof) => {
+                for (d, cmd) in fx.propagate.drain(..) {
+                    aof.log(d, &cmd);
+                }
+            }
+            None => fx.propagate.clear(),
+        }
+    }
+
+    /// Logs a raw command (MULTI/EXEC framing).
+    pub fn log_raw(&self, db: usize, argv: &[Bytes]) {
+        if let Some(aof) = self.aof.lock().as_mut() {
+            aof.log(db, argv);
+        }
+    }
+
+    /// Writes (and with `always`, fsyncs) what the batch logged. Called
+    /// before replies are sent, so an acknowledged write is on disk.
+    pub fn flush_aof(&self) {
+        let mut aof = self.aof.lock();
+        if let Some(a) = aof.as_mut() {
+            if a.has_pending() {
+                if let Err(e) = a.flush() {
+                    tracing::error!(error = %e, "error writing the append only file");
+                    self.aof_write_ok.store(false, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    fn data_dir(&self) -> PathBuf {
+        PathBuf::from(self.config.read().get("dir").unwrap_or_else(|| ".".into()))
+    }
+
+    /// Path of the snapshot file.
+    pub fn snapshot_path(&self) -> PathBuf {
+        self.data_dir().join(
+            self.config
+                .read()
+                .get("dbfilename")
+                .unwrap_or_else(|| "dump.ebb".into()),
+        )
+    }
+
+    /// Path of the append-only file.
+    pub fn aof_path(&self) -> PathBuf {
+        self.data_dir().join(
+            self.config
+                .read()
+                .get("appendfilename")
+                .unwrap_or_else(|| "appendonly.aof".into()),
+        )
+    }
+
+    /// SAVE: writes a snapshot now, with the store locked.
+    pub fn save_now(&self, store: &Store) -> Result<(), String> {
+        let data = snapshot::encode(store, now_ms());
+        snapshot::write_file(&self.snapshot_path(), &data).map_err(|e| e.to_string())?;
+        self.saved();
+        Ok(())
+    }
+
+    fn saved(&self) {
+        self.last_save.store(now_ms() / 1000, Ordering::Relaxed);
+        self.dirty_at_save
+            .store(self.stats.dirty.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.last_bgsave_ok.store(true, Ordering::Relaxed);
+    }
+
+    /// BGSAVE: copies the store (brief lock) and writes it from a thread.
+    pub fn bgsave(self: &Arc<Self>, store: &Store) -> bool {
+        if self.bgsave_running.swap(true, Ordering::SeqCst) {
+            return false;
+        }
+        let copy = store.clone();
+        let me = self.clone();
+        std::thread::spawn(move || {
+            let data = snapshot::encode(&copy, now_ms());
+            drop(copy);
+            match snapshot::write_file(&me.snapshot_path(), &data) {
+                Ok(()) => {
+                    me.saved();
+                    tracing::info!("Background saving terminated with success");
+                }
+                Err(e) => {
+                    me.last_bgsave_ok.store(false, Ordering::Relaxed);
+                    tracing::error!(error = %e, "Background saving error");
+                }
+            }
+            me.bgsave_running.store(false, Ordering::SeqCst);
+        });
+        true
+    }
+
+    /// BGREWRITEAOF: writes a compact AOF from a copy of the store in a
+    /// thread; commands logged meanwhile are appended before the switch.
+    pub fn bgrewrite(self: &Arc<Self>, store: &Store) -> Result<(), &'static str> {
+        if self.rewrite_running.swap(true, Ordering::SeqCst) {
+            return Err("ERR Background append only file rewriting already in progress");
+        }
+        {
+            let mut aof = self.aof.lock();
+            match aof.as_mut() {
+                Some(a) => {
+                    if let Err(e) = a.flush() {
+                        tracing::error!(error = %e, "flush before rewrite failed");
+                    }
+                    a.begin_rewrite();
+                }
+                None => {
+                    self.rewrite_running.store(false, Ordering::SeqCst);
+                    return Err("ERR append only file is not enabled");
+                }
+            }
+        }
+        let copy = store.clone();
+        let me = self.clone();
+        std::thread::spawn(move || {
+            let mut data = Vec::new();
+            persist::dump_store(&copy, now_ms(), &mut data);
+            drop(copy);
+            let tmp = me
+                .aof_path()
+                .with_extension(format!("rewrite-{}", std::process::id()));
+            let written =
+                std::fs::write(&tmp, &data).and_then(|_| std::fs::File::open(&tmp)?.sync_all());
+            // Switch over with the store locked, so nothing is logged in between.
+            let _store = me.store.lock();
+            let mut aof = me.aof.lock();
+            let result = match (written, aof.as_mut()) {
+                (Ok(()), Some(a)) => a.finish_rewrite(&tmp),
+                (Err(e), Some(a)) => {
+                    a.abort_rewrite();
+                    Err(e)
+                }
+                (_, None) => Ok(()),
+            };
+            match result {
+                Ok(()) => tracing::info!("Background AOF rewrite finished successfully"),
+                Err(e) => {
+                    let _ = std::fs::remove_file(&tmp);
+                    tracing::error!(error = %e, "Background AOF rewrite failed");
+                }
+            }
+            me.rewrite_running.store(false, Ordering::SeqCst);
+        });
+        Ok(())
+    }
+
+    /// Turns the AOF on at run time (CONFIG SET appendonly yes): opens a new
+    /// file and rewrites the current data into it.
+    pub fn enable_aof(self: &Arc<Self>, store: &Store) -> Result<(), String> {
+        let path = self.aof_path();
+        let _ = std::fs::remove_file(&path);
+        let fsync = Fsync::parse(&self.config.read().get("appendfsync").unwrap_or_default());
+        *self.aof.lock() = Some(Aof::open(path, fsync).map_err(|e| e.to_string())?);
+        self.bgrewrite(store).map_err(|e| e.to_string())
+    }
+
+    /// Everything to do before exiting: flush and fsync the AOF, and write a
+    /// snapshot if save rules are configured (unless `nosave`).
+    pub fn persist_on_shutdown(&self, store: &Store, nosave: bool) {
+        if let Some(a) = self.aof.lock().as_mut() {
+            let _ = a.flush();
+            let _ = a.sync();
+        }
+        let rules = self.config.read().get("save").unwrap_or_default();
+        if !nosave && !rules.trim().is_empty() {
+            match self.save_now(store) {
+                Ok(()) => tracing::info!("DB saved on disk"),
+                Err(e) => tracing::error!(error = %e, "error saving on shutdown"),
+            }
+        }
+    }
+}
+
+/// Loads the AOF (when enabled) or the snapshot at start. Errors are fatal
+/// and name the file and offset; a torn AOF tail is cut when allowed.
+pub fn load_at_start(shared: &Arc<Shared>) -> Result<(), String> {
+    let (aof_on, truncate_ok, fsync) = {
+        let c = shared.config.read();
+        (
+            c.get_bool("appendonly"),
+            c.get_bool("aof-load-truncated"),
+            Fsync::parse(&c.get("appendfsync").unwrap_or_default()),
+        )
+    };
+    let mut store = shared.store.lock();
+    let now = now_ms();
+    if aof_on {
+        let path = shared.aof_path();
+        if let Ok(data) = std::fs::read(&path) {
+            let started = std::time::Instant::now();
+            let r = persist::replay(&mut store, &data, now).map_err(
+                |persist::LoadError::Corrupt(off, why)| {
+                    format!(
+                        "Bad file format reading the append only file {} at offset {off}: {why}",
+                        path.display()
+                    )
+                },
+            )?;
+            if r.truncated {
+                if !truncate_ok {
+                    return Err(format!(
+                        "Unexpected end of file reading the append only file {} at offset {}; set aof-load-truncated yes to cut it",
+                        path.display(),
+                        r.valid_len
+                    ));
+                }
+                tracing::warn!(file = %path.display(), offset = r.valid_len, dropped = data.len() - r.valid_len, "!!! Warning: short read while loading the AOF file; truncating the torn tail");
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(|e| e.to_string())?;
+                f.set_len(r.valid_len as u64).map_err(|e| e.to_string())?;
+                f.sync_all().map_err(|e| e.to_string())?;
+            }
+            tracing::info!(
+                commands = r.commands,
+                ms = started.elapsed().as_millis() as u64,
+                "DB loaded from append only file"
+            );
+        }
+        *shared.aof.lock() = Some(Aof::open(path, fsync).map_err(|e| e.to_string())?);
+    } else {
+        let path = shared.snapshot_path();
+        if let Ok(data) = std::fs::read(&path) {
+            let body = snapshot::decode(&data)
+                .map_err(|e| format!("Can't load snapshot {}: {e}", path.display()))?;
+            let r = persist::replay(&mut store, body, now).map_err(
+                |persist::LoadError::Corrupt(off, why)| {
+                    format!("Bad snapshot {} at offset {off}: {why}", path.display())
+                },
+            )?;
+            tracing::info!(commands = r.commands, "DB loaded from snapshot");
+        }
+    }
+    // Members and keys that expired while the server was down go now,
+    // before the first client is served.
+    let mut fx = Effects::default();
+    while store.sweep(now, usize::MAX, &mut fx) > 0 {}
+    shared.log_propagated(&mut fx);
+    shared.flush_aof();
+    Ok(())
+}
+
+/// Background duties: fsync every second, save rules, automatic rewrites.
+pub async fn run_background(shared: Arc<Shared>) {
+    let mut last_rule_check = std::time::Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        {
+            let mut aof = shared.aof.lock();
+            if let Some(a) = aof.as_mut() {
+                if a.fsync == Fsync::EverySec {
+                    if let Err(e) = a.sync() {
+                        tracing::error!(error = %e, "fsync of the append only file failed");
+                    }
+                }
+            }
+        }
+        if last_rule_check.elapsed() < Duration::from_secs(1) {
+            continue;
+        }
+        last_rule_check = std::time::Instant::now();
+        let (rules, pct, min) = {
+            let c = shared.config.read();
+            (
+                c.get("save").unwrap_or_default(),
+                c.get_i64("auto-aof-rewrite-percentage"),
+                c.get_i64("auto-aof-rewrite-min-size"),
+            )
+        };
+        let changes = shared.stats.dirty.load(Ordering::Relaxed)
+            - shared
+                .dirty_at_save
+                .load(Ordering::Relaxed)
+                .min(shared.stats.dirty.load(Ordering::Relaxed));
+        let since = (now_ms() / 1000).saturating_sub(shared.last_save.load(Ordering::Relaxed));
+        let nums: Vec<u64> = rules
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let due = nums
+            .chunks(2)
+            .any(|c| c.len() == 2 && since >= c[0] && changes >= c[1] && changes > 0);
+        if due && !shared.bgsave_running.load(Ordering::Relaxed) {
+            tracing::info!(
+                changes,
+                seconds = since,
+                "save rule met, background saving started"
+            );
+            let store = shared.store.lock();
+            shared.bgsave(&store);
+        }
+        let grow = {
+            let aof = shared.aof.lock();
+            aof.as_ref().is_some_and(|a| {
+                pct > 0
+                    && a.size as i64 >= min
+                    && a.size > a.base_size.max(1) * (100 + pct as u64) / 100
+            })
+        };
+        if grow && !shared.rewrite_running.load(Ordering::Relaxed) {
+            tracing::info!("Starting automatic rewriting of AOF");
+            let store = shared.store.lock();
+            let _ = shared.bgrewrite(&store);
+        }
+    }
+}

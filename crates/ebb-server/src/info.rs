@@ -1,0 +1,286 @@
+//! INFO sections, with Redis's field names.
+
+use bytes::Bytes;
+use ebb_core::Store;
+use std::fmt::Write;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use crate::server::{now_ms, Shared};
+
+/// The Redis version ebb reports for client compatibility.
+pub const REDIS_VERSION: &str = "7.0.15";
+
+const SECTIONS: &[&str] = &[
+    "server",
+    "clients",
+    "memory",
+    "persistence",
+    "stats",
+    "replication",
+    "cpu",
+    "modules",
+    "errorstats",
+    "cluster",
+    "keyspace",
+];
+const DEFAULT: &[&str] = &[
+    "server",
+    "clients",
+    "memory",
+    "persistence",
+    "stats",
+    "replication",
+    "cpu",
+    "modules",
+    "errorstats",
+    "cluster",
+    "keyspace",
+];
+
+/// Resident set size in bytes (Linux), 0 elsewhere.
+pub fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| {
+            s.split_whitespace()
+                .nth(1)
+                .and_then(|p| p.parse::<u64>().ok())
+        })
+        .map(|pages| pages * 4096)
+        .unwrap_or(0)
+}
+
+/// Builds the INFO text for the requested sections.
+pub fn info(shared: &Arc<Shared>, store: &Store, args: &[Bytes]) -> String {
+    let mut want: Vec<String> = args
+        .iter()
+        .map(|a| String::from_utf8_lossy(a).to_ascii_lowercase())
+        .collect();
+    if want.is_empty() || want.iter().any(|w| w == "default") {
+        want.extend(DEFAULT.iter().map(|s| s.to_string()));
+    }
+    if want.iter().any(|w| w == "all" || w == "everything") {
+        want.extend(SECTIONS.iter().map(|s| s.to_string()));
+    }
+    let mut out = String::new();
+    for sec in SECTIONS {
+        if !want.iter().any(|w| w == sec) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str("\r\n");
+        }
+        section(&mut out, sec, shared, store);
+    }
+    out
+}
+
+fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
+    let st = &shared.stats;
+    let cfg = shared.config.read();
+    let l = |out: &mut String, k: &str, v: &dyn std::fmt::Display| {
+        let _ = write!(out, "{k}:{v}\r\n");
+    };
+    match sec {
+        "server" => {
+            out.push_str("# Server\r\n");
+            l(out, "redis_version", &REDIS_VERSION);
+            l(out, "ebb_version", &env!("CARGO_PKG_VERSION"));
+            l(out, "redis_mode", &"standalone");
+            l(out, "os", &std::env::consts::OS);
+            l(out, "arch_bits", &64);
+            l(out, "process_id", &std::process::id());
+            l(out, "tcp_port", &shared.port.load(Ordering::Relaxed));
+            l(out, "server_time_usec", &(now_ms() * 1000));
+            l(
+                out,
+                "uptime_in_seconds",
+                &shared.started.elapsed().as_secs(),
+            );
+            l(
+                out,
+                "uptime_in_days",
+                &(shared.started.elapsed().as_secs() / 86400),
+            );
+            l(out, "hz", &cfg.get_i64("hz"));
+            l(
+                out,
+                "executable",
+                &std::env::current_exe()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+            );
+            l(out, "config_file", &cfg.file.clone().unwrap_or_default());
+        }
+        "clients" => {
+            out.push_str("# Clients\r\n");
+            l(out, "connected_clients", &shared.client_count());
+            l(out, "maxclients", &cfg.get_i64("maxclients"));
+            l(out, "blocked_clients", &shared.blocked_count());
+            l(
+                out,
+                "pubsub_clients",
+                &shared
+                    .clients
+                    .lock()
+                    .values()
+                    .filter(|c| {
+                        c.subs.load(Ordering::Relaxed) + c.psubs.load(Ordering::Relaxed) > 0
+                    })
+                    .count(),
+            );
+        }
+        "memory" => {
+            out.push_str("# Memory\r\n");
+            let rss = rss_bytes();
+            l(out, "used_memory", &rss);
+            l(out, "used_memory_human", &human(rss));
+            l(out, "used_memory_rss", &rss);
+            l(out, "maxmemory", &cfg.get_i64("maxmemory"));
+            l(
+                out,
+                "maxmemory_policy",
+                &cfg.get("maxmemory-policy").unwrap_or_default(),
+            );
+            l(out, "mem_allocator", &"libc");
+        }
+        "persistence" => {
+            out.push_str("# Persistence\r\n");
+            let dirty = st.dirty.load(Ordering::Relaxed);
+            let saved = shared.dirty_at_save.load(Ordering::Relaxed);
+            l(out, "loading", &0);
+            l(out, "async_loading", &0);
+            l(
+                out,
+                "rdb_changes_since_last_save",
+                &dirty.saturating_sub(saved),
+            );
+            l(
+                out,
+                "rdb_bgsave_in_progress",
+                &(shared.bgsave_running.load(Ordering::Relaxed) as u8),
+            );
+            l(
+                out,
+                "rdb_last_save_time",
+                &shared.last_save.load(Ordering::Relaxed),
+            );
+            let ok = |b: bool| if b { "ok" } else { "err" };
+            l(
+                out,
+                "rdb_last_bgsave_status",
+                &ok(shared.last_bgsave_ok.load(Ordering::Relaxed)),
+            );
+            let aof = shared.aof.lock();
+            l(out, "aof_enabled", &(aof.is_some() as u8));
+            l(
+                out,
+                "aof_rewrite_in_progress",
+                &(shared.rewrite_running.load(Ordering::Relaxed) as u8),
+            );
+            l(out, "aof_rewrite_scheduled", &0);
+            l(
+                out,
+                "aof_last_write_status",
+                &ok(shared.aof_write_ok.load(Ordering::Relaxed)),
+            );
+            if let Some(a) = aof.as_ref() {
+                l(out, "aof_current_size", &a.size);
+                l(out, "aof_base_size", &a.base_size);
+            }
+        }
+        "stats" => {
+            out.push_str("# Stats\r\n");
+            l(
+                out,
+                "total_connections_received",
+                &st.connections.load(Ordering::Relaxed),
+            );
+            l(
+                out,
+                "total_commands_processed",
+                &st.commands.load(Ordering::Relaxed),
+            );
+            l(
+                out,
+                "total_net_input_bytes",
+                &st.net_in.load(Ordering::Relaxed),
+            );
+            l(
+                out,
+                "total_net_output_bytes",
+                &st.net_out.load(Ordering::Relaxed),
+            );
+            l(
+                out,
+                "rejected_connections",
+                &st.rejected.load(Ordering::Relaxed),
+            );
+            l(
+                out,
+                "expired_keys",
+                &st.expired_keys.load(Ordering::Relaxed),
+            );
+            l(
+                out,
+                "expired_members",
+                &st.expired_members.load(Ordering::Relaxed),
+            );
+            l(out, "evicted_keys", &0);
+            l(
+                out,
+                "keyspace_hits",
+                &st.keyspace_hits.load(Ordering::Relaxed),
+            );
+            l(
+                out,
+                "keyspace_misses",
+                &st.keyspace_misses.load(Ordering::Relaxed),
+            );
+            l(out, "pubsub_channels", &shared.pubsub_channels(None).len());
+            l(out, "pubsub_patterns", &shared.pubsub_numpat());
+        }
+        "replication" => {
+            out.push_str("# Replication\r\n");
+            l(out, "role", &"master");
+            l(out, "connected_slaves", &0);
+        }
+        "cpu" => {
+            out.push_str("# CPU\r\n");
+        }
+        "modules" => out.push_str("# Modules\r\n"),
+        "errorstats" => out.push_str("# Errorstats\r\n"),
+        "cluster" => {
+            out.push_str("# Cluster\r\n");
+            l(out, "cluster_enabled", &0);
+        }
+        "keyspace" => {
+            out.push_str("# Keyspace\r\n");
+            for (i, db) in store.dbs.iter().enumerate() {
+                let s = db.stats();
+                if s.keys > 0 {
+                    let _ = write!(
+                        out,
+                        "db{i}:keys={},expires={},avg_ttl=0,member_expiry_keys={}\r\n",
+                        s.keys, s.expires, s.member_expiry_keys
+                    );
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn human(b: u64) -> String {
+    let f = b as f64;
+    if f >= 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.2}G", f / 1024.0 / 1024.0 / 1024.0)
+    } else if f >= 1024.0 * 1024.0 {
+        format!("{:.2}M", f / 1024.0 / 1024.0)
+    } else if f >= 1024.0 {
+        format!("{:.2}K", f / 1024.0)
+    } else {
+        format!("{b}B")
+    }
+}

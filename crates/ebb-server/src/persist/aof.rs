@@ -1,0 +1,151 @@
+//! The append-only file: commands are encoded as they execute (under the
+//! store lock, so in execution order), written at the end of each batch,
+//! and fsynced per `appendfsync`. Rewrites run in a background thread from
+//! a copy of the store while new commands also go to a rewrite buffer.
+
+use bytes::Bytes;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::encode_command;
+
+/// `appendfsync`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fsync {
+    /// fsync after every batch, before replies are sent.
+    Always,
+    /// fsync once a second from a background task.
+    EverySec,
+    /// leave it to the OS.
+    No,
+}
+
+impl Fsync {
+    /// From the config value.
+    pub fn parse(s: &str) -> Fsync {
+        match s {
+            "always" => Fsync::Always,
+            "no" => Fsync::No,
+            _ => Fsync::EverySec,
+        }
+    }
+}
+
+/// State of the append-only file.
+pub struct Aof {
+    /// Path of the file.
+    pub path: PathBuf,
+    file: File,
+    /// Encoded commands not yet written.
+    pending: Vec<u8>,
+    db: usize,
+    /// fsync policy.
+    pub fsync: Fsync,
+    /// Data written but not yet fsynced.
+    pub unsynced: bool,
+    /// Commands logged while a rewrite runs, and the database they left selected.
+    rewrite_buf: Option<(Vec<u8>, usize)>,
+    /// Current file size.
+    pub size: u64,
+    /// Size after the last rewrite (for auto-aof-rewrite-percentage).
+    pub base_size: u64,
+}
+
+impl Aof {
+    /// Opens (creating) the file for appending.
+    pub fn open(path: PathBuf, fsync: Fsync) -> std::io::Result<Aof> {
+        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        let size = file.metadata()?.len();
+        Ok(Aof {
+            path,
+            file,
+            pending: Vec::new(),
+            db: usize::MAX,
+            fsync,
+            unsynced: false,
+            rewrite_buf: None,
+            size,
+            base_size: size,
+        })
+    }
+
+    /// Logs one command executed in database `db`.
+    pub fn log(&mut self, db: usize, argv: &[Bytes]) {
+        if db != self.db {
+            encode_command(
+                &[Bytes::from_static(b"SELECT"), Bytes::from(db.to_string())],
+                &mut self.pending,
+            );
+            self.db = db;
+        }
+        encode_command(argv, &mut self.pending);
+        if let Some((buf, bdb)) = self.rewrite_buf.as_mut() {
+            if *bdb != db {
+                encode_command(
+                    &[Bytes::from_static(b"SELECT"), Bytes::from(db.to_string())],
+                    buf,
+                );
+                *bdb = db;
+            }
+            encode_command(argv, buf);
+        }
+    }
+
+    /// Whether anything waits to be written.
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// Writes pending commands; fsyncs when the policy is `always`.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        self.file.write_all(&self.pending)?;
+        self.size += self.pending.len() as u64;
+        self.pending.clear();
+        if self.fsync == Fsync::Always {
+            self.file.sync_data()?;
+        } else {
+            self.unsynced = true;
+        }
+        Ok(())
+    }
+
+    /// fsyncs if anything was written since the last one (everysec).
+    pub fn sync(&mut self) -> std::io::Result<()> {
+        if self.unsynced {
+            self.unsynced = false;
+            self.file.sync_data()?;
+        }
+        Ok(())
+    }
+
+    /// Starts buffering commands for a rewrite in progress.
+    pub fn begin_rewrite(&mut self) {
+        self.rewrite_buf = Some((Vec::new(), usize::MAX));
+    }
+
+    /// Abandons a rewrite.
+    pub fn abort_rewrite(&mut self) {
+        self.rewrite_buf = None;
+    }
+
+    /// Completes a rewrite: appends what was logged meanwhile to the new
+    /// file `tmp`, fsyncs it, and renames it over the live file.
+    pub fn finish_rewrite(&mut self, tmp: &PathBuf) -> std::io::Result<()> {
+        self.flush()?;
+        let (buf, _) = self.rewrite_buf.take().unwrap_or_default();
+        let mut f = OpenOptions::new().append(true).open(tmp)?;
+        f.write_all(&buf)?;
+        f.sync_all()?;
+        std::fs::rename(tmp, &self.path)?;
+        self.file = OpenOptions::new().append(true).open(&self.path)?;
+        self.size = self.file.metadata()?.len();
+        self.base_size = self.size;
+        // The rewrite buffer left its own database selected; force a SELECT.
+        self.db = usize::MAX;
+        Ok(())
+    }
+}

@@ -1,0 +1,555 @@
+//! State shared by every connection: the store, configuration, client
+//! registry, pub/sub, WATCH and blocked-client registries, statistics; and
+//! what happens to a command's effects (WATCH, notifications, wake-ups).
+
+use bytes::Bytes;
+use ebb_core::{Ctx, Effects, Error, Reply, Store};
+use parking_lot::{Mutex, RwLock};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::config::Config;
+use ebb_core::glob::glob_match;
+use crate::notify::Flags;
+
+/// Something sent to a connection from elsewhere.
+#[derive(Debug)]
+pub enum Msg {
+    /// A pub/sub message (already shaped: `message`/`pmessage` items).
+    Push(Vec<Bytes>),
+    /// A blocked command was served: its reply.
+    Unblocked(Reply),
+    /// CLIENT KILL or shutdown: close the connection.
+    Kill,
+}
+
+/// Registry entry of one connected client (for CLIENT LIST/KILL/INFO).
+pub struct ClientEntry {
+    /// Client id.
+    pub id: u64,
+    /// Peer address.
+    pub addr: String,
+    /// Local address.
+    pub laddr: String,
+    /// CLIENT SETNAME.
+    pub name: Mutex<Option<Bytes>>,
+    /// CLIENT SETINFO lib-name / lib-ver.
+    pub lib: Mutex<(String, String)>,
+    /// Selected database.
+    pub db: AtomicUsize,
+    /// Connected since.
+    pub created: Instant,
+    /// Last command time.
+    pub last_active: Mutex<Instant>,
+    /// Last command name.
+    pub last_cmd: Mutex<String>,
+    /// Subscriptions (channels, patterns) for CLIENT LIST.
+    pub subs: AtomicUsize,
+    /// Pattern subscriptions.
+    pub psubs: AtomicUsize,
+    /// Protocol version.
+    pub resp: AtomicUsize,
+    /// Whether in MULTI.
+    pub in_multi: AtomicBool,
+    /// Blocked in a blocking command.
+    pub blocked: AtomicBool,
+    /// Whether the client was exempted from eviction (CLIENT NO-EVICT).
+    pub no_evict: AtomicBool,
+    /// Channel to the connection task.
+    pub tx: UnboundedSender<Msg>,
+}
+
+/// Counters for INFO.
+#[derive(Default)]
+pub struct Stats {
+    /// Connections accepted.
+    pub connections: AtomicU64,
+    /// Commands processed.
+    pub commands: AtomicU64,
+    /// Connections rejected (maxclients).
+    pub rejected: AtomicU64,
+    /// Keys expired.
+    pub expired_keys: AtomicU64,
+    /// Members expired.
+    pub expired_members: AtomicU64,
+    /// Changes since the last save.
+    pub dirty: AtomicU64,
+    /// Keyspace hits / misses are not tracked separately (always 0).
+    pub keyspace_hits: AtomicU64,
+    /// Keyspace misses.
+    pub keyspace_misses: AtomicU64,
+    /// Bytes read from clients.
+    pub net_in: AtomicU64,
+    /// Bytes written to clients.
+    pub net_out: AtomicU64,
+    /// Pub/sub messages delivered.
+    pub pubsub_messages: AtomicU64,
+}
+
+/// A client parked in a blocking command.
+struct Waiter {
+    client: u64,
+    db: usize,
+    argv: Vec<Bytes>,
+    resp3: bool,
+    keys: Vec<Bytes>,
+    tx: UnboundedSender<Msg>,
+}
+
+#[derive(Default)]
+struct Blocking {
+    next: u64,
+    by_key: HashMap<(usize, Bytes), VecDeque<u64>>,
+    waiters: HashMap<u64, Waiter>,
+}
+
+/// Pub/sub subscriptions.
+#[derive(Default)]
+pub struct PubSub {
+    channels: HashMap<Bytes, HashMap<u64, UnboundedSender<Msg>>>,
+    patterns: HashMap<Bytes, HashMap<u64, UnboundedSender<Msg>>>,
+}
+
+/// Server-wide shared state.
+pub struct Shared {
+    /// The keyspace: one lock, taken once per batch of pipelined commands.
+    pub store: Mutex<Store>,
+    /// The configuration.
+    pub config: RwLock<Config>,
+    /// Number of databases (fixed at start).
+    pub databases: usize,
+    /// Parsed notify-keyspace-events.
+    pub notify: RwLock<Flags>,
+    /// Connected clients.
+    pub clients: Mutex<HashMap<u64, Arc<ClientEntry>>>,
+    /// Next client id.
+    pub next_id: AtomicU64,
+    /// Pub/sub.
+    pub pubsub: Mutex<PubSub>,
+    watches: Mutex<HashMap<(usize, Bytes), Vec<(u64, Arc<AtomicBool>)>>>,
+    watch_count: AtomicUsize,
+    blocking: Mutex<Blocking>,
+    /// Statistics.
+    pub stats: Stats,
+    /// Start time.
+    pub started: Instant,
+    /// Whether the active-expiry sweeper runs (DEBUG SET-ACTIVE-EXPIRE).
+    pub active_expire: AtomicBool,
+    /// Set once a shutdown was requested.
+    pub shutting_down: AtomicBool,
+    /// SHUTDOWN NOSAVE was asked for.
+    pub shutdown_nosave: AtomicBool,
+    /// Wakes the accept loop for shutdown.
+    pub shutdown: tokio::sync::Notify,
+    /// The port actually bound.
+    pub port: AtomicUsize,
+    /// Unix time of the last successful save.
+    pub last_save: AtomicU64,
+    /// The append-only file, when enabled.
+    pub aof: Mutex<Option<crate::persist::aof::Aof>>,
+    /// Whether the last AOF write succeeded.
+    pub aof_write_ok: AtomicBool,
+    /// A BGSAVE runs.
+    pub bgsave_running: AtomicBool,
+    /// A BGREWRITEAOF runs.
+    pub rewrite_running: AtomicBool,
+    /// Whether the last background save succeeded.
+    pub last_bgsave_ok: AtomicBool,
+    /// `stats.dirty` at the last save (for save rules).
+    pub dirty_at_save: AtomicU64,
+    /// Paused until (Unix ms), for CLIENT PAUSE; 0 = not paused.
+    pub paused_until: AtomicU64,
+    /// Whether CLIENT PAUSE only pauses writes.
+    pub pause_writes_only: AtomicBool,
+}
+
+/// Current Unix time in milliseconds.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+impl Shared {
+    /// Shared state for a configuration.
+    pub fn new(config: Config) -> Arc<Shared> {
+        let dbs = config.get_i64("databases").clamp(1, 1 << 20) as usize;
+        let mut store = Store::new(dbs);
+        apply_core_config(&config, &mut store);
+        let flags =
+            crate::notify::parse_flags(&config.get("notify-keyspace-events").unwrap_or_default())
+                .unwrap_or_default();
+        Arc::new(Shared {
+            store: Mutex::new(store),
+            config: RwLock::new(config),
+            databases: dbs,
+            notify: RwLock::new(flags),
+            clients: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            pubsub: Mutex::new(PubSub::default()),
+            watches: Mutex::new(HashMap::new()),
+            watch_count: AtomicUsize::new(0),
+            blocking: Mutex::new(Blocking::default()),
+            stats: Stats::default(),
+            started: Instant::now(),
+            active_expire: AtomicBool::new(true),
+            shutting_down: AtomicBool::new(false),
+            shutdown_nosave: AtomicBool::new(false),
+            shutdown: tokio::sync::Notify::new(),
+            port: AtomicUsize::new(0),
+            last_save: AtomicU64::new(now_ms() / 1000),
+            aof: Mutex::new(None),
+            aof_write_ok: AtomicBool::new(true),
+            bgsave_running: AtomicBool::new(false),
+            rewrite_running: AtomicBool::new(false),
+            last_bgsave_ok: AtomicBool::new(true),
+            dirty_at_save: AtomicU64::new(0),
+            paused_until: AtomicU64::new(0),
+            pause_writes_only: AtomicBool::new(false),
+        })
+    }
+
+    /// Handles what a command (or the sweeper) changed, with the store
+    /// still locked so that order is kept: WATCH invalidation, keyspace
+    /// notifications, statistics, and serving blocked clients.
+    pub fn apply_effects(&self, store: &mut Store, fx: &mut Effects) {
+        if fx.is_empty() {
+            return;
+        }
+        if self.watch_count.load(Ordering::Relaxed) > 0 {
+            let w = self.watches.lock();
+            for k in &fx.touched {
+                if let Some(list) = w.get(k) {
+                    for (_, flag) in list {
+                        flag.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+            for db in &fx.touched_dbs {
+                for ((d, _), list) in w.iter() {
+                    if d == db {
+                        for (_, flag) in list {
+                            flag.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+            }
+        }
+        self.stats.dirty.fetch_add(fx.dirty, Ordering::Relaxed);
+        if !fx.events.is_empty() {
+            for ev in &fx.events {
+                if ev.class == b'x' {
+                    self.stats.expired_keys.fetch_add(1, Ordering::Relaxed);
+                }
+                if ev.name.ends_with("expired") && !ev.members.is_empty() {
+                    self.stats
+                        .expired_members
+                        .fetch_add(ev.members.len() as u64, Ordering::Relaxed);
+                }
+            }
+            let flags = *self.notify.read();
+            if flags.any() {
+                for ev in &fx.events {
+                    for (ch, msg) in flags.messages(ev) {
+                        self.publish(&ch, &msg);
+                    }
+                }
+            }
+        }
+        if !fx.ready.is_empty() {
+            let ready = std::mem::take(&mut fx.ready);
+            self.serve_blocked(store, ready);
+        }
+    }
+
+    /// Publishes a message; returns the number of receivers.
+    pub fn publish(&self, channel: &[u8], msg: &[u8]) -> usize {
+        let ps = self.pubsub.lock();
+        let mut n = 0;
+        if let Some(subs) = ps.channels.get(channel) {
+            for tx in subs.values() {
+                let items = vec![
+                    Bytes::from_static(b"message"),
+                    Bytes::copy_from_slice(channel),
+                    Bytes::copy_from_slice(msg),
+                ];
+                if tx.send(Msg::Push(items)).is_ok() {
+                    n += 1;
+                }
+            }
+        }
+        for (pat, subs) in ps.patterns.iter() {
+            if glob_match(pat, channel, false) {
+                for tx in subs.values() {
+                    let items = vec![
+                        Bytes::from_static(b"pmessage"),
+                        pat.clone(),
+                        Bytes::copy_from_slice(channel),
+                        Bytes::copy_from_slice(msg),
+                    ];
+                    if tx.send(Msg::Push(items)).is_ok() {
+                        n += 1;
+                    }
+                }
+            }
+        }
+        self.stats
+            .pubsub_messages
+            .fetch_add(n as u64, Ordering::Relaxed);
+        n
+    }
+
+    /// Subscribes a client to a channel (or pattern).
+    pub fn subscribe(&self, client: u64, tx: &UnboundedSender<Msg>, name: Bytes, pattern: bool) {
+        let mut ps = self.pubsub.lock();
+        let map = if pattern {
+            &mut ps.patterns
+        } else {
+            &mut ps.channels
+        };
+        map.entry(name).or_default().insert(client, tx.clone());
+    }
+
+    /// Unsubscribes a client from a channel (or pattern).
+    pub fn unsubscribe(&self, client: u64, name: &[u8], pattern: bool) {
+        let mut ps = self.pubsub.lock();
+        let map = if pattern {
+            &mut ps.patterns
+        } else {
+            &mut ps.channels
+        };
+        if let Some(s) = map.get_mut(name) {
+            s.remove(&client);
+            if s.is_empty() {
+                map.remove(name);
+            }
+        }
+    }
+
+    /// PUBSUB CHANNELS / NUMSUB / NUMPAT data.
+    pub fn pubsub_channels(&self, pattern: Option<&[u8]>) -> Vec<Bytes> {
+        let ps = self.pubsub.lock();
+        ps.channels
+            .keys()
+            .filter(|c| pattern.is_none_or(|p| glob_match(p, c, false)))
+            .cloned()
+            .collect()
+    }
+
+    /// Subscribers of one channel.
+    pub fn pubsub_numsub(&self, channel: &[u8]) -> usize {
+        self.pubsub
+            .lock()
+            .channels
+            .get(channel)
+            .map_or(0, |s| s.len())
+    }
+
+    /// Number of distinct patterns subscribed.
+    pub fn pubsub_numpat(&self) -> usize {
+        self.pubsub.lock().patterns.len()
+    }
+
+    /// Registers WATCH of `key` by `client`.
+    pub fn watch(&self, client: u64, db: usize, key: Bytes, flag: &Arc<AtomicBool>) {
+        let mut w = self.watches.lock();
+        let list = w.entry((db, key)).or_default();
+        if !list.iter().any(|(c, _)| *c == client) {
+            list.push((client, flag.clone()));
+            self.watch_count.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Forgets every WATCH of `client` on `keys`.
+    pub fn unwatch(&self, client: u64, keys: &[(usize, Bytes)]) {
+        let mut w = self.watches.lock();
+        for k in keys {
+            if let Some(list) = w.get_mut(k) {
+                let before = list.len();
+                list.retain(|(c, _)| *c != client);
+                self.watch_count
+                    .fetch_sub(before - list.len(), Ordering::Relaxed);
+                if list.is_empty() {
+                    w.remove(k);
+                }
+            }
+        }
+    }
+
+    /// Parks a client on `keys`; returns the waiter id.
+    pub fn block(
+        &self,
+        client: u64,
+        db: usize,
+        argv: Vec<Bytes>,
+        resp3: bool,
+        keys: Vec<Bytes>,
+        tx: UnboundedSender<Msg>,
+    ) -> u64 {
+        let mut b = self.blocking.lock();
+        b.next += 1;
+        let id = b.next;
+        for k in &keys {
+            b.by_key.entry((db, k.clone())).or_default().push_back(id);
+        }
+        b.waiters.insert(
+            id,
+            Waiter {
+                client,
+                db,
+                argv,
+                resp3,
+                keys,
+                tx,
+            },
+        );
+        id
+    }
+
+    /// Removes a waiter (timeout, disconnect); false if it was already served.
+    pub fn unblock(&self, id: u64) -> bool {
+        let mut b = self.blocking.lock();
+        remove_waiter(&mut b, id).is_some()
+    }
+
+    /// Ends a client's block with `reply` (CLIENT UNBLOCK); false if not blocked.
+    pub fn unblock_with(&self, client: u64, reply: Reply) -> bool {
+        let mut b = self.blocking.lock();
+        let Some(id) = b
+            .waiters
+            .iter()
+            .find(|(_, w)| w.client == client)
+            .map(|(id, _)| *id)
+        else {
+            return false;
+        };
+        match remove_waiter(&mut b, id) {
+            Some(w) => w.tx.send(Msg::Unblocked(reply)).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Serves blocked clients waiting on keys that became ready, in the
+    /// order they blocked, re-running their commands under the store lock.
+    fn serve_blocked(&self, store: &mut Store, ready: Vec<(usize, Bytes)>) {
+        let mut queue: VecDeque<(usize, Bytes)> = ready.into_iter().collect();
+        let mut seen = HashSet::new();
+        while let Some(k) = queue.pop_front() {
+            if !seen.insert(k.clone()) && queue.len() > 10_000 {
+                break;
+            }
+            loop {
+                let ids: Vec<u64> = {
+                    let b = self.blocking.lock();
+                    match b.by_key.get(&k) {
+                        Some(q) => q.iter().copied().collect(),
+                        None => break,
+                    }
+                };
+                let mut served_any = false;
+                for id in ids {
+                    let (db, argv, resp3) = {
+                        let b = self.blocking.lock();
+                        match b.waiters.get(&id) {
+                            Some(w) => (w.db, w.argv.clone(), w.resp3),
+                            None => continue,
+                        }
+                    };
+                    let Some(spec) = argv.first().and_then(|n| ebb_core::lookup(n)) else {
+                        continue;
+                    };
+                    let mut fx = Effects::default();
+                    let result = {
+                        let mut ctx = Ctx::new(store, db, now_ms(), &mut fx);
+                        ctx.resp3 = resp3;
+                        ctx.may_block = true;
+                        ebb_core::execute_result(&mut ctx, spec, &argv)
+                    };
+                    let reply = match result {
+                        Err(Error::WouldBlock { .. }) => {
+                            self.log_propagated(&mut fx);
+                            self.apply_effects(store, &mut fx);
+                            continue;
+                        }
+                        other => other.unwrap_or_else(Reply::from),
+                    };
+                    self.log_command(db, spec, &argv, &mut fx);
+                    let w = {
+                        let mut b = self.blocking.lock();
+                        remove_waiter(&mut b, id)
+                    };
+                    if let Some(w) = w {
+                        let _ = w.tx.send(Msg::Unblocked(reply));
+                    }
+                    served_any = true;
+                    for r in fx.ready.drain(..) {
+                        queue.push_back(r);
+                    }
+                    self.apply_effects(store, &mut fx);
+                }
+                if !served_any {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Registers a connected client.
+    pub fn register(&self, entry: Arc<ClientEntry>) {
+        self.clients.lock().insert(entry.id, entry);
+    }
+
+    /// Forgets a disconnected client.
+    pub fn deregister(&self, id: u64) {
+        self.clients.lock().remove(&id);
+        let mut b = self.blocking.lock();
+        let ids: Vec<u64> = b
+            .waiters
+            .iter()
+            .filter(|(_, w)| w.client == id)
+            .map(|(i, _)| *i)
+            .collect();
+        for i in ids {
+            remove_waiter(&mut b, i);
+        }
+    }
+
+    /// Number of connected clients.
+    pub fn client_count(&self) -> usize {
+        self.clients.lock().len()
+    }
+
+    /// Number of blocked clients.
+    pub fn blocked_count(&self) -> usize {
+        self.blocking.lock().waiters.len()
+    }
+}
+
+fn remove_waiter(b: &mut Blocking, id: u64) -> Option<Waiter> {
+    let w = b.waiters.remove(&id)?;
+    for k in &w.keys {
+        let key = (w.db, k.clone());
+        if let Some(q) = b.by_key.get_mut(&key) {
+            q.retain(|x| *x != id);
+            if q.is_empty() {
+                b.by_key.remove(&key);
+            }
+        }
+    }
+    Some(w)
+}
+
+/// Copies the options command semantics depend on into the store.
+pub fn apply_core_config(cfg: &Config, store: &mut Store) {
+    let c = &mut store.cfg;
+    c.proto_max_bulk_len = cfg.get_i64("proto-max-bulk-len").max(1) as u64;
+    c.hash_max_listpack_entries = cfg.get_i64("hash-max-listpack-entries").max(0) as usize;
+    c.hash_max_listpack_value = cfg.get_i64("hash-max-listpack-value").max(0) as usize;
+    c.set_max_intset_entries = cfg.get_i64("set-max-intset-entries").max(0) as usize;
+    c.zset_max_listpack_entries = cfg.get_i64("zset-max-listpack-entries").max(0) as usize;
+    c.zset_max_listpack_value = cfg.get_i64("zset-max-listpack-value").max(0) as usize;
+}

@@ -1,0 +1,131 @@
+"""Fixtures that start the built ebb-server binary on a free port."""
+
+import os
+import subprocess
+import time
+
+import pytest
+import redis
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("EBB_BIN", os.path.join(ROOT, "target", "debug", "ebb-server"))
+
+
+class EbbServer:
+    """A running ebb-server process."""
+
+    def __init__(self, *args, cwd=None):
+        # A config file, if any, must come first, as for redis-server.
+        if args and not args[0].startswith("--"):
+            self.args = [args[0], "--port", "0", *args[1:]]
+        else:
+            self.args = ["--port", "0", *args]
+        self.cwd = cwd
+        self.proc = None
+        self.port = None
+        self.start()
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [BIN, *self.args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=self.cwd,
+            text=True,
+        )
+        line = self.proc.stdout.readline()
+        if not line.startswith("ebb-server ready port="):
+            self.proc.kill()
+            raise RuntimeError(f"server did not start: {line!r}")
+        self.port = int(line.strip().split("=")[1])
+
+    def client(self, **kw):
+        kw.setdefault("decode_responses", True)
+        return redis.Redis(host="127.0.0.1", port=self.port, **kw)
+
+    def stop(self, sig=None):
+        if self.proc and self.proc.poll() is None:
+            if sig is None:
+                self.proc.terminate()
+            else:
+                self.proc.send_signal(sig)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def ebb(tmp_path_factory):
+    d = tmp_path_factory.mktemp("ebb-main")
+    s = EbbServer("--dir", str(d), cwd=str(d))
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def r(ebb):
+    c = ebb.client()
+    c.flushall()
+    c.config_set("notify-keyspace-events", "")
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def rb(ebb):
+    """A client without response decoding (bytes)."""
+    c = ebb.client(decode_responses=False)
+    c.flushall()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def r3(ebb):
+    """A RESP3 client."""
+    c = ebb.client(protocol=3)
+    c.flushall()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def server_factory(tmp_path):
+    """Starts extra servers with their own options; stopped after the test."""
+    started = []
+
+    def make(*args):
+        s = EbbServer(*args, "--dir", str(tmp_path), cwd=str(tmp_path))
+        started.append(s)
+        return s
+
+    yield make
+    for s in started:
+        s.stop()
+
+
+def raw_cmd(client, *args):
+    """Sends a command and returns the parsed reply without redis-py's
+    per-command response callbacks."""
+    conn = client.connection_pool.get_connection(args[0])
+    try:
+        conn.send_command(*args)
+        return conn.read_response()
+    finally:
+        client.connection_pool.release(conn)
+
+
+def wait_until(pred, timeout=5.0, step=0.01):
+    """Polls pred() until true; fails the test after timeout seconds."""
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(step)
+    raise AssertionError("condition not met in time")

@@ -1,0 +1,241 @@
+"""Connection, protocol and server commands through the real binary."""
+
+import socket
+import threading
+import time
+
+import pytest
+import redis
+
+from conftest import raw_cmd, wait_until
+
+
+def raw(port, data, read=4096, wait=0.2):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(data)
+    time.sleep(wait)
+    s.settimeout(1)
+    out = b""
+    try:
+        while True:
+            chunk = s.recv(read)
+            if not chunk:
+                break
+            out += chunk
+    except socket.timeout:
+        pass
+    s.close()
+    return out
+
+
+def raw_ping_msg(r):
+    return raw_cmd(r, "PING", "x")
+
+
+def test_ping_echo(r):
+    assert r.ping() is True
+    assert r.echo("hi") == "hi"
+    assert raw_ping_msg(r) == "x"
+    with pytest.raises(redis.ResponseError, match="wrong number of arguments for 'echo' command"):
+        r.execute_command("ECHO")
+
+
+def test_unknown_command_text(r):
+    with pytest.raises(redis.ResponseError) as e:
+        r.execute_command("NOSUCH", "a", "b")
+    assert str(e.value) == "unknown command 'NOSUCH', with args beginning with: 'a' 'b' "
+
+
+def test_inline_and_pipelined_raw(ebb):
+    out = raw(ebb.port, b"PING\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n")
+    assert out == b"+PONG\r\n+OK\r\n$1\r\nv\r\n"
+
+
+def test_protocol_errors_close_connection(ebb):
+    assert raw(ebb.port, b"*1\r\n+x\r\n") == b"-ERR Protocol error: expected '$', got '+'\r\n"
+    assert raw(ebb.port, b"*abc\r\n") == b"-ERR Protocol error: invalid multibulk length\r\n"
+    assert raw(ebb.port, b"*1\r\n$-7\r\n") == b"-ERR Protocol error: invalid bulk length\r\n"
+    assert raw(ebb.port, b'SET "a b\r\n') == b"-ERR Protocol error: unbalanced quotes in request\r\n"
+    # The server is still alive for others.
+    assert raw(ebb.port, b"PING\r\n") == b"+PONG\r\n"
+
+
+def test_binary_safe(rb):
+    key = b"k\x00\xff\r\n"
+    val = bytes(range(256))
+    rb.set(key, val)
+    assert rb.get(key) == val
+
+
+def test_select_and_errors(r):
+    r.set("a", "0")
+    r.execute_command("SELECT", "1")
+    assert r.get("a") is None
+    with pytest.raises(redis.ResponseError, match="DB index is out of range"):
+        r.execute_command("SELECT", "16")
+    with pytest.raises(redis.ResponseError, match="value is not an integer or out of range"):
+        r.execute_command("SELECT", "x")
+
+
+def test_hello_resp3(r3):
+    assert r3.ping() is True
+    info = r3.execute_command("HELLO", "3")
+    assert info[b"proto"] if b"proto" in info else info["proto"] == 3
+
+
+def test_hello_errors(r):
+    with pytest.raises(redis.ResponseError, match="NOPROTO"):
+        r.execute_command("HELLO", "4")
+
+
+def test_multi_exec_discard(r):
+    p = r.pipeline(transaction=True)
+    p.set("a", "1")
+    p.get("a")
+    assert p.execute() == [True, "1"]
+    with pytest.raises(redis.ResponseError, match="EXEC without MULTI"):
+        r.execute_command("EXEC")
+    with pytest.raises(redis.ResponseError, match="DISCARD without MULTI"):
+        r.execute_command("DISCARD")
+
+
+def test_exec_abort_after_queue_error(ebb):
+    c = ebb.client()
+    c.execute_command("MULTI")
+    with pytest.raises(redis.ResponseError):
+        c.execute_command("NOSUCH")
+    with pytest.raises(redis.exceptions.ExecAbortError):
+        c.execute_command("EXEC")
+
+
+def test_watch_aborts_on_change(ebb, r):
+    r.set("w", "1")
+    c = ebb.client()
+    c.execute_command("WATCH", "w")
+    r.set("w", "2")
+    c.execute_command("MULTI")
+    c.execute_command("SET", "w", "3")
+    assert c.execute_command("EXEC") is None
+    assert r.get("w") == "2"
+
+
+def test_pubsub_and_keyspace_events(ebb, r):
+    p = ebb.client().pubsub()
+    p.subscribe("ch")
+    p.psubscribe("__keyspace@0__:*")
+    wait_until(lambda: r.execute_command("PUBSUB", "NUMSUB", "ch")[1] == 1)
+    assert r.publish("ch", "hello") == 1
+    r.config_set("notify-keyspace-events", "KA")
+    r.set("k", "v")
+    got = []
+    end = time.time() + 3
+    while time.time() < end and len(got) < 2:
+        m = p.get_message(timeout=0.2)
+        if m and m["type"] in ("message", "pmessage"):
+            got.append((m["channel"], m["data"]))
+    assert ("ch", "hello") in got
+    assert ("__keyspace@0__:k", "set") in got
+    p.close()
+
+
+def test_subscribed_context_rejects_commands(ebb):
+    out = raw(ebb.port, b"SUBSCRIBE c\r\nGET x\r\n")
+    assert b"-ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context\r\n" in out
+
+
+def test_client_commands(ebb, r):
+    assert r.client_setname("me") is True
+    assert r.client_getname() == "me"
+    cid = r.client_id()
+    assert any(c["id"] == str(cid) and c["name"] == "me" for c in r.client_list())
+    with pytest.raises(redis.ResponseError, match="Client names cannot contain spaces"):
+        r.client_setname("a b")
+    other = ebb.client()
+    other.ping()
+    oid = other.client_id()
+    assert r.client_kill_filter(_id=oid) == 1
+
+
+def test_config_get_set(r):
+    assert r.config_get("port")["port"]
+    r.config_set("hash-max-ziplist-entries", "64")
+    assert r.config_get("hash-max-listpack-entries")["hash-max-listpack-entries"] == "64"
+    r.config_set("hash-max-listpack-entries", "128")
+    with pytest.raises(redis.ResponseError, match="Unknown option"):
+        r.config_set("no-such-option", "1")
+    assert r.config_get("save") is not None
+
+
+def test_command_introspection(r):
+    assert raw_cmd(r, "COMMAND", "COUNT") > 20
+    info = raw_cmd(r, "COMMAND", "INFO", "get")
+    assert info[0][0] == "get" and info[0][1] == 2
+    assert raw_cmd(r, "COMMAND", "GETKEYS", "SET", "k", "v") == ["k"]
+    with pytest.raises(redis.ResponseError, match="Invalid command specified"):
+        raw_cmd(r, "COMMAND", "GETKEYS", "NOPE")
+
+
+def test_info_and_time(r):
+    info = r.info()
+    assert "redis_version" in info
+    t = r.time()
+    assert t[0] > 1600000000
+
+
+def test_many_clients_and_stalled_client(ebb):
+    stalled = socket.create_connection(("127.0.0.1", ebb.port))
+    stalled.sendall(b"*2\r\n$3\r\nGET\r\n$100\r\nabc")  # incomplete request
+    results = []
+
+    def worker(i):
+        c = ebb.client()
+        for j in range(50):
+            c.set(f"k{i}:{j}", j)
+        results.append(c.get(f"k{i}:49"))
+
+    ts = [threading.Thread(target=worker, args=(i,)) for i in range(20)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(10)
+    assert results == ["49"] * 20
+    stalled.close()
+
+
+def test_auth(server_factory):
+    s = server_factory("--requirepass", "secret")
+    c = s.client()
+    with pytest.raises(redis.AuthenticationError):
+        c.ping()
+    c2 = s.client(password="secret")
+    assert c2.ping() is True
+    with pytest.raises(redis.AuthenticationError, match="invalid username-password pair"):
+        c2.execute_command("AUTH", "bad")
+
+
+def test_config_file_with_redis_options(server_factory, tmp_path):
+    conf = tmp_path / "redis.conf"
+    conf.write_text(
+        "# a redis 7.0 style config\n"
+        "bind 127.0.0.1\n"
+        "save 900 1\nsave 300 10\n"
+        "zset-max-listpack-entries 64\n"
+        "set-max-intset-entries 256\n"
+        "list-max-ziplist-size -2\n"
+        "maxmemory 100mb\n"
+        "maxmemory-policy allkeys-lru\n"
+        "appendfsync everysec\n"
+    )
+    s = server_factory(str(conf))
+    c = s.client()
+    assert c.config_get("zset-max-listpack-entries")["zset-max-listpack-entries"] == "64"
+    assert c.config_get("maxmemory")["maxmemory"] == str(100 * 1024 * 1024)
+    assert c.config_get("save")["save"] == "900 1 300 10"
+
+
+def test_shutdown_command(server_factory):
+    s = server_factory()
+    c = s.client()
+    c.shutdown(nosave=True)
+    s.proc.wait(5)
+    assert s.proc.returncode == 0

@@ -16,7 +16,6 @@ use crate::table::CommandSpec;
 use crate::value::{HashValue, Value};
 
 mod field_ttl;
-mod glob;
 mod long_double;
 mod random_scan;
 #[cfg(test)]

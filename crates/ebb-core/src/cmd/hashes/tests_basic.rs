@@ -222,12 +222,15 @@ fn expired_fields_do_not_exist_for_any_read() {
     assert_eq!(ev_names, vec![ev('h', "hexpired", &["a", "b"])]);
     assert_eq!(
         h.fx.propagate,
-        vec![vec![
-            Bytes::from("HDEL"),
-            Bytes::from("k"),
-            Bytes::from("a"),
-            Bytes::from("b")
-        ]]
+        vec![(
+            0,
+            vec![
+                Bytes::from("HDEL"),
+                Bytes::from("k"),
+                Bytes::from("a"),
+                Bytes::from("b")
+            ]
+        )]
     );
     assert_eq!(h.run(&["HLEN", "k"]), int(1));
     assert_eq!(h.run(&["HGETALL", "k"]), map(&[("keep", "1")]));

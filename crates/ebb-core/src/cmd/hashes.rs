@@ -16,15 +16,13 @@ use crate::table::CommandSpec;
 use crate::value::{HashValue, Value};
 
 mod field_ttl;
-mod glob;
-mod long_double;
 mod random_scan;
 #[cfg(test)]
 mod tests_basic;
 #[cfg(test)]
 mod tests_ttl;
 
-use long_double::LongDouble;
+use crate::cmd::strings::long_double::LongDouble;
 
 /// The hashes family's commands.
 pub const COMMANDS: &[CommandSpec] = &[
@@ -274,7 +272,7 @@ fn hincrby(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 fn hincrbyfloat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let (key, field) = (&argv[1], &argv[2]);
     let incr = LongDouble::parse(&argv[3]).ok_or(Error::NotFloat)?;
-    if incr.is_infinite() {
+    if matches!(incr, LongDouble::Inf { .. }) {
         return Err(Error::msg("ERR value is NaN or Infinity"));
     }
     let old = match ctx.get::<HashValue>(key)?.and_then(|h| h.get(field)) {
@@ -283,11 +281,10 @@ fn hincrbyfloat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         }
         None => LongDouble::ZERO,
     };
-    let new = match old.add(incr) {
-        Some(v) if !v.is_infinite() => v,
-        _ => return Err(Error::msg("ERR increment would produce NaN or Infinity")),
-    };
-    let text = Bytes::from(new.to_human());
+    let new = old
+        .checked_add(incr)
+        .ok_or_else(|| Error::msg("ERR increment would produce NaN or Infinity"))?;
+    let text = Bytes::from(new.to_human_string());
     write_hash(ctx, key, |h| {
         h.insert_keep_deadline(owned(field), text.clone())
     })?;

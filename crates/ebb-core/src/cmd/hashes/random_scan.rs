@@ -3,10 +3,10 @@
 use bytes::Bytes;
 use rand::Rng;
 
-use super::glob;
 use crate::args::parse_i64;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
+use crate::glob::glob_match;
 use crate::reply::Reply;
 use crate::value::HashValue;
 
@@ -171,7 +171,7 @@ pub(super) fn hscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     };
     let mut out = Vec::new();
     for (f, v) in items {
-        if pattern.is_some_and(|p| !glob::matches(p, f)) {
+        if pattern.is_some_and(|p| !glob_match(p, f, false)) {
             continue;
         }
         out.push(Reply::Bulk(f.clone()));

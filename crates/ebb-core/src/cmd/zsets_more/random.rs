@@ -20,7 +20,8 @@ const MAX_RANDOM_REPLY: u64 = 1 << 24;
 /// # Format
 /// `ZRANDMEMBER key [count [WITHSCORES]]` → without count, one random
 /// member or nil. With a positive count, up to count distinct members;
-/// with a negative count, exactly -count members that may repeat. With
+/// with a negative count, exactly -count members that may repeat; a
+/// count of at least the size gives the whole set by descending score. With
 /// WITHSCORES each comes with its score (flat in RESP2, `[member, score]`
 /// pairs in RESP3).
 pub(super) fn zrandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
@@ -68,9 +69,9 @@ pub(super) fn zrandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         }
         (0..count).map(|_| rng.gen_range(0..size)).collect()
     } else if count >= size as u64 {
-        // The whole set, in score order.
+        // The whole set, highest score first: Redis walks it from the tail.
         let mut v = Vec::with_capacity(size * per);
-        for (m, s) in z.iter() {
+        for (m, s) in z.iter().rev() {
             push_entry(&mut v, m, s, withscores, resp3);
         }
         return Ok(Reply::Array(v));

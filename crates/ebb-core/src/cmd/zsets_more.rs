@@ -5,8 +5,6 @@ use bytes::Bytes;
 use crate::table::CommandSpec;
 
 mod algebra;
-mod cnum;
-mod glob;
 mod pop;
 mod random;
 #[cfg(test)]
@@ -54,9 +52,8 @@ fn store_keys(argv: &[Bytes]) -> Vec<usize> {
     algebra::positions(argv, 2)
 }
 
-/// Whether Redis would hold `z` as a listpack (few and short members).
-/// That encoding keeps scores as text and reads `-0` back as `0`, so
-/// replies about such a set, and sets stored in it, show 0.
+/// Whether Redis would hold `z` as a listpack (few and short members),
+/// which ZSCAN returns whole.
 fn fits_listpack(z: &crate::value::ZSetValue, cfg: &crate::db::CoreConfig) -> bool {
     z.len() <= cfg.zset_max_listpack_entries
         && z.iter()

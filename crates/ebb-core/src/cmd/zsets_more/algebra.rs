@@ -5,12 +5,13 @@ use bytes::Bytes;
 use indexmap::map::Entry as MapEntry;
 use indexmap::IndexMap;
 
-use super::cnum::parse_double;
 use crate::args::parse_i64;
+use crate::cmd::zsets::range::parse_score;
+use crate::cmd::zsets::scored_reply;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
-use crate::value::{SetValue, Value, ZSetValue};
+use crate::value::{Score, SetValue, Value, ZSetValue};
 
 /// The set operation.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -133,8 +134,7 @@ fn parse_options(rest: &[Bytes], nkeys: usize, kind: Kind) -> CmdResult<Options>
         let word = &rest[j];
         if algebra && left > nkeys && word.eq_ignore_ascii_case(b"WEIGHTS") {
             for (w, arg) in o.weights.iter_mut().zip(&rest[j + 1..]) {
-                *w = parse_double(arg)
-                    .ok_or_else(|| Error::msg("ERR weight value is not a float"))?;
+                *w = parse_score(arg).map_err(|_| Error::msg("ERR weight value is not a float"))?;
             }
             j += 1 + nkeys;
         } else if algebra && left >= 2 && word.eq_ignore_ascii_case(b"AGGREGATE") {
@@ -165,9 +165,10 @@ fn parse_options(rest: &[Bytes], nkeys: usize, kind: Kind) -> CmdResult<Options>
     Ok(o)
 }
 
-/// What the operation produced.
+/// What the operation produced: distinct members with their scores (in
+/// no particular order), or just how many.
 enum Outcome {
-    Members(ZSetValue),
+    Members(Vec<(Bytes, f64)>),
     Cardinality(u64),
 }
 
@@ -183,7 +184,7 @@ fn compute(sources: &[Source], o: &Options, kind: Kind) -> Outcome {
     if kind.op != Op::Diff {
         srcs.sort_by_key(|(s, _)| s.len());
     }
-    let mut out = ZSetValue::new();
+    let mut out: Vec<(Bytes, f64)> = Vec::new();
     match kind.op {
         Op::Inter => {
             let mut card = 0u64;
@@ -205,7 +206,7 @@ fn compute(sources: &[Source], o: &Options, kind: Kind) -> Outcome {
                         break;
                     }
                 } else {
-                    out.insert(m.clone(), score);
+                    out.push((m.clone(), score));
                 }
             }
             if kind.card_only {
@@ -228,15 +229,13 @@ fn compute(sources: &[Source], o: &Options, kind: Kind) -> Outcome {
                     }
                 }
             }
-            for (m, s) in acc {
-                out.insert(m.clone(), s);
-            }
+            out = acc.into_iter().map(|(m, s)| (m.clone(), s)).collect();
         }
         Op::Diff => {
             let (first, _) = srcs[0];
             for (m, s) in first.members() {
                 if !srcs[1..].iter().any(|(src, _)| src.score(m).is_some()) {
-                    out.insert(m.clone(), s);
+                    out.push((m.clone(), s));
                 }
             }
         }
@@ -268,42 +267,27 @@ fn run(ctx: &mut Ctx, argv: &[Bytes], kind: Kind) -> CmdResult<Reply> {
             .collect();
         compute(&sources, &o, kind)
     };
-    let result = match outcome {
+    let mut result = match outcome {
         Outcome::Cardinality(n) => return Ok(Reply::Int(n as i64)),
-        Outcome::Members(z) => z,
+        Outcome::Members(v) => v,
     };
     if kind.store {
         return Ok(store(ctx, &argv[1], result, kind.op));
     }
-    let resp3 = ctx.resp3;
-    let mut v = Vec::with_capacity(result.len() * if o.withscores && !resp3 { 2 } else { 1 });
-    for (m, s) in result.iter() {
-        match (o.withscores, resp3) {
-            (false, _) => v.push(Reply::Bulk(m.clone())),
-            (true, false) => {
-                v.push(Reply::Bulk(m.clone()));
-                v.push(Reply::Double(s));
-            }
-            (true, true) => v.push(Reply::Array(vec![Reply::Bulk(m.clone()), Reply::Double(s)])),
-        }
-    }
-    Ok(Reply::Array(v))
+    // Sorted as the result set would be, keeping a -0 score as computed.
+    result.sort_by(|(m1, s1), (m2, s2)| Score(*s1).cmp(&Score(*s2)).then_with(|| m1.cmp(m2)));
+    Ok(scored_reply(ctx.resp3, o.withscores, result))
 }
 
 /// Writes a STORE result: replaces `dst` (whatever it held, TTL included),
 /// or deletes it when the result is empty.
-fn store(ctx: &mut Ctx, dst: &[u8], mut result: ZSetValue, op: Op) -> Reply {
-    let n = result.len();
-    if n > 0 && super::fits_listpack(&result, &ctx.store.cfg) {
-        let negative_zeros: Vec<Bytes> = result
-            .iter()
-            .filter(|(_, s)| *s == 0.0 && s.is_sign_negative())
-            .map(|(m, _)| m.clone())
-            .collect();
-        for m in negative_zeros {
-            result.insert(m, 0.0);
-        }
+fn store(ctx: &mut Ctx, dst: &[u8], members: Vec<(Bytes, f64)>, op: Op) -> Reply {
+    // Built fresh: no member carries a deadline.
+    let mut result = ZSetValue::new();
+    for (m, s) in members {
+        result.insert(m, s);
     }
+    let n = result.len();
     if n == 0 {
         if ctx.delete(dst) {
             ctx.modified(dst);

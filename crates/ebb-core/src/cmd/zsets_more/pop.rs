@@ -2,8 +2,8 @@
 
 use bytes::Bytes;
 
-use super::cnum::parse_timeout;
 use crate::args::{parse_i64, Args};
+use crate::cmd::timeout::parse_timeout;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;

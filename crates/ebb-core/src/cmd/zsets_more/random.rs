@@ -4,11 +4,11 @@
 use bytes::Bytes;
 use rand::Rng;
 
-use super::cnum::parse_cursor;
-use super::glob::glob_match;
 use crate::args::parse_i64;
+use crate::cmd::keys::parse_cursor;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
+use crate::glob::glob_match;
 use crate::reply::{format_double, Reply};
 use crate::value::ZSetValue;
 
@@ -20,7 +20,8 @@ const MAX_RANDOM_REPLY: u64 = 1 << 24;
 /// # Format
 /// `ZRANDMEMBER key [count [WITHSCORES]]` → without count, one random
 /// member or nil. With a positive count, up to count distinct members;
-/// with a negative count, exactly -count members that may repeat. With
+/// with a negative count, exactly -count members that may repeat; a
+/// count of at least the size gives the whole set by descending score. With
 /// WITHSCORES each comes with its score (flat in RESP2, `[member, score]`
 /// pairs in RESP3).
 pub(super) fn zrandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
@@ -68,9 +69,9 @@ pub(super) fn zrandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         }
         (0..count).map(|_| rng.gen_range(0..size)).collect()
     } else if count >= size as u64 {
-        // The whole set, in score order.
+        // The whole set, highest score first: Redis walks it from the tail.
         let mut v = Vec::with_capacity(size * per);
-        for (m, s) in z.iter() {
+        for (m, s) in z.iter().rev() {
             push_entry(&mut v, m, s, withscores, resp3);
         }
         return Ok(Reply::Array(v));
@@ -130,7 +131,7 @@ fn push_entry(v: &mut Vec<Reply>, m: &Bytes, s: f64, withscores: bool, resp3: bo
 /// later members down), never a not-yet-visited member upward.
 pub(super) fn zscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let key = &argv[1];
-    let cursor = parse_cursor(&argv[2]).ok_or_else(|| Error::msg("ERR invalid cursor"))?;
+    let cursor = parse_cursor(&argv[2])?;
     let cfg = ctx.store.cfg.clone();
     let Some(z) = ctx.get::<ZSetValue>(key)? else {
         return Ok(scan_reply(0, Vec::new()));
@@ -156,7 +157,7 @@ pub(super) fn zscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     }
     let mut items = Vec::new();
     let mut emit = |m: &Bytes, s: f64| {
-        if pattern.is_none_or(|p| glob_match(p, m)) {
+        if pattern.is_none_or(|p| glob_match(p, m, false)) {
             items.push(Reply::Bulk(m.clone()));
             items.push(Reply::Bulk(Bytes::from(format_double(s))));
         }
@@ -164,7 +165,7 @@ pub(super) fn zscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let n = z.len();
     if super::fits_listpack(z, &cfg) {
         for (m, s) in z.iter() {
-            emit(m, if s == 0.0 { 0.0 } else { s });
+            emit(m, s);
         }
         return Ok(scan_reply(0, items));
     }

@@ -46,19 +46,19 @@ fn zrandmember_positive_count_is_distinct() {
         assert_eq!(got.len(), n);
         assert_eq!(got.iter().collect::<HashSet<_>>().len(), n);
     }
-    // Asking for at least the whole set returns it in score order.
-    let want: Vec<String> = items.iter().map(|(_, m)| m.clone()).collect();
+    // Asking for at least the whole set returns it by descending score.
+    let want: Vec<String> = items.iter().rev().map(|(_, m)| m.clone()).collect();
     assert_eq!(names(&h.run(&["ZRANDMEMBER", "big", "50"])), want);
     assert_eq!(names(&h.run(&["ZRANDMEMBER", "big", "1000"])), want);
     abc(&mut h);
     assert_eq!(
         h.run(&["ZRANDMEMBER", "z", "3", "WITHSCORES"]),
-        flat(&[("a", 1.0), ("b", 2.0), ("c", 3.0)])
+        flat(&[("c", 3.0), ("b", 2.0), ("a", 1.0)])
     );
     h.resp3 = true;
     assert_eq!(
         h.run(&["ZRANDMEMBER", "z", "5", "withscores"]),
-        pairs(&[("a", 1.0), ("b", 2.0), ("c", 3.0)])
+        pairs(&[("c", 3.0), ("b", 2.0), ("a", 1.0)])
     );
 }
 
@@ -139,7 +139,7 @@ fn zrandmember_empty_and_errors() {
     );
     assert_eq!(
         h.run(&["ZRANDMEMBER", "z", "4611686018427387903", "WITHSCORES"]),
-        flat(&[("a", 1.0), ("b", 2.0), ("c", 3.0)])
+        flat(&[("c", 3.0), ("b", 2.0), ("a", 1.0)])
     );
     // Refused instead of building a reply that cannot fit in memory.
     assert_eq!(h.run(&["ZRANDMEMBER", "z", "-9223372036854775807"]), range);

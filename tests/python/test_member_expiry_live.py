@@ -1,0 +1,585 @@
+"""Member deadlines against the real binary and the real clock.
+
+Members of a set, a sorted set and a hash get a deadline ~150 ms ahead; every
+read command of the type is checked once before and once after it, each on a
+key of its own so that every command meets the due members itself (active
+expiry is off for those checks). Then: exact cardinalities at every instant,
+the key going with its last member, MEMORY USAGE, WATCH, RENAME/COPY/MOVE/
+SWAPDB, the sweeper working alone, and key and member notifications.
+
+Timing is made deterministic by bounds, not by sleeps: the "before" checks
+count only if the client saw the server finish them before the earliest
+possible deadline (else the round is redone with a longer TTL), and the
+"after" checks start only once the latest possible deadline has passed.
+"""
+
+import math
+import threading
+import time
+
+import pytest
+
+from conftest import raw_cmd, wait_until
+
+TTL_MS = 150
+
+
+def now_ms():
+    return time.time() * 1000.0
+
+
+def sleep_until(ms):
+    while True:
+        left = ms - now_ms()
+        if left <= 0:
+            return
+        time.sleep(min(left, 50) / 1000.0)
+
+
+@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
+def rc(request, ebb):
+    """A client per protocol, on a flushed server with events off."""
+    c = ebb.client(protocol=request.param)
+    c.flushall()
+    c.config_set("notify-keyspace-events", "")
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def lazy_only(ebb):
+    """Active expiry off: due members are met by the commands themselves."""
+    c = ebb.client()
+    c.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    yield
+    c.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+    c.close()
+
+
+# ------------------------------------------------------------- normalizers
+
+
+def s(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def srt(v):
+    return sorted(s(m) for m in v)
+
+
+def num(v):
+    """A score or count as a float (RESP2 bulk string or RESP3 double)."""
+    if v is None:
+        return None
+    return float(s(v))
+
+
+def val(v):
+    v = s(v)
+    if isinstance(v, (int, float)):
+        return float(v)
+    try:
+        return float(v)
+    except ValueError:
+        return v
+
+
+def opairs(v):
+    """(member, value) pairs in reply order, from a flat RESP2 array, an
+    array of RESP3 pairs, or a RESP3 map."""
+    if isinstance(v, dict):
+        items = list(v.items())
+    elif v and isinstance(v[0], (list, tuple)):
+        items = [tuple(p) for p in v]
+    else:
+        items = list(zip(v[0::2], v[1::2]))
+    return [(s(m), val(x)) for m, x in items]
+
+
+def pairs(v):
+    return sorted(opairs(v))
+
+
+def full_scan(x, cmd, key, *opts):
+    cursor, out = "0", []
+    while True:
+        cursor, batch = x(cmd, key, cursor, *opts, "COUNT", 3)
+        out.extend(batch)
+        cursor = s(cursor)
+        if cursor == "0":
+            return out
+
+
+# ------------------------------------------------------------------ data
+
+# Logical keys: (type, [(member, score or value, timed?)]).
+SET_DATA = {
+    "s": [("a", None, True), ("b", None, True), ("c", None, True), ("x", None, False), ("y", None, False)],
+    "t": [("a", None, False), ("x", None, False), ("z", None, False)],
+}
+ZSET_DATA = {
+    "z": [("a", 1, True), ("x", 1.5, False), ("b", 2, True), ("c", 3, True), ("y", 4, False)],
+    "zl": [("a", 0, True), ("b", 0, True), ("c", 0, True), ("x", 0, False), ("y", 0, False)],
+    "z2": [("a", 10, False), ("x", 20, False), ("z", 30, False)],
+}
+HASH_DATA = {
+    "h": [
+        ("a", "va", True),
+        ("b", "vbb", True),
+        ("c", "vccc", True),
+        ("n", "10", True),
+        ("x", "vx", False),
+        ("y", "vyy", False),
+    ],
+}
+
+
+def populate(p, typ, key, members, with_timed):
+    for m, v, timed in members:
+        if timed and not with_timed:
+            continue
+        if typ == "set":
+            p.execute_command("SADD", key, m)
+        elif typ == "zset":
+            p.execute_command("ZADD", key, v, m)
+        else:
+            p.execute_command("HSET", key, m, v)
+
+
+# Arming: the command that gives one key's timed members their deadline.
+def arm_cmd(method, key, members, ttl, deadline):
+    timed = [(m, v) for m, v, t in members if t]
+    names = [m for m, _ in timed]
+    if method == "SPEXPIRE":
+        return ["SPEXPIRE", key, ttl, "MEMBERS", len(names), *names]
+    if method == "SPEXPIREAT":
+        return ["SPEXPIREAT", key, deadline, "MEMBERS", len(names), *names]
+    if method == "ZPEXPIRE":
+        return ["ZPEXPIRE", key, ttl, "MEMBERS", len(names), *names]
+    if method == "ZADDEX":
+        flat = [a for m, v in timed for a in (v, m)]
+        return ["ZADDEX", key, "PX", ttl, *flat]
+    if method == "HPEXPIRE":
+        return ["HPEXPIRE", key, ttl, "FIELDS", len(names), *names]
+    if method == "HSETEX":
+        flat = [a for m, v in timed for a in (m, v)]
+        return ["HSETEX", key, "PX", ttl, "FIELDS", len(names), *flat]
+    raise AssertionError(method)
+
+
+ABSOLUTE = {"SPEXPIREAT"}
+# Methods whose arming command adds the timed members itself.
+ADDS_MEMBERS = {"ZADDEX", "HSETEX"}
+
+
+def check_phase(c, cases, phase, which):
+    """Runs every case on its own keys; returns the list of mismatches."""
+    bad = []
+    for i, (name, fn, before, after) in enumerate(cases):
+        want = before if which == "before" else after
+
+        def k(logical, i=i):
+            return f"{i}{phase}:{logical}"
+
+        def x(*args):
+            return raw_cmd(c, *args)
+
+        try:
+            got = fn(x, k)
+        except Exception as e:  # noqa: BLE001 - report every failing command at once
+            bad.append(f"{which} {name}: raised {e!r}")
+            continue
+        ok = want(got) if callable(want) else got == want
+        if not ok:
+            bad.append(f"{which} {name}: got {got!r}, want {want if not callable(want) else 'predicate'}")
+    return bad
+
+
+def run_before_after(c, typ, data, method, cases):
+    """Sets up every case twice (keys for the before and the after phase),
+    arms the deadlines, checks before, waits past the deadline, checks after."""
+    ttl = TTL_MS
+    for _ in range(5):
+        c.flushall()
+        p = c.pipeline(transaction=False)
+        for i in range(len(cases)):
+            for phase in "ba":
+                for logical, members in data.items():
+                    populate(p, typ, f"{i}{phase}:{logical}", members, with_timed=method not in ADDS_MEMBERS)
+        p.execute()
+        t0 = now_ms()
+        deadline = math.floor(t0) + ttl
+        p = c.pipeline(transaction=False)
+        for i in range(len(cases)):
+            for phase in "ba":
+                for logical, members in data.items():
+                    if any(t for _, _, t in members):
+                        cmd = arm_cmd(method, f"{i}{phase}:{logical}", members, ttl, deadline)
+                        p.execute_command(*cmd)
+        armed = p.execute()
+        t1 = now_ms()
+        for rep in armed:
+            if isinstance(rep, list):
+                assert rep == [1] * len(rep), armed
+        lo, hi = (deadline, deadline) if method in ABSOLUTE else (math.floor(t0) + ttl, math.floor(t1) + ttl)
+        bad = check_phase(c, cases, "b", "before")
+        if now_ms() < lo - 1:
+            break
+        ttl *= 3  # The machine was too slow for this TTL: redo, longer.
+    else:
+        pytest.fail("could not finish the before checks ahead of the deadline")
+    assert not bad, "\n".join(bad)
+    sleep_until(hi + 2)
+    bad = check_phase(c, cases, "a", "after")
+    assert not bad, "\n".join(bad)
+
+
+# ------------------------------------------------------------------ sets
+
+SB = {"a", "b", "c", "x", "y"}
+SA = {"x", "y"}
+
+
+def subset_of(live, n=None):
+    return lambda v: set(srt(v)) <= live and (n is None or len(v) == n)
+
+
+SET_CASES = [
+    ("SMEMBERS", lambda x, k: srt(x("SMEMBERS", k("s"))), ["a", "b", "c", "x", "y"], ["x", "y"]),
+    ("SISMEMBER", lambda x, k: [x("SISMEMBER", k("s"), m) for m in "axq"], [1, 1, 0], [0, 1, 0]),
+    ("SMISMEMBER", lambda x, k: x("SMISMEMBER", k("s"), "a", "x", "q"), [1, 1, 0], [0, 1, 0]),
+    ("SCARD", lambda x, k: x("SCARD", k("s")), 5, 2),
+    (
+        "SRANDMEMBER",
+        lambda x, k: [s(x("SRANDMEMBER", k("s"))) for _ in range(20)],
+        subset_of(SB),
+        subset_of(SA),
+    ),
+    ("SRANDMEMBER 10", lambda x, k: srt(x("SRANDMEMBER", k("s"), 10)), sorted(SB), sorted(SA)),
+    ("SRANDMEMBER 2", lambda x, k: x("SRANDMEMBER", k("s"), 2), subset_of(SB, 2), subset_of(SA, 2)),
+    ("SRANDMEMBER -30", lambda x, k: x("SRANDMEMBER", k("s"), -30), subset_of(SB, 30), subset_of(SA, 30)),
+    ("SSCAN", lambda x, k: srt(full_scan(x, "SSCAN", k("s"))), sorted(SB), sorted(SA)),
+    ("SSCAN MATCH", lambda x, k: srt(full_scan(x, "SSCAN", k("s"), "MATCH", "[abx]")), ["a", "b", "x"], ["x"]),
+    ("SINTER", lambda x, k: srt(x("SINTER", k("s"), k("t"))), ["a", "x"], ["x"]),
+    ("SINTER t s", lambda x, k: srt(x("SINTER", k("t"), k("s"))), ["a", "x"], ["x"]),
+    ("SUNION", lambda x, k: srt(x("SUNION", k("s"), k("t"))), ["a", "b", "c", "x", "y", "z"], ["a", "x", "y", "z"]),
+    ("SDIFF", lambda x, k: srt(x("SDIFF", k("s"), k("t"))), ["b", "c", "y"], ["y"]),
+    ("SDIFF t s", lambda x, k: srt(x("SDIFF", k("t"), k("s"))), ["z"], ["a", "z"]),
+    ("SINTERCARD", lambda x, k: x("SINTERCARD", 2, k("s"), k("t")), 2, 1),
+    ("SINTERCARD LIMIT", lambda x, k: x("SINTERCARD", 2, k("t"), k("s"), "LIMIT", 5), 2, 1),
+    (
+        "SINTERSTORE",
+        lambda x, k: (x("SINTERSTORE", k("d"), k("s"), k("t")), srt(x("SMEMBERS", k("d")))),
+        (2, ["a", "x"]),
+        (1, ["x"]),
+    ),
+    (
+        "SUNIONSTORE",
+        lambda x, k: (x("SUNIONSTORE", k("d"), k("s"), k("t")), x("SCARD", k("d"))),
+        (6, 6),
+        (4, 4),
+    ),
+    (
+        "SDIFFSTORE",
+        lambda x, k: (x("SDIFFSTORE", k("d"), k("s"), k("t")), srt(x("SMEMBERS", k("d")))),
+        (3, ["b", "c", "y"]),
+        (1, ["y"]),
+    ),
+    (
+        "SDIFFSTORE t s",
+        lambda x, k: (x("SDIFFSTORE", k("d"), k("t"), k("s")), srt(x("SMEMBERS", k("d")))),
+        (1, ["z"]),
+        (2, ["a", "z"]),
+    ),
+    ("SORT ALPHA", lambda x, k: x("SORT", k("s"), "ALPHA"), ["a", "b", "c", "x", "y"], ["x", "y"]),
+    ("SORT ALPHA DESC LIMIT", lambda x, k: x("SORT", k("s"), "ALPHA", "DESC", "LIMIT", 1, 2), ["x", "c"], ["x"]),
+    ("SORT_RO", lambda x, k: x("SORT_RO", k("s"), "ALPHA"), ["a", "b", "c", "x", "y"], ["x", "y"]),
+    ("SORT BY nosort", lambda x, k: srt(x("SORT", k("s"), "BY", "nosort")), sorted(SB), sorted(SA)),
+    (
+        "SORT STORE",
+        lambda x, k: (x("SORT", k("s"), "ALPHA", "STORE", k("d")), x("LRANGE", k("d"), 0, -1)),
+        (5, ["a", "b", "c", "x", "y"]),
+        (2, ["x", "y"]),
+    ),
+    ("SPOP 10", lambda x, k: (srt(x("SPOP", k("s"), 10)), x("EXISTS", k("s"))), (sorted(SB), 0), (sorted(SA), 0)),
+    (
+        "SPOP",
+        lambda x, k: (s(x("SPOP", k("s"))), x("SCARD", k("s"))),
+        lambda v: v[0] in SB and v[1] == 4,
+        lambda v: v[0] in SA and v[1] == 1,
+    ),
+    (
+        "SMOVE",
+        lambda x, k: (x("SMOVE", k("s"), k("d"), "a"), x("SMOVE", k("s"), k("d"), "x"), srt(x("SMEMBERS", k("d")))),
+        (1, 1, ["a", "x"]),
+        (0, 1, ["x"]),
+    ),
+    ("SREM", lambda x, k: (x("SREM", k("s"), "a", "x"), x("SCARD", k("s"))), (2, 3), (1, 1)),
+    (
+        "SADD again",
+        lambda x, k: (x("SADD", k("s"), "a", "q"), x("SPTTL", k("s"), "MEMBERS", 1, "a")[0]),
+        lambda v: v[0] == 1 and 0 < v[1] <= TTL_MS * 9,
+        (2, -1),
+    ),
+    (
+        "SPTTL",
+        lambda x, k: x("SPTTL", k("s"), "MEMBERS", 2, "a", "x"),
+        lambda v: 0 < v[0] <= TTL_MS * 9 and v[1] == -1,
+        [-2, -1],
+    ),
+    ("SEXPIRE", lambda x, k: x("SEXPIRE", k("s"), 100, "MEMBERS", 2, "a", "x"), [1, 1], [-2, 1]),
+    ("SPERSIST", lambda x, k: x("SPERSIST", k("s"), "MEMBERS", 2, "a", "x"), [1, -1], [-2, -1]),
+    ("FIELDTTL", lambda x, k: x("FIELDTTL", k("s"), "a"), lambda v: v >= 0, -3),
+    ("TYPE EXISTS", lambda x, k: (s(x("TYPE", k("s"))), x("EXISTS", k("s"))), ("set", 1), ("set", 1)),
+]
+
+
+@pytest.mark.parametrize("method", ["SPEXPIRE", "SPEXPIREAT"])
+def test_every_set_read_before_and_after(rc, lazy_only, method):
+    run_before_after(rc, "set", SET_DATA, method, SET_CASES)
+
+
+# ---------------------------------------------------------------- zsets
+
+ZB = [("a", 1.0), ("x", 1.5), ("b", 2.0), ("c", 3.0), ("y", 4.0)]
+ZA = [("x", 1.5), ("y", 4.0)]
+ZBN = [m for m, _ in ZB]
+ZAN = [m for m, _ in ZA]
+
+
+def zsubset(live, n=None):
+    names = {m for m, _ in live}
+    return lambda v: set(srt(v)) <= names and (n is None or len(v) == n)
+
+
+ZSET_CASES = [
+    ("ZRANGE", lambda x, k: x("ZRANGE", k("z"), 0, -1), ZBN, ZAN),
+    ("ZRANGE WITHSCORES", lambda x, k: opairs(x("ZRANGE", k("z"), 0, -1, "WITHSCORES")), ZB, ZA),
+    ("ZRANGE 0 1", lambda x, k: x("ZRANGE", k("z"), 0, 1), ["a", "x"], ["x", "y"]),
+    ("ZRANGE -2 -1", lambda x, k: x("ZRANGE", k("z"), -2, -1), ["c", "y"], ["x", "y"]),
+    ("ZRANGE REV", lambda x, k: x("ZRANGE", k("z"), 0, 2, "REV"), ["y", "c", "b"], ["y", "x"]),
+    ("ZRANGE BYSCORE", lambda x, k: x("ZRANGE", k("z"), 1, 3, "BYSCORE"), ["a", "x", "b", "c"], ["x"]),
+    (
+        "ZRANGE BYSCORE LIMIT",
+        lambda x, k: x("ZRANGE", k("z"), "(1", "+inf", "BYSCORE", "LIMIT", 1, 2),
+        ["b", "c"],
+        ["y"],
+    ),
+    (
+        "ZRANGE BYSCORE REV",
+        lambda x, k: opairs(x("ZRANGE", k("z"), "+inf", "-inf", "BYSCORE", "REV", "WITHSCORES")),
+        ZB[::-1],
+        ZA[::-1],
+    ),
+    ("ZRANGE BYLEX", lambda x, k: x("ZRANGE", k("zl"), "[b", "+", "BYLEX"), ["b", "c", "x", "y"], ["x", "y"]),
+    (
+        "ZRANGE BYLEX REV LIMIT",
+        lambda x, k: x("ZRANGE", k("zl"), "+", "-", "BYLEX", "REV", "LIMIT", 2, 2),
+        ["c", "b"],
+        [],
+    ),
+    ("ZRANGEBYSCORE", lambda x, k: x("ZRANGEBYSCORE", k("z"), 2, 4), ["b", "c", "y"], ["y"]),
+    (
+        "ZRANGEBYSCORE WITHSCORES LIMIT",
+        lambda x, k: opairs(x("ZRANGEBYSCORE", k("z"), "-inf", "+inf", "WITHSCORES", "LIMIT", 0, 1)),
+        [("a", 1.0)],
+        [("x", 1.5)],
+    ),
+    (
+        "ZREVRANGEBYSCORE",
+        lambda x, k: x("ZREVRANGEBYSCORE", k("z"), "+inf", "-inf", "LIMIT", 1, 1),
+        ["c"],
+        ["x"],
+    ),
+    ("ZRANGEBYLEX", lambda x, k: x("ZRANGEBYLEX", k("zl"), "-", "+"), ["a", "b", "c", "x", "y"], ["x", "y"]),
+    ("ZRANGEBYLEX range", lambda x, k: x("ZRANGEBYLEX", k("zl"), "[a", "(x"), ["a", "b", "c"], []),
+    ("ZREVRANGEBYLEX", lambda x, k: x("ZREVRANGEBYLEX", k("zl"), "+", "-", "LIMIT", 0, 3), ["y", "x", "c"], ["y", "x"]),
+    ("ZREVRANGE", lambda x, k: x("ZREVRANGE", k("z"), 0, -1), ZBN[::-1], ZAN[::-1]),
+    ("ZREVRANGE 1 1", lambda x, k: opairs(x("ZREVRANGE", k("z"), 1, 1, "WITHSCORES")), [("c", 3.0)], [("x", 1.5)]),
+    ("ZRANK", lambda x, k: [x("ZRANK", k("z"), m) for m in "ayq"], [0, 4, None], [None, 1, None]),
+    ("ZREVRANK", lambda x, k: [x("ZREVRANK", k("z"), m) for m in "cxq"], [1, 3, None], [None, 1, None]),
+    ("ZSCORE", lambda x, k: [num(x("ZSCORE", k("z"), m)) for m in "axq"], [1.0, 1.5, None], [None, 1.5, None]),
+    ("ZMSCORE", lambda x, k: [num(v) for v in x("ZMSCORE", k("z"), "a", "x", "q")], [1.0, 1.5, None], [None, 1.5, None]),
+    ("ZCARD", lambda x, k: x("ZCARD", k("z")), 5, 2),
+    ("ZCOUNT", lambda x, k: (x("ZCOUNT", k("z"), "-inf", "+inf"), x("ZCOUNT", k("z"), "(1", 3)), (5, 3), (2, 1)),
+    ("ZLEXCOUNT", lambda x, k: (x("ZLEXCOUNT", k("zl"), "-", "+"), x("ZLEXCOUNT", k("zl"), "[a", "[c")), (5, 3), (2, 0)),
+    (
+        "ZRANDMEMBER",
+        lambda x, k: [s(x("ZRANDMEMBER", k("z"))) for _ in range(20)],
+        zsubset(ZB),
+        zsubset(ZA),
+    ),
+    ("ZRANDMEMBER 10", lambda x, k: srt(x("ZRANDMEMBER", k("z"), 10)), sorted(ZBN), sorted(ZAN)),
+    ("ZRANDMEMBER 2", lambda x, k: x("ZRANDMEMBER", k("z"), 2), zsubset(ZB, 2), zsubset(ZA, 2)),
+    ("ZRANDMEMBER -30", lambda x, k: x("ZRANDMEMBER", k("z"), -30), zsubset(ZB, 30), zsubset(ZA, 30)),
+    (
+        "ZRANDMEMBER WITHSCORES",
+        lambda x, k: pairs(x("ZRANDMEMBER", k("z"), 10, "WITHSCORES")),
+        sorted(ZB),
+        sorted(ZA),
+    ),
+    ("ZSCAN", lambda x, k: pairs(full_scan(x, "ZSCAN", k("z"))), sorted(ZB), sorted(ZA)),
+    ("ZSCAN MATCH", lambda x, k: pairs(full_scan(x, "ZSCAN", k("z"), "MATCH", "[abx]")), sorted(ZB[:3]), [("x", 1.5)]),
+    (
+        "ZUNION",
+        lambda x, k: opairs(x("ZUNION", 2, k("z"), k("z2"), "WITHSCORES")),
+        [("b", 2.0), ("c", 3.0), ("y", 4.0), ("a", 11.0), ("x", 21.5), ("z", 30.0)],
+        [("y", 4.0), ("a", 10.0), ("x", 21.5), ("z", 30.0)],
+    ),
+    (
+        "ZINTER",
+        lambda x, k: opairs(x("ZINTER", 2, k("z2"), k("z"), "WITHSCORES")),
+        [("a", 11.0), ("x", 21.5)],
+        [("x", 21.5)],
+    ),
+    ("ZDIFF", lambda x, k: x("ZDIFF", 2, k("z"), k("z2")), ["b", "c", "y"], ["y"]),
+    ("ZDIFF z2 z", lambda x, k: x("ZDIFF", 2, k("z2"), k("z")), ["z"], ["a", "z"]),
+    ("ZINTERCARD", lambda x, k: x("ZINTERCARD", 2, k("z"), k("z2")), 2, 1),
+    (
+        "ZUNIONSTORE",
+        lambda x, k: (x("ZUNIONSTORE", k("d"), 2, k("z"), k("z2")), x("ZRANGE", k("d"), 0, -1)),
+        (6, ["b", "c", "y", "a", "x", "z"]),
+        (4, ["y", "a", "x", "z"]),
+    ),
+    (
+        "ZINTERSTORE",
+        lambda x, k: (
+            x("ZINTERSTORE", k("d"), 2, k("z"), k("z2"), "WEIGHTS", 1, 0),
+            opairs(x("ZRANGE", k("d"), 0, -1, "WITHSCORES")),
+        ),
+        (2, [("a", 1.0), ("x", 1.5)]),
+        (1, [("x", 1.5)]),
+    ),
+    (
+        "ZDIFFSTORE",
+        lambda x, k: (x("ZDIFFSTORE", k("d"), 2, k("z"), k("z2")), x("ZRANGE", k("d"), 0, -1)),
+        (3, ["b", "c", "y"]),
+        (1, ["y"]),
+    ),
+    (
+        "ZRANGESTORE",
+        lambda x, k: (x("ZRANGESTORE", k("d"), k("z"), 0, -1), opairs(x("ZRANGE", k("d"), 0, -1, "WITHSCORES"))),
+        (5, ZB),
+        (2, ZA),
+    ),
+    (
+        "ZRANGESTORE 0 0",
+        lambda x, k: (x("ZRANGESTORE", k("d"), k("z"), 0, 0), x("ZRANGE", k("d"), 0, -1)),
+        (1, ["a"]),
+        (1, ["x"]),
+    ),
+    (
+        "ZRANGESTORE BYLEX",
+        lambda x, k: (
+            x("ZRANGESTORE", k("d"), k("zl"), "[b", "+", "BYLEX", "LIMIT", 0, 2),
+            x("ZRANGE", k("d"), 0, -1),
+        ),
+        (2, ["b", "c"]),
+        (2, ["x", "y"]),
+    ),
+    ("ZPOPMIN", lambda x, k: opairs(x("ZPOPMIN", k("z"))), [("a", 1.0)], [("x", 1.5)]),
+    ("ZPOPMIN 10", lambda x, k: (opairs(x("ZPOPMIN", k("z"), 10)), x("EXISTS", k("z"))), (ZB, 0), (ZA, 0)),
+    ("ZPOPMAX 2", lambda x, k: opairs(x("ZPOPMAX", k("z"), 2)), [("y", 4.0), ("c", 3.0)], [("y", 4.0), ("x", 1.5)]),
+    (
+        "ZMPOP",
+        lambda x, k: (lambda v: (s(v[0]) == k("z"), opairs(v[1])))(x("ZMPOP", 1, k("z"), "MIN", "COUNT", 2)),
+        (True, ZB[:2]),
+        (True, ZA),
+    ),
+    (
+        "BZPOPMIN",
+        lambda x, k: (lambda v: (s(v[1]), num(v[2])))(x("BZPOPMIN", k("z"), 1)),
+        ("a", 1.0),
+        ("x", 1.5),
+    ),
+    ("ZREMRANGEBYRANK", lambda x, k: (x("ZREMRANGEBYRANK", k("z"), 0, 0), x("ZRANGE", k("z"), 0, -1)), (1, ZBN[1:]), (1, ["y"])),
+    ("ZREMRANGEBYSCORE", lambda x, k: x("ZREMRANGEBYSCORE", k("z"), "-inf", 2), 3, 1),
+    ("ZREMRANGEBYLEX", lambda x, k: x("ZREMRANGEBYLEX", k("zl"), "-", "[c"), 3, 0),
+    ("ZREM", lambda x, k: x("ZREM", k("z"), "a", "x"), 2, 1),
+    (
+        "ZADD again",
+        lambda x, k: (x("ZADD", k("z"), 5, "a"), x("ZPTTL", k("z"), "MEMBERS", 1, "a")[0]),
+        lambda v: v[0] == 0 and 0 < v[1] <= TTL_MS * 9,
+        (1, -1),
+    ),
+    ("ZINCRBY", lambda x, k: num(x("ZINCRBY", k("z"), 1, "a")), 2.0, 1.0),
+    ("ZADD XX CH", lambda x, k: (x("ZADD", k("z"), "XX", "CH", 9, "a"), num(x("ZSCORE", k("z"), "a"))), (1, 9.0), (0, None)),
+    ("SORT ALPHA", lambda x, k: x("SORT", k("z"), "ALPHA"), ["a", "b", "c", "x", "y"], ["x", "y"]),
+    ("SORT BY nosort", lambda x, k: x("SORT", k("z"), "BY", "nosort"), ZBN, ZAN),
+    ("SORT BY nosort LIMIT", lambda x, k: x("SORT", k("z"), "BY", "nosort", "LIMIT", 1, 2), ["x", "b"], ["y"]),
+    (
+        "ZPTTL",
+        lambda x, k: x("ZPTTL", k("z"), "MEMBERS", 2, "a", "x"),
+        lambda v: 0 < v[0] <= TTL_MS * 9 and v[1] == -1,
+        [-2, -1],
+    ),
+    ("ZEXPIRE", lambda x, k: x("ZEXPIRE", k("z"), 100, "MEMBERS", 2, "a", "x"), [1, 1], [-2, 1]),
+    ("ZPERSIST", lambda x, k: x("ZPERSIST", k("z"), "MEMBERS", 2, "a", "x"), [1, -1], [-2, -1]),
+    ("TYPE EXISTS", lambda x, k: (s(x("TYPE", k("z"))), x("EXISTS", k("z"))), ("zset", 1), ("zset", 1)),
+]
+
+
+@pytest.mark.parametrize("method", ["ZPEXPIRE", "ZADDEX"])
+def test_every_zset_read_before_and_after(rc, lazy_only, method):
+    run_before_after(rc, "zset", ZSET_DATA, method, ZSET_CASES)
+
+
+# --------------------------------------------------------------- hashes
+
+HB = [("a", "va"), ("b", "vbb"), ("c", "vccc"), ("n", 10.0), ("x", "vx"), ("y", "vyy")]
+HA = [("x", "vx"), ("y", "vyy")]
+
+
+def hsubset(live, n=None):
+    names = {m for m, _ in live}
+    return lambda v: set(srt(v)) <= names and (n is None or len(v) == n)
+
+
+HASH_CASES = [
+    ("HGET", lambda x, k: [x("HGET", k("h"), f) for f in "axq"], ["va", "vx", None], [None, "vx", None]),
+    ("HMGET", lambda x, k: x("HMGET", k("h"), "a", "x", "q"), ["va", "vx", None], [None, "vx", None]),
+    ("HGETALL", lambda x, k: pairs(x("HGETALL", k("h"))), HB, HA),
+    ("HKEYS", lambda x, k: srt(x("HKEYS", k("h"))), ["a", "b", "c", "n", "x", "y"], ["x", "y"]),
+    ("HVALS", lambda x, k: srt(x("HVALS", k("h"))), sorted(["va", "vbb", "vccc", "10", "vx", "vyy"]), ["vx", "vyy"]),
+    ("HLEN", lambda x, k: x("HLEN", k("h")), 6, 2),
+    ("HEXISTS", lambda x, k: [x("HEXISTS", k("h"), f) for f in "axq"], [1, 1, 0], [0, 1, 0]),
+    ("HSTRLEN", lambda x, k: [x("HSTRLEN", k("h"), f) for f in "cy"], [4, 3], [0, 3]),
+    (
+        "HRANDFIELD",
+        lambda x, k: [s(x("HRANDFIELD", k("h"))) for _ in range(20)],
+        hsubset(HB),
+        hsubset(HA),
+    ),
+    ("HRANDFIELD 10", lambda x, k: srt(x("HRANDFIELD", k("h"), 10)), sorted(m for m, _ in HB), ["x", "y"]),
+    ("HRANDFIELD 2", lambda x, k: x("HRANDFIELD", k("h"), 2), hsubset(HB, 2), hsubset(HA, 2)),
+    ("HRANDFIELD -30", lambda x, k: x("HRANDFIELD", k("h"), -30), hsubset(HB, 30), hsubset(HA, 30)),
+    ("HRANDFIELD WITHVALUES", lambda x, k: pairs(x("HRANDFIELD", k("h"), 10, "WITHVALUES")), HB, HA),
+    ("HSCAN", lambda x, k: pairs(full_scan(x, "HSCAN", k("h"))), HB, HA),
+    ("HSCAN MATCH", lambda x, k: pairs(full_scan(x, "HSCAN", k("h"), "MATCH", "[abx]")), HB[:2] + [HB[4]], [HA[0]]),
+    ("HINCRBY", lambda x, k: x("HINCRBY", k("h"), "n", 1), 11, 1),
+    ("HINCRBYFLOAT", lambda x, k: num(x("HINCRBYFLOAT", k("h"), "n", "0.5")), 10.5, 0.5),
+    ("HSETNX", lambda x, k: (x("HSETNX", k("h"), "a", "new"), x("HGET", k("h"), "a")), (0, "va"), (1, "new")),
+    ("HDEL", lambda x, k: (x("HDEL", k("h"), "a", "x"), x("HLEN", k("h"))), (2, 4), (1, 1)),
+    (
+        "HSET again",
+        lambda x, k: (x("HSET", k("h"), "a", "new"), x("HPTTL", k("h"), "FIELDS", 1, "a")),
+        (0, [-1]),
+        (1, [-1]),
+    ),
+    ("HGETDEL", lambda x, k: x("HGETDEL", k("h"), "FIELDS", 2, "a", "x"), ["va", "vx"], [None, "vx"]),
+    ("HGETEX PERSIST", lambda x, k: x("HGETEX", k("h"), "PERSIST", "FIELDS", 2, "a", "x"), ["va", "vx"], [None, "vx"]),
+    (
+        "HPTTL",
+        lambda x, k: x("HPTTL", k("h"), "FIELDS", 2, "a", "x"),
+        lambda v: 0 < v[0] <= TTL_MS * 9 and v[1] == -1,
+        [-2, -1],
+    ),
+    ("HEXPIRE", lambda x, k: x("HEXPIRE", k("h"), 100, "FIELDS", 2, "a", "x"), [1, 1], [-2, 1]),
+    ("HPERSIST", lambda x, k: x("HPERSIST", k("h"), "FIELDS", 2, "a", "x"), [1, -1], [-2, -1]),
+    ("TYPE EXISTS", lambda x, k: (s(x("TYPE", k("h"))), x("EXISTS", k("h"))), ("hash", 1), ("hash", 1)),
+]
+
+
+@pytest.mark.parametrize("method", ["HPEXPIRE", "HSETEX"])
+def test_every_hash_read_before_and_after(rc, lazy_only, method):
+    run_before_after(rc, "hash", HASH_DATA, method, HASH_CASES)

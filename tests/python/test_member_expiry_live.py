@@ -14,14 +14,16 @@ possible deadline (else the round is redone with a longer TTL), and the
 """
 
 import math
-import threading
 import time
 
 import pytest
+import redis
 
 from conftest import raw_cmd, wait_until
 
 TTL_MS = 150
+# Upper bound for any TTL a round may use (TTLs grow when the machine is slow).
+MAX_TTL_MS = 30_000
 
 
 def now_ms():
@@ -152,6 +154,8 @@ def arm_cmd(method, key, members, ttl, deadline):
     names = [m for m, _ in timed]
     if method == "SPEXPIRE":
         return ["SPEXPIRE", key, ttl, "MEMBERS", len(names), *names]
+    if method == "SADDEX":
+        return ["SADDEX", key, ttl // 1000, *names]
     if method == "SPEXPIREAT":
         return ["SPEXPIREAT", key, deadline, "MEMBERS", len(names), *names]
     if method == "ZPEXPIRE":
@@ -169,7 +173,7 @@ def arm_cmd(method, key, members, ttl, deadline):
 
 ABSOLUTE = {"SPEXPIREAT"}
 # Methods whose arming command adds the timed members itself.
-ADDS_MEMBERS = {"ZADDEX", "HSETEX"}
+ADDS_MEMBERS = {"SADDEX", "ZADDEX", "HSETEX"}
 
 
 def check_phase(c, cases, phase, which):
@@ -195,10 +199,9 @@ def check_phase(c, cases, phase, which):
     return bad
 
 
-def run_before_after(c, typ, data, method, cases):
+def run_before_after(c, typ, data, method, cases, ttl=TTL_MS):
     """Sets up every case twice (keys for the before and the after phase),
     arms the deadlines, checks before, waits past the deadline, checks after."""
-    ttl = TTL_MS
     for _ in range(5):
         c.flushall()
         p = c.pipeline(transaction=False)
@@ -318,13 +321,13 @@ SET_CASES = [
     (
         "SADD again",
         lambda x, k: (x("SADD", k("s"), "a", "q"), x("SPTTL", k("s"), "MEMBERS", 1, "a")[0]),
-        lambda v: v[0] == 1 and 0 < v[1] <= TTL_MS * 9,
+        lambda v: v[0] == 1 and 0 < v[1] <= MAX_TTL_MS,
         (2, -1),
     ),
     (
         "SPTTL",
         lambda x, k: x("SPTTL", k("s"), "MEMBERS", 2, "a", "x"),
-        lambda v: 0 < v[0] <= TTL_MS * 9 and v[1] == -1,
+        lambda v: 0 < v[0] <= MAX_TTL_MS and v[1] == -1,
         [-2, -1],
     ),
     ("SEXPIRE", lambda x, k: x("SEXPIRE", k("s"), 100, "MEMBERS", 2, "a", "x"), [1, 1], [-2, 1]),
@@ -337,6 +340,11 @@ SET_CASES = [
 @pytest.mark.parametrize("method", ["SPEXPIRE", "SPEXPIREAT"])
 def test_every_set_read_before_and_after(rc, lazy_only, method):
     run_before_after(rc, "set", SET_DATA, method, SET_CASES)
+
+
+def test_every_set_read_before_and_after_saddex(r, lazy_only):
+    """SADDEX takes whole seconds: one run, at one second."""
+    run_before_after(r, "set", SET_DATA, "SADDEX", SET_CASES, ttl=1000)
 
 
 # ---------------------------------------------------------------- zsets
@@ -499,7 +507,7 @@ ZSET_CASES = [
     (
         "ZADD again",
         lambda x, k: (x("ZADD", k("z"), 5, "a"), x("ZPTTL", k("z"), "MEMBERS", 1, "a")[0]),
-        lambda v: v[0] == 0 and 0 < v[1] <= TTL_MS * 9,
+        lambda v: v[0] == 0 and 0 < v[1] <= MAX_TTL_MS,
         (1, -1),
     ),
     ("ZINCRBY", lambda x, k: num(x("ZINCRBY", k("z"), 1, "a")), 2.0, 1.0),
@@ -510,7 +518,7 @@ ZSET_CASES = [
     (
         "ZPTTL",
         lambda x, k: x("ZPTTL", k("z"), "MEMBERS", 2, "a", "x"),
-        lambda v: 0 < v[0] <= TTL_MS * 9 and v[1] == -1,
+        lambda v: 0 < v[0] <= MAX_TTL_MS and v[1] == -1,
         [-2, -1],
     ),
     ("ZEXPIRE", lambda x, k: x("ZEXPIRE", k("z"), 100, "MEMBERS", 2, "a", "x"), [1, 1], [-2, 1]),
@@ -571,7 +579,7 @@ HASH_CASES = [
     (
         "HPTTL",
         lambda x, k: x("HPTTL", k("h"), "FIELDS", 2, "a", "x"),
-        lambda v: 0 < v[0] <= TTL_MS * 9 and v[1] == -1,
+        lambda v: 0 < v[0] <= MAX_TTL_MS and v[1] == -1,
         [-2, -1],
     ),
     ("HEXPIRE", lambda x, k: x("HEXPIRE", k("h"), 100, "FIELDS", 2, "a", "x"), [1, 1], [-2, 1]),
@@ -583,3 +591,495 @@ HASH_CASES = [
 @pytest.mark.parametrize("method", ["HPEXPIRE", "HSETEX"])
 def test_every_hash_read_before_and_after(rc, lazy_only, method):
     run_before_after(rc, "hash", HASH_DATA, method, HASH_CASES)
+
+
+# ------------------------------------------------- per-type helpers, generic
+
+TYPES = {
+    # type: (prefix of the member-TTL commands, their keyword, cardinality command)
+    "set": ("S", "MEMBERS", "SCARD"),
+    "zset": ("Z", "MEMBERS", "ZCARD"),
+    "hash": ("H", "FIELDS", "HLEN"),
+}
+EVENT = {"set": "s", "zset": "z", "hash": "h"}
+
+
+def add(c, typ, key, members):
+    """Adds members (no deadline) to a collection of the given type."""
+    for i in range(0, len(members), 500):
+        chunk = members[i : i + 500]
+        if typ == "set":
+            c.execute_command("SADD", key, *chunk)
+        elif typ == "zset":
+            c.execute_command("ZADD", key, *[a for j, m in enumerate(chunk, i) for a in (j, m)])
+        else:
+            c.execute_command("HSET", key, *[a for m in chunk for a in (m, "v" + m)])
+
+
+def pexpireat(c, typ, key, at, members):
+    p, kw, _ = TYPES[typ]
+    return raw_cmd(c, f"{p}PEXPIREAT", key, int(at), kw, len(members), *members)
+
+
+def card(c, typ, key):
+    return raw_cmd(c, TYPES[typ][2], key)
+
+
+def live_members(c, typ, key):
+    if typ == "set":
+        return srt(raw_cmd(c, "SMEMBERS", key))
+    if typ == "zset":
+        return srt(raw_cmd(c, "ZRANGE", key, 0, -1))
+    return srt(raw_cmd(c, "HKEYS", key))
+
+
+def member_deadlines(c, typ, key, members):
+    p, kw, _ = TYPES[typ]
+    return raw_cmd(c, f"{p}PEXPIRETIME", key, kw, len(members), *members)
+
+
+def ahead(attempt):
+    """Runs attempt(ttl) -> (earliest deadline, ...) until the attempt got
+    its "before" observations done ahead of that deadline, growing the TTL
+    when the machine was too slow."""
+    ttl = TTL_MS
+    for _ in range(5):
+        res = attempt(ttl)
+        if now_ms() < res[0] - 1:
+            return res
+        ttl *= 3
+    pytest.fail("could not observe the state before the deadline")
+
+
+def set_active_expiry(ebb, on):
+    c = ebb.client()
+    c.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1" if on else "0")
+    c.close()
+
+
+def info_field(c, section, field):
+    return c.info(section).get(field)
+
+
+def keyspace_db0(c):
+    """INFO keyspace's db0 line as a dict (empty when the db is empty)."""
+    return c.info("keyspace").get("db0", {})
+
+
+class Events:
+    """A pattern subscriber collecting (channel, payload) pairs in order."""
+
+    def __init__(self, ebb, *patterns):
+        self.c = ebb.client()
+        self.p = self.c.pubsub()
+        self.got = []
+        for pat in patterns:
+            self.p.psubscribe(pat)
+        n = 0
+        while n < len(patterns):
+            m = self.p.get_message(timeout=1.0)
+            assert m is not None, "psubscribe not confirmed"
+            if m["type"] == "psubscribe":
+                n += 1
+
+    def drain(self, timeout=0.05):
+        while (m := self.p.get_message(timeout=timeout)) is not None:
+            if m["type"] == "pmessage":
+                self.got.append((m["channel"], m["data"]))
+
+    def wait_for(self, pred, timeout=5.0):
+        end = time.time() + timeout
+        while time.time() < end:
+            self.drain()
+            if pred(self.got):
+                return self.got
+        raise AssertionError(f"events not seen in time; got {self.got!r}")
+
+    def close(self):
+        self.p.close()
+        self.c.close()
+
+
+# --------------------------------------------------- last member -> key gone
+
+
+@pytest.mark.parametrize("typ", list(TYPES))
+@pytest.mark.parametrize("mode", ["lazy", "active"])
+def test_last_member_expiring_deletes_the_key(ebb, r, typ, mode):
+    ev = Events(ebb, "__keyspace@0__:*", "__keyevent@0__:*")
+    set_active_expiry(ebb, mode == "active")
+    try:
+
+        def attempt(ttl):
+            r.config_set("notify-keyspace-events", "")
+            r.flushall()
+            add(r, typ, "k", ["a", "b"])
+            add(r, typ, "other", ["a"])
+            ev.drain()
+            ev.got.clear()
+            r.config_set("notify-keyspace-events", "KEA")
+            dl = math.floor(now_ms()) + ttl
+            assert pexpireat(r, typ, "k", dl, ["a", "b"]) == [1, 1]
+            seen = (r.exists("k"), r.type("k"), r.dbsize())
+            return dl, seen
+
+        dl, seen = ahead(attempt)
+        assert seen == (1, typ, 2)
+        sleep_until(dl + 2)
+        if mode == "lazy":
+            assert r.exists("k") == 0
+        else:
+            # Nobody touches the key: the sweeper deletes it.
+            wait_until(lambda: r.dbsize() == 1, timeout=3)
+            assert r.exists("k") == 0
+        assert r.type("k") == "none"
+        assert r.dbsize() == 1 and r.exists("other") == 1
+        t = EVENT[typ]
+        got = ev.wait_for(lambda g: ("__keyevent@0__:del", "k") in g)
+        space = [d for ch, d in got if ch == "__keyspace@0__:k"]
+        assert space == [f"{t}expire", f"{t}expired", "del"], got
+        keyev = [ch for ch, d in got if ch.startswith("__keyevent@0__:") and d == "k"]
+        assert keyev == [f"__keyevent@0__:{t}expire", f"__keyevent@0__:{t}expired", "__keyevent@0__:del"], got
+    finally:
+        set_active_expiry(ebb, True)
+        ev.close()
+
+
+# ----------------------------------------------------------- MEMORY USAGE
+
+
+@pytest.mark.parametrize("typ", list(TYPES))
+def test_memory_usage_shrinks_when_members_expire(r, lazy_only, typ):
+    big = [f"member-{i:04d}-" + "x" * 40 for i in range(200)]
+
+    def attempt(ttl):
+        r.flushall()
+        add(r, typ, "k", big + ["keep1", "keep2"])
+        dl = math.floor(now_ms()) + ttl
+        pexpireat(r, typ, "k", dl, big)
+        return dl, r.memory_usage("k")
+
+    dl, before = ahead(attempt)
+    assert before > 200 * 40
+    sleep_until(dl + 2)
+    # MEMORY USAGE is the first command to meet the due members.
+    after = r.memory_usage("k")
+    assert after < before - 200 * 40, (before, after)
+    assert card(r, typ, "k") == 2
+    assert r.memory_usage("k") == after
+
+
+# ------------------------------------------------ exact cardinality, polled
+
+
+@pytest.mark.parametrize("typ", list(TYPES))
+def test_cardinality_is_exact_at_every_instant(r, typ):
+    n, plain, step = 25, ["p1", "p2", "p3"], 8
+    timed = [f"m{i:02d}" for i in range(n)]
+    add(r, typ, "k", timed + plain)
+    base = math.floor(now_ms()) + TTL_MS
+    deadlines = [base + step * i for i in range(n)]
+    p = r.pipeline(transaction=False)
+    for m, d in zip(timed, deadlines):
+        p.execute_command(f"{TYPES[typ][0]}PEXPIREAT", "k", d, TYPES[typ][1], 1, m)
+    # A deadline already past when it arrives deletes the member (2): the
+    # bounds below hold either way.
+    assert all(rep[0] in (1, 2) for rep in p.execute())
+
+    def live_at(ms):
+        return len(plain) + sum(1 for d in deadlines if d > ms)
+
+    end = deadlines[-1] + 30
+    samples = 0
+    while now_ms() < end:
+        t0 = now_ms()
+        got = card(r, typ, "k")
+        t1 = now_ms()
+        # The server read its clock somewhere in [t0, t1]; one boundary
+        # millisecond is allowed either side.
+        hi, lo = live_at(math.floor(t0) - 1), live_at(math.floor(t1) + 1)
+        assert lo <= got <= hi, (t0, t1, got, lo, hi)
+        samples += 1
+    assert samples > 50
+    assert card(r, typ, "k") == len(plain)
+    assert live_members(r, typ, "k") == plain
+
+
+# ------------------------------------------------------------------ WATCH
+
+
+@pytest.mark.parametrize("typ", list(TYPES))
+@pytest.mark.parametrize("how", ["read-by-other", "sweeper", "untouched"])
+def test_member_expiry_aborts_watching_exec(ebb, r, typ, how):
+    c2 = ebb.client()
+    if how == "untouched":
+        set_active_expiry(ebb, False)
+    try:
+
+        def attempt(ttl):
+            r.flushall()
+            add(r, typ, "k", ["a", "x"])
+            dl = math.floor(now_ms()) + ttl
+            pexpireat(r, typ, "k", dl, ["a"])
+            p = c2.pipeline()
+            p.watch("k")
+            return dl, p
+
+        dl, p = ahead(attempt)
+        sleep_until(dl + 2)
+        if how == "read-by-other":
+            assert card(r, typ, "k") == 1
+        elif how == "sweeper":
+            wait_until(lambda: keyspace_db0(r).get("member_expiry_keys", 0) == 0, timeout=3)
+        p.multi()
+        p.set("side", 1)
+        with pytest.raises(redis.WatchError):
+            p.execute()
+        assert r.exists("side") == 0
+        assert card(r, typ, "k") == 1
+    finally:
+        set_active_expiry(ebb, True)
+        c2.close()
+
+
+@pytest.mark.parametrize("typ", list(TYPES))
+def test_watch_is_not_aborted_by_another_keys_member_expiry(ebb, r, typ):
+    c2 = ebb.client()
+
+    def attempt(ttl):
+        r.flushall()
+        add(r, typ, "k", ["a", "x"])
+        add(r, typ, "other", ["a", "x"])
+        dl = math.floor(now_ms()) + ttl
+        pexpireat(r, typ, "other", dl, ["a"])
+        pexpireat(r, typ, "k", dl + 3_600_000, ["a"])
+        p = c2.pipeline()
+        p.watch("k")
+        return dl, p
+
+    dl, p = ahead(attempt)
+    sleep_until(dl + 2)
+    assert card(r, typ, "other") == 1
+    p.multi()
+    p.set("side", 1)
+    assert p.execute() == [True]
+    c2.close()
+
+
+# ------------------------------------------- RENAME / COPY / MOVE / SWAPDB
+
+
+@pytest.mark.parametrize("typ", list(TYPES))
+@pytest.mark.parametrize("move", ["RENAME", "COPY", "MOVE", "SWAPDB"])
+def test_moves_keep_member_deadlines(ebb, r, typ, move):
+    db1 = ebb.client(db=1)
+    try:
+
+        def attempt(ttl):
+            r.flushall()
+            add(r, typ, "k", ["a", "b", "x"])
+            dl = math.floor(now_ms()) + ttl
+            pexpireat(r, typ, "k", dl, ["a", "b"])
+            if move == "RENAME":
+                assert r.rename("k", "k2")
+                targets = [(r, "k2")]
+            elif move == "COPY":
+                assert r.copy("k", "k2")
+                targets = [(r, "k"), (r, "k2")]
+            elif move == "MOVE":
+                assert r.move("k", 1)
+                targets = [(db1, "k")]
+            else:
+                assert r.swapdb(0, 1)
+                targets = [(db1, "k")]
+            seen = [(member_deadlines(c, typ, key, ["a", "b", "x"]), card(c, typ, key)) for c, key in targets]
+            return dl, targets, seen
+
+        dl, targets, seen = ahead(attempt)
+        for got in seen:
+            assert got == ([dl, dl, -1], 3)
+        if move != "COPY":
+            assert r.exists("k") == 0
+        sleep_until(dl + 2)
+        for c, key in targets:
+            assert live_members(c, typ, key) == ["x"]
+            assert card(c, typ, key) == 1
+            assert member_deadlines(c, typ, key, ["a", "x"]) == [-2, -1]
+    finally:
+        if move == "SWAPDB":
+            r.swapdb(0, 1)
+        db1.close()
+
+
+# ------------------------------------------------ the sweeper, untouched
+
+
+def test_sweeper_reclaims_members_nobody_reads(ebb, r):
+    r.config_set("notify-keyspace-events", "")
+    timed = [f"t{i:03d}" for i in range(300)]
+    whole = [f"w{i:02d}" for i in range(50)]
+
+    def attempt(ttl):
+        r.flushall()
+        for typ in TYPES:
+            add(r, typ, f"part:{typ}", timed + ["keep"])
+            add(r, typ, f"all:{typ}", whole)
+        dl = math.floor(now_ms()) + ttl
+        for typ in TYPES:
+            pexpireat(r, typ, f"part:{typ}", dl, timed)
+            pexpireat(r, typ, f"all:{typ}", dl, whole)
+        seen = (
+            r.dbsize(),
+            keyspace_db0(r).get("member_expiry_keys"),
+            int(info_field(r, "stats", "expired_members")),
+        )
+        return dl, seen
+
+    dl, (keys, with_deadlines, expired0) = ahead(attempt)
+    assert (keys, with_deadlines) == (6, 6)
+    sleep_until(dl + 2)
+    # DBSIZE and INFO do not purge: only the sweeper can make these move.
+    wait_until(lambda: r.dbsize() == 3, timeout=3)
+    wait_until(lambda: keyspace_db0(r).get("member_expiry_keys") == 0, timeout=3)
+    assert keyspace_db0(r).get("keys") == 3
+    assert int(info_field(r, "stats", "expired_members")) - expired0 == 3 * (300 + 50)
+    for typ in TYPES:
+        assert card(r, typ, f"part:{typ}") == 1
+        assert r.exists(f"all:{typ}") == 0
+
+
+def test_sweeper_counts_expired_members_once_with_member_events_on(ebb, r):
+    r.config_set("notify-keyspace-events", "KEAST")
+    timed = [f"t{i:02d}" for i in range(20)]
+
+    def attempt(ttl):
+        r.flushall()
+        for typ in TYPES:
+            add(r, typ, f"part:{typ}", timed + ["keep"])
+        dl = math.floor(now_ms()) + ttl
+        for typ in TYPES:
+            pexpireat(r, typ, f"part:{typ}", dl, timed)
+        return dl, int(info_field(r, "stats", "expired_members"))
+
+    dl, expired0 = ahead(attempt)
+    sleep_until(dl + 2)
+    wait_until(lambda: keyspace_db0(r).get("member_expiry_keys") == 0, timeout=3)
+    assert int(info_field(r, "stats", "expired_members")) - expired0 == 3 * 20
+
+
+# ---------------------------------------------------------- notifications
+
+
+def parse_members(payload):
+    """Parses `<len>:<member>[,<len>:<member>…]` strictly."""
+    out, i = [], 0
+    while True:
+        j = payload.index(":", i)
+        n = int(payload[i:j])
+        assert payload[i:j] == str(n), payload
+        out.append(payload[j + 1 : j + 1 + n])
+        i = j + 1 + n
+        if i == len(payload):
+            return out
+        assert payload[i] == ",", payload
+        i += 1
+
+
+def member_events(got, key, event):
+    """Members named by each of the four member-event channels for one
+    (key, event), as sorted lists; key events as a count."""
+    k = f"{len(key)}:{key}|"
+    res = {"S": [], "T": [], "I": [], "V": [], "keyspace": 0, "keyevent": 0}
+    for ch, d in got:
+        if ch == f"__subkeyspace@0__:{key}" and d.startswith(event + "|"):
+            res["S"] += parse_members(d[len(event) + 1 :])
+        elif ch == f"__subkeyevent@0__:{event}" and d.startswith(k):
+            res["T"] += parse_members(d[len(k) :])
+        elif ch.startswith(f"__subkeyspaceitem@0__:{key}\n") and d == event:
+            res["I"].append(ch[len(f"__subkeyspaceitem@0__:{key}\n") :])
+        elif ch == f"__subkeyspaceevent@0__:{event}|{key}":
+            res["V"] += parse_members(d)
+        elif ch == f"__keyspace@0__:{key}" and d == event:
+            res["keyspace"] += 1
+        elif ch == f"__keyevent@0__:{event}" and d == key:
+            res["keyevent"] += 1
+    for c in "STIV":
+        res[c] = sorted(res[c])
+    return res
+
+
+@pytest.mark.parametrize("typ", list(TYPES))
+@pytest.mark.parametrize("mode", ["sweeper", "read"])
+def test_key_and_member_notifications(ebb, r, typ, mode):
+    key = "key|1"
+    timed = ["a", "b,c:|d", "q"]
+    ev = Events(ebb, "__key*@0__:*", "__subkey*")
+    set_active_expiry(ebb, mode == "sweeper")
+    t = EVENT[typ]
+    p, kw, _ = TYPES[typ]
+    try:
+
+        def attempt(ttl):
+            r.config_set("notify-keyspace-events", "")
+            r.flushall()
+            add(r, typ, key, timed + ["x"])
+            ev.drain()
+            ev.got.clear()
+            r.config_set("notify-keyspace-events", "KEASTIV")
+            dl = math.floor(now_ms()) + ttl
+            assert raw_cmd(r, f"{p}PEXPIREAT", key, dl, kw, 3, *timed) == [1, 1, 1]
+            assert raw_cmd(r, f"{p}PERSIST", key, kw, 2, "q", "x") == [1, -1]
+            return (dl,)
+
+        (dl,) = ahead(attempt)
+        both = sorted(["a", "b,c:|d"])
+        got = ev.wait_for(lambda g: member_events(g, key, f"{t}persist")["V"] == ["q"])
+        set_ev = member_events(got, key, f"{t}expire")
+        assert {c: set_ev[c] for c in "STIV"} == {c: sorted(timed) for c in "STIV"}, got
+        assert (set_ev["keyspace"], set_ev["keyevent"]) == (1, 1), got
+        pers = member_events(got, key, f"{t}persist")
+        assert {c: pers[c] for c in "STIV"} == {c: ["q"] for c in "STIV"}, got
+        assert (pers["keyspace"], pers["keyevent"]) == (1, 1), got
+        ev.got.clear()
+        sleep_until(dl + 2)
+        if mode == "read":
+            assert card(r, typ, key) == 2
+        got = ev.wait_for(lambda g: member_events(g, key, f"{t}expired")["S"] == both, timeout=3)
+        ev.drain(timeout=0.1)
+        gone = member_events(ev.got, key, f"{t}expired")
+        assert {c: gone[c] for c in "STIV"} == {c: both for c in "STIV"}, ev.got
+        # One key event per batch of members removed together.
+        assert gone["keyspace"] == gone["keyevent"] >= 1, ev.got
+        assert not any(d == "del" for _, d in ev.got), ev.got
+        assert live_members(r, typ, key) == ["q", "x"]
+    finally:
+        set_active_expiry(ebb, True)
+        ev.close()
+
+
+def test_member_events_off_unless_asked(ebb, r):
+    """K and E alone publish key events only; S/T/I/V each add their channel."""
+    ev = Events(ebb, "__key*@0__:*", "__subkey*")
+    try:
+        for flags, want in [
+            ("KEA", {"__keyspace@0__:s", "__keyevent@0__:sexpire"}),
+            ("As", set()),
+            ("AS", {"__subkeyspace@0__:s"}),
+            ("AT", {"__subkeyevent@0__:sexpire"}),
+            ("AI", {"__subkeyspaceitem@0__:s\na"}),
+            ("AV", {"__subkeyspaceevent@0__:sexpire|s"}),
+            ("KEhzSTIV", set()),
+        ]:
+            r.config_set("notify-keyspace-events", "")
+            r.sadd("s", "a")
+            ev.drain()
+            ev.got.clear()
+            r.config_set("notify-keyspace-events", flags)
+            assert raw_cmd(r, "SEXPIRE", "s", 100, "MEMBERS", 1, "a") == [1]
+            r.publish("fence", "x")  # anything published before it has arrived
+            if want:
+                ev.wait_for(lambda g, want=want: {ch for ch, _ in g} >= want)
+            ev.drain(timeout=0.1)
+            assert {ch for ch, _ in ev.got} == want, (flags, ev.got)
+    finally:
+        ev.close()

@@ -745,6 +745,89 @@ def test_last_member_expiring_deletes_the_key(ebb, r, typ, mode):
         ev.close()
 
 
+GONE_KEY_CASES = [
+    ("EXISTS", lambda x, k: x("EXISTS", k), 0),
+    ("TYPE", lambda x, k: s(x("TYPE", k)), "none"),
+    ("PTTL", lambda x, k: x("PTTL", k), -2),
+    ("TTL", lambda x, k: x("TTL", k), -2),
+    ("EXPIRETIME", lambda x, k: x("EXPIRETIME", k), -2),
+    ("KEYS", lambda x, k: x("KEYS", k), []),
+    ("SCAN", lambda x, k: scan_keys(x, k), []),
+    ("RENAME", lambda x, k: x("RENAME", k, k + ":to"), "ERR no such key"),
+    ("COPY", lambda x, k: (x("COPY", k, k + ":to"), x("EXISTS", k + ":to")), (0, 0)),
+    ("MOVE", lambda x, k: x("MOVE", k, 1), 0),
+    ("OBJECT ENCODING", lambda x, k: x("OBJECT", "ENCODING", k), None),
+    ("TOUCH", lambda x, k: x("TOUCH", k), 0),
+    ("DEL", lambda x, k: x("DEL", k), 0),
+    ("UNLINK", lambda x, k: x("UNLINK", k), 0),
+    ("EXPIRE", lambda x, k: x("EXPIRE", k, 100), 0),
+    ("PERSIST", lambda x, k: x("PERSIST", k), 0),
+    ("SORT", lambda x, k: x("SORT", k, "ALPHA"), []),
+    ("MEMORY USAGE", lambda x, k: x("MEMORY", "USAGE", k), None),
+]
+
+
+def scan_keys(x, pattern):
+    cursor, out = "0", []
+    while True:
+        cursor, batch = x("SCAN", cursor, "MATCH", pattern, "COUNT", 1000)
+        out.extend(s(b) for b in batch)
+        if s(cursor) == "0":
+            return out
+
+
+RANDOM_CASES = {
+    "set": [("SRANDMEMBER", None), ("SRANDMEMBER 3", []), ("SPOP", None), ("SPOP 3", [])],
+    "zset": [("ZRANDMEMBER", None), ("ZRANDMEMBER 3", []), ("ZPOPMIN", []), ("ZPOPMAX 3", [])],
+    "hash": [("HRANDFIELD", None), ("HRANDFIELD 3", []), ("HGETALL", {}), ("HKEYS", [])],
+}
+
+
+@pytest.mark.parametrize("typ", list(TYPES))
+def test_generic_commands_see_no_key_once_every_member_expired(ebb, r, lazy_only, typ):
+    """Every command here is the first to meet its own key after the last
+    member's deadline: each must behave as on a missing key."""
+    db2 = ebb.client(db=2)
+    cases = GONE_KEY_CASES + [(name, None, want) for name, want in RANDOM_CASES[typ]]
+    try:
+
+        def attempt(ttl):
+            r.flushall()
+            for i in range(len(cases)):
+                add(r, typ, f"g{i}", ["a", "b"])
+            add(db2, typ, "only1", ["a"])
+            add(db2, typ, "only2", ["a"])
+            dl = math.floor(now_ms()) + ttl
+            for i in range(len(cases)):
+                pexpireat(r, typ, f"g{i}", dl, ["a", "b"])
+            pexpireat(db2, typ, "only1", dl, ["a"])
+            pexpireat(db2, typ, "only2", dl, ["a"])
+            return dl, r.dbsize(), db2.dbsize()
+
+        dl, n0, n2 = ahead(attempt)
+        assert (n0, n2) == (len(cases), 2)
+        sleep_until(dl + 2)
+        bad = []
+        for i, (name, fn, want) in enumerate(cases):
+            k = f"g{i}"
+            try:
+                if fn is None:
+                    got = raw_cmd(r, *name.split()[:1], k, *name.split()[1:])
+                    if typ == "hash" and name == "HGETALL" and got == []:
+                        got = {}
+                else:
+                    got = fn(lambda *a: raw_cmd(r, *a), k)
+            except redis.ResponseError as e:
+                got = str(e) if str(e).startswith("ERR") else "ERR " + str(e)
+            if got != want:
+                bad.append(f"{name}: got {got!r}, want {want!r}")
+        assert not bad, "\n".join(bad)
+        assert raw_cmd(db2, "RANDOMKEY") is None
+        assert r.dbsize() == 0 and db2.dbsize() == 0
+    finally:
+        db2.close()
+
+
 # ----------------------------------------------------------- MEMORY USAGE
 
 

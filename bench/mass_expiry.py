@@ -32,6 +32,8 @@ def main():
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--members", type=int, default=1_000_000)
     ap.add_argument("--ttl-ms", type=int, default=3000)
+    ap.add_argument("--spread-ms", type=int, default=0,
+                    help="spread deadlines over this many ms (0: all share one deadline)")
     args = ap.parse_args()
     c = redis.Redis(port=args.port)
     c.flushall()
@@ -49,9 +51,15 @@ def main():
         p.execute()
     # Every member gets the same absolute deadline.
     deadline_ms = int(time.time() * 1000) + args.ttl_ms
+    spread = max(1, args.spread_ms)
     for i in range(0, n, chunk):
-        members = [f"member:{j:012d}" for j in range(i, min(n, i + chunk))]
-        c.execute_command("ZPEXPIREAT", "big", deadline_ms, "MEMBERS", len(members), *members)
+        groups = {}
+        for j in range(i, min(n, i + chunk)):
+            groups.setdefault(deadline_ms + (j % spread if args.spread_ms else 0), []).append(f"member:{j:012d}")
+        p = c.pipeline(transaction=False)
+        for at, members in groups.items():
+            p.execute_command("ZPEXPIREAT", "big", at, "MEMBERS", len(members), *members)
+        p.execute()
     loaded = time.time() - load_start
     rss_loaded = rss(c)
     if time.time() * 1000 >= deadline_ms:
@@ -70,7 +78,8 @@ def main():
 
     t = threading.Thread(target=prober)
     t.start()
-    while time.time() * 1000 < deadline_ms:
+    deadline_ms += args.spread_ms
+    while time.time() * 1000 < deadline_ms - args.spread_ms:
         time.sleep(0.001)
     lat.clear()
     start = time.time()

@@ -196,3 +196,32 @@ def test_watch_sees_changes_not_no_ops(ebb, r):
     c.execute_command("ZCARD", "z")
     assert c.execute_command("EXEC") is None
     c.close()
+
+
+def snapshot_of(r, key):
+    members = r.zrange(key, 0, -1, withscores=True)
+    names = [m for m, _ in members]
+    times = r.execute_command("ZPEXPIRETIME", key, "MEMBERS", len(names), *names) if names else []
+    return members, list(times)
+
+
+def test_zaddex_replays_from_the_log_with_the_same_deadlines(server_factory):
+    s = server_factory("--appendonly", "yes", "--appendfsync", "always")
+    r = s.client()
+    r.zadd("z", {"plain": 0})
+    raw_cmd(r, "ZADDEX", "z", "EX", "1000", "1", "a", "2", "b")
+    raw_cmd(r, "ZADDEX", "z", "KEEPTTL", "PX", "5000000", "3", "a", "4", "c")
+    raw_cmd(r, "ZADDEX", "z", "INCR", "EX", "2000", "0.5", "b")
+    raw_cmd(r, "ZADDEX", "z", "CAP", "3", "EX", "3000", "5", "d")
+    assert raw_cmd(r, "ZADDEX", "z", "LIMIT", "3", "EX", "10", "9", "e") == -1
+    before = snapshot_of(r, "z")
+    assert [m for m, _ in before[0]] == ["a", "c", "d"]
+    assert before[1][0] < before[1][1] and -1 not in before[1]
+    r.close()
+    s.stop()
+    s.start()
+    r = s.client()
+    assert snapshot_of(r, "z") == before
+    # And through a snapshot round trip.
+    r.execute_command("DEBUG", "RELOAD")
+    assert snapshot_of(r, "z") == before

@@ -125,6 +125,22 @@ impl Db {
         let Some(kind) = e.value.member_kind() else {
             return 0;
         };
+        if e.value.all_members_due(now) && e.value.member_count() > limit.min(64) {
+            // Every member is due: drop the whole key in O(1) and let the
+            // server free it off the lock, however many members it holds.
+            let n = e.value.member_count();
+            let Some(entry) = self.remove(&k) else {
+                return 0;
+            };
+            let names = if !fx.skip_member_names {
+                entry.value.member_names()
+            } else {
+                Vec::new()
+            };
+            fx.whole_key_expired(db, k, kind, names, n);
+            fx.garbage.push(entry.value);
+            return n;
+        }
         let removed = e.value.purge_due(now, limit);
         let n = removed.len();
         if n > 0 {

@@ -41,6 +41,13 @@ pub struct Effects {
     pub dirty: u64,
     /// Keys that received elements blocked clients may wait for.
     pub ready: Vec<(usize, Bytes)>,
+    /// Set by the host when no one needs member names in expiry events
+    /// (no subkey notifications), so dropping a huge key stays O(1).
+    pub skip_member_names: bool,
+    /// Members removed by expiry (counted even when names are not kept).
+    pub expired_members: u64,
+    /// Values removed whole; the host may free them off the hot path.
+    pub garbage: Vec<crate::value::Value>,
 }
 
 impl Effects {
@@ -53,6 +60,8 @@ impl Effects {
         self.rewrite = None;
         self.dirty = 0;
         self.ready.clear();
+        self.expired_members = 0;
+        self.garbage.clear();
     }
 
     /// Whether nothing was recorded.
@@ -64,6 +73,7 @@ impl Effects {
             && self.rewrite.is_none()
             && self.dirty == 0
             && self.ready.is_empty()
+            && self.garbage.is_empty()
     }
 
     /// Records a key event.
@@ -119,12 +129,37 @@ impl Effects {
         cmd.extend(members.iter().cloned());
         self.propagate.push((db, cmd));
         self.dirty += members.len() as u64;
+        self.expired_members += members.len() as u64;
         let name = match kind {
             MemberKind::Hash => "hexpired",
             MemberKind::Set => "sexpired",
             MemberKind::ZSet => "zexpired",
         };
         self.member_event(kind.class(), name, db, key, members);
+    }
+
+    /// Every member of a collection expired at once and the key was dropped
+    /// whole: logged as one DEL, reported as member expiry then `del`.
+    pub fn whole_key_expired(
+        &mut self,
+        db: usize,
+        key: Bytes,
+        kind: MemberKind,
+        names: Vec<Bytes>,
+        count: usize,
+    ) {
+        self.touched.push((db, key.clone()));
+        self.propagate
+            .push((db, vec![Bytes::from_static(b"DEL"), key.clone()]));
+        self.dirty += count as u64;
+        self.expired_members += count as u64;
+        let name = match kind {
+            MemberKind::Hash => "hexpired",
+            MemberKind::Set => "sexpired",
+            MemberKind::ZSet => "zexpired",
+        };
+        self.member_event(kind.class(), name, db, key.clone(), names);
+        self.event(b'g', "del", db, key);
     }
 
     /// A collection became empty and its key was deleted.

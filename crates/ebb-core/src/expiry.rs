@@ -46,6 +46,11 @@ impl MemberDeadlines {
         self.by_time.first().map(|(t, _)| *t)
     }
 
+    /// The latest deadline of any member.
+    pub fn latest(&self) -> Option<u64> {
+        self.by_time.last().map(|(t, _)| *t)
+    }
+
     /// Removes and returns the earliest member whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
         let (t, _) = self.by_time.first()?;

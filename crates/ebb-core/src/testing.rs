@@ -124,7 +124,9 @@ mod get_or_create_tests {
         let mut h = super::Harness::new();
         let mut fx = Effects::default();
         let mut ctx = Ctx::new(&mut h.store, 0, h.now, &mut fx);
-        let ok = ctx.get_or_create::<SetValue>(b"s").map(|s| s.insert(Bytes::from_static(b"m")));
+        let ok = ctx
+            .get_or_create::<SetValue>(b"s")
+            .map(|s| s.insert(Bytes::from_static(b"m")));
         assert_eq!(ok, Ok(true));
         // An empty one created and left empty is gone after the command.
         assert!(ctx.get_or_create::<SetValue>(b"e").is_ok());

@@ -9,8 +9,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::conn::Session;
-use ebb_core::glob::glob_match;
 use crate::server::{apply_core_config, Shared};
+use ebb_core::glob::glob_match;
 
 type Guard<'a> = Option<MutexGuard<'a, Store>>;
 

@@ -189,7 +189,7 @@ fn reply_for<'a>(
                 for k in &argv[1..] {
                     let key = Bytes::copy_from_slice(k);
                     // Expire it first, so an already-dead key does not abort EXEC.
-                    let mut fx = ebb_core::Effects::default();
+                    let mut fx = shared.effects();
                     store.dbs[s.db].expire_if_due(s.db, &key, now_ms(), &mut fx);
                     shared.apply_effects(store, &mut fx);
                     if !s.watched.iter().any(|(d, k2)| *d == s.db && *k2 == key) {
@@ -388,7 +388,7 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
     // Expiry of a watched key (or of one of its members) counts as a change.
     let now = now_ms();
     for (db, key) in s.watched.clone() {
-        let mut fx = ebb_core::Effects::default();
+        let mut fx = shared.effects();
         store.dbs[db].expire_if_due(db, &key, now, &mut fx);
         shared.apply_effects(store, &mut fx);
     }

@@ -309,7 +309,11 @@ impl Config {
             let value = args.join(" ");
             if name == "save" {
                 // Several `save` lines accumulate, as in Redis.
-                let cur = if save_seen { self.get("save").unwrap_or_default() } else { String::new() };
+                let cur = if save_seen {
+                    self.get("save").unwrap_or_default()
+                } else {
+                    String::new()
+                };
                 save_seen = true;
                 let v = if value.is_empty() || cur.is_empty() {
                     value

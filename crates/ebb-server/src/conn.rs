@@ -2,7 +2,7 @@
 //! request, execute them under one store lock, write all replies at once.
 
 use bytes::{Bytes, BytesMut};
-use ebb_core::{CommandSpec, Ctx, Effects, Error, Exec, Reply, Store};
+use ebb_core::{CommandSpec, Ctx, Error, Exec, Reply, Store};
 use parking_lot::MutexGuard;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -480,7 +480,7 @@ impl Session {
         argv: &[Bytes],
         may_block: bool,
     ) -> Result<Reply, Error> {
-        let mut fx = Effects::default();
+        let mut fx = self.shared.effects();
         let r = {
             let mut ctx = Ctx::new(store, self.db, now_ms(), &mut fx);
             ctx.resp3 = self.resp3;

@@ -284,7 +284,7 @@ pub fn load_at_start(shared: &Arc<Shared>) -> Result<(), String> {
     }
     // Members and keys that expired while the server was down go now,
     // before the first client is served.
-    let mut fx = Effects::default();
+    let mut fx = shared.effects();
     while store.sweep(now, usize::MAX, &mut fx) > 0 {}
     shared.log_propagated(&mut fx);
     shared.flush_aof();

@@ -94,6 +94,11 @@ impl Flags {
         s
     }
 
+    /// Whether member-expiry events must carry member names.
+    pub fn wants_member_names(&self) -> bool {
+        self.subkeyspace || self.subkeyevent || self.subkeyitem || self.subkeyspaceevent
+    }
+
     /// Whether anything at all is published.
     pub fn any(&self) -> bool {
         self.classes != 0

@@ -12,8 +12,8 @@ use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::config::Config;
-use ebb_core::glob::glob_match;
 use crate::notify::Flags;
+use ebb_core::glob::glob_match;
 
 /// Something sent to a connection from elsewhere.
 #[derive(Debug)]
@@ -134,6 +134,8 @@ pub struct Shared {
     blocking: Mutex<Blocking>,
     /// Statistics.
     pub stats: Stats,
+    /// Values to free off the hot path.
+    dropper: Mutex<std::sync::mpsc::Sender<Vec<ebb_core::Value>>>,
     /// Start time.
     pub started: Instant,
     /// Whether the active-expiry sweeper runs (DEBUG SET-ACTIVE-EXPIRE).
@@ -195,6 +197,7 @@ impl Shared {
             watch_count: AtomicUsize::new(0),
             blocking: Mutex::new(Blocking::default()),
             stats: Stats::default(),
+            dropper: Mutex::new(spawn_dropper()),
             started: Instant::now(),
             active_expire: AtomicBool::new(true),
             shutting_down: AtomicBool::new(false),
@@ -211,6 +214,14 @@ impl Shared {
             paused_until: AtomicU64::new(0),
             pause_writes_only: AtomicBool::new(false),
         })
+    }
+
+    /// A fresh effects record for one command or sweep.
+    pub fn effects(&self) -> Effects {
+        Effects {
+            skip_member_names: !self.notify.read().wants_member_names(),
+            ..Effects::default()
+        }
     }
 
     /// Handles what a command (or the sweeper) changed, with the store
@@ -240,6 +251,14 @@ impl Shared {
             }
         }
         self.stats.dirty.fetch_add(fx.dirty, Ordering::Relaxed);
+        self.stats
+            .expired_members
+            .fetch_add(fx.expired_members, Ordering::Relaxed);
+        if !fx.garbage.is_empty() {
+            // Freeing a huge value takes long: do it on another thread.
+            let garbage = std::mem::take(&mut fx.garbage);
+            let _ = self.dropper.lock().send(garbage);
+        }
         if !fx.events.is_empty() {
             for ev in &fx.events {
                 if ev.class == b'x' {
@@ -462,7 +481,7 @@ impl Shared {
                     let Some(spec) = argv.first().and_then(|n| ebb_core::lookup(n)) else {
                         continue;
                     };
-                    let mut fx = Effects::default();
+                    let mut fx = self.effects();
                     let result = {
                         let mut ctx = Ctx::new(store, db, now_ms(), &mut fx);
                         ctx.resp3 = resp3;
@@ -527,6 +546,27 @@ impl Shared {
     pub fn blocked_count(&self) -> usize {
         self.blocking.lock().waiters.len()
     }
+}
+
+fn spawn_dropper() -> std::sync::mpsc::Sender<Vec<ebb_core::Value>> {
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<ebb_core::Value>>();
+    let _ = std::thread::Builder::new()
+        .name("ebb-free".into())
+        .spawn(move || {
+            for garbage in rx {
+                let big = garbage.iter().map(|v| v.member_count()).sum::<usize>() > 10_000;
+                drop(garbage);
+                if big {
+                    // Hand the freed pages back to the OS, so RSS shows the reclaim.
+                    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+                    // SAFETY: malloc_trim only releases free heap memory.
+                    unsafe {
+                        libc::malloc_trim(0);
+                    }
+                }
+            }
+        });
+    tx
 }
 
 fn remove_waiter(b: &mut Blocking, id: u64) -> Option<Waiter> {

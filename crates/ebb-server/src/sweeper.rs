@@ -1,7 +1,6 @@
 //! Active expiry: reclaims keys and members whose deadline passed without
 //! any client touching them, in bounded slices so no client waits long.
 
-use ebb_core::Effects;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,7 +9,7 @@ use crate::server::{now_ms, Shared};
 
 /// Work units (keys or members) reclaimed per lock hold: small enough to
 /// keep each hold well under a millisecond.
-pub const SLICE: usize = 2000;
+pub const SLICE: usize = 200;
 
 /// Runs forever: every 1000/hz ms, and back to back while work is due.
 pub async fn run(shared: Arc<Shared>) {
@@ -20,22 +19,41 @@ pub async fn run(shared: Arc<Shared>) {
         if !shared.active_expire.load(Ordering::Relaxed) {
             continue;
         }
+        let mut burst = 0usize;
         loop {
             let more = {
                 let mut store = shared.store.lock();
                 let now = now_ms();
-                let mut fx = Effects::default();
+                let mut fx = shared.effects();
                 let work = store.sweep(now, SLICE, &mut fx);
                 shared.log_propagated(&mut fx);
                 shared.apply_effects(&mut store, &mut fx);
                 shared.flush_aof();
-                work >= SLICE && store.has_due(now)
+                burst += work;
+                let more = work >= SLICE && store.has_due(now);
+                // Hand the lock to a waiting client, if any, before the next slice.
+                parking_lot::MutexGuard::unlock_fair(store);
+                more
             };
             if !more {
+                if burst > 100_000 {
+                    trim_heap();
+                }
                 break;
             }
             // Let waiting clients take the lock between slices.
             tokio::task::yield_now().await;
         }
     }
+}
+
+/// Returns freed heap pages to the OS after a large reclaim.
+fn trim_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    tokio::task::spawn_blocking(|| {
+        // SAFETY: malloc_trim only releases free heap memory.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+    });
 }

@@ -204,18 +204,8 @@ fn step<T: Subject>(h: &mut Harness, model: &mut Model, op: &Op) {
         Op::Add(m, val) => {
             let mut fx = Effects::default();
             let mut ctx = Ctx::new(&mut h.store, 0, now, &mut fx);
-            // Not get_or_create: the shared Db::set drops an empty collection
-            // at once, so a fresh key is built with its first member instead.
-            match ctx.get_mut::<T>(KEY.as_bytes()).expect("member type") {
-                Some(v) => v.add(name(*m), *val),
-                None => {
-                    let mut fresh = T::empty();
-                    if let Some(v) = T::of_mut(&mut fresh) {
-                        v.add(name(*m), *val);
-                    }
-                    ctx.store.dbs[0].set(Bytes::from_static(KEY.as_bytes()), fresh);
-                }
-            }
+            let v = ctx.get_or_create::<T>(KEY.as_bytes()).expect("member type");
+            v.add(name(*m), *val);
             ctx.finish();
             let e = model.entry(name(*m)).or_insert((0, None));
             e.0 = T::model_value(*val);

@@ -12,6 +12,7 @@ pub mod connection;
 pub mod hashes;
 pub mod keys;
 pub mod keys_expire;
+pub mod keys_object;
 pub mod limits;
 pub mod lists;
 pub mod lists_blocking;
@@ -19,6 +20,11 @@ pub mod member_ttl;
 pub mod member_ttl_compat;
 pub mod server;
 pub mod sets;
+pub mod sets_algebra;
+pub mod sets_ex;
+pub mod sets_random;
+pub mod sets_scan;
+pub mod sort;
 pub mod strings;
 pub mod timeout;
 pub mod zsets;
@@ -30,12 +36,18 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     server::COMMANDS,
     keys::COMMANDS,
     keys_expire::COMMANDS,
+    keys_object::COMMANDS,
+    sort::COMMANDS,
     strings::COMMANDS,
     bits::COMMANDS,
     lists::COMMANDS,
     lists_blocking::COMMANDS,
     hashes::COMMANDS,
     sets::COMMANDS,
+    sets_random::COMMANDS,
+    sets_algebra::COMMANDS,
+    sets_scan::COMMANDS,
+    sets_ex::COMMANDS,
     zsets::COMMANDS,
     zsets_more::COMMANDS,
     member_ttl::COMMANDS,

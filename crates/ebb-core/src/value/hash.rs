@@ -5,11 +5,23 @@ use indexmap::IndexMap;
 
 use crate::expiry::MemberDeadlines;
 
-/// A hash.
+/// Up to this many fields, removals keep the order of the other fields
+/// (Redis's default `hash-max-listpack-entries`).
+const ORDERED_REMOVAL_MAX: usize = 128;
+
+/// A hash. Fields live in an index-addressable map so that random picks
+/// (HRANDFIELD) cost O(1) and HSCAN can walk positions. Small hashes keep
+/// insertion order across removals, as Redis's listpack does; larger ones
+/// move the last field into the hole instead (O(1)).
 #[derive(Debug, Default, Clone)]
 pub struct HashValue {
     fields: IndexMap<Bytes, Bytes, ahash::RandomState>,
     deadlines: MemberDeadlines,
+    /// Most fields the hash ever held, and longest field or value ever
+    /// stored: Redis converts a listpack to a hash table past its limits
+    /// and never back, and HSCAN/OBJECT ENCODING follow that encoding.
+    peak_len: u32,
+    peak_item: u32,
 }
 
 impl HashValue {
@@ -42,18 +54,24 @@ impl HashValue {
     /// true if the field is new.
     pub fn insert(&mut self, field: Bytes, value: Bytes) -> bool {
         self.deadlines.clear(&field);
-        self.fields.insert(field, value).is_none()
+        self.insert_keep_deadline(field, value)
     }
 
     /// Sets `field` to `value` keeping any deadline it has (HINCRBY rule);
     /// returns true if the field is new.
     pub fn insert_keep_deadline(&mut self, field: Bytes, value: Bytes) -> bool {
-        self.fields.insert(field, value).is_none()
+        let item = field.len().max(value.len()).min(u32::MAX as usize) as u32;
+        self.peak_item = self.peak_item.max(item);
+        let new = self.fields.insert(field, value).is_none();
+        self.peak_len = self
+            .peak_len
+            .max(self.fields.len().min(u32::MAX as usize) as u32);
+        new
     }
 
     /// Removes `field` and its deadline; returns its value.
     pub fn remove(&mut self, field: &[u8]) -> Option<Bytes> {
-        let v = self.fields.swap_remove(field)?;
+        let v = self.take(field)?;
         self.deadlines.clear(field);
         Some(v)
     }
@@ -89,10 +107,63 @@ impl HashValue {
         self.deadlines.clear(field)
     }
 
+    /// The stored field and value of `field` (cloning the stored field is
+    /// cheaper than copying the caller's bytes).
+    pub fn get_entry(&self, field: &[u8]) -> Option<(&Bytes, &Bytes)> {
+        self.fields.get_key_value(field)
+    }
+
+    /// The deadline of `field`, if it has one.
+    pub fn deadline(&self, field: &[u8]) -> Option<u64> {
+        self.deadlines.get(field)
+    }
+
+    /// Whether Redis would still hold this hash as a listpack: it never
+    /// held more than `max_entries` fields nor a field or value longer than
+    /// `max_value` bytes (`hash-max-listpack-*`).
+    pub fn is_compact(&self, max_entries: usize, max_value: usize) -> bool {
+        self.peak_len as usize <= max_entries && self.peak_item as usize <= max_value
+    }
+
+    /// Removes a field (not its deadline): keeping the order of the others
+    /// while the hash is as small as a default listpack, swapping the last
+    /// field into its place beyond.
+    fn take(&mut self, field: &[u8]) -> Option<Bytes> {
+        if self.fields.len() <= ORDERED_REMOVAL_MAX {
+            self.fields.shift_remove(field)
+        } else {
+            self.fields.swap_remove(field)
+        }
+    }
+
+    /// One step of a cursor walk. Cursor 0 starts a walk; a returned cursor
+    /// of 0 ends it. Positions are visited from the last one down. A removal
+    /// either moves the last field into the hole or shifts the fields above
+    /// it down by one; both only ever move a field to a lower position or a
+    /// visited field into the unvisited part, never an unvisited field into
+    /// the visited part: every field present for the whole walk is returned
+    /// at least once (some possibly twice), and fields added during it (at
+    /// the end) may be missed.
+    /// Returns the next cursor and up to `count` field/value pairs.
+    pub fn scan(&self, cursor: u64, count: usize) -> (u64, Vec<(&Bytes, &Bytes)>) {
+        let len = self.fields.len();
+        let from = if cursor == 0 {
+            len
+        } else {
+            (cursor.min(len as u64)) as usize
+        };
+        let to = from.saturating_sub(count.max(1));
+        let items = (to..from)
+            .rev()
+            .filter_map(|i| self.fields.get_index(i))
+            .collect();
+        (to as u64, items)
+    }
+
     /// Removes the earliest field whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
         let f = self.deadlines.pop_due(now)?;
-        self.fields.swap_remove(&f);
+        self.take(&f);
         Some(f)
     }
 }

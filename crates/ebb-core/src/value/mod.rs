@@ -60,6 +60,38 @@ impl Value {
         }
     }
 
+    /// Number of members of a collection (0 for strings).
+    pub fn member_count(&self) -> usize {
+        match self {
+            Value::Str(_) => 0,
+            Value::List(l) => l.len(),
+            Value::Hash(h) => h.len(),
+            Value::Set(s) => s.len(),
+            Value::ZSet(z) => z.len(),
+        }
+    }
+
+    /// Whether every member carries a deadline and all of them are `<= now`.
+    pub fn all_members_due(&self, now: u64) -> bool {
+        let d = match self {
+            Value::Hash(h) => h.deadlines(),
+            Value::Set(s) => s.deadlines(),
+            Value::ZSet(z) => z.deadlines(),
+            _ => return false,
+        };
+        d.len() == self.member_count() && d.latest().is_some_and(|t| t <= now)
+    }
+
+    /// The names of every member of a set, sorted set or hash.
+    pub fn member_names(&self) -> Vec<Bytes> {
+        match self {
+            Value::Hash(h) => h.iter().map(|(f, _)| f.clone()).collect(),
+            Value::Set(s) => s.iter().cloned().collect(),
+            Value::ZSet(z) => z.iter().map(|(m, _)| m.clone()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Removes up to `limit` members whose deadline is `<= now`; returns them.
     pub fn purge_due(&mut self, now: u64, limit: usize) -> Vec<Bytes> {
         let mut out = Vec::new();

@@ -59,6 +59,19 @@ impl SetValue {
         self.members.iter()
     }
 
+    /// The deadline of `m`, if it is a member with one.
+    pub fn deadline(&self, m: &[u8]) -> Option<u64> {
+        self.deadlines.get(m)
+    }
+
+    /// Whether every member is a canonical 64-bit integer, the shape Redis
+    /// 7.0 keeps in its compact `intset` encoding.
+    pub fn all_integers(&self) -> bool {
+        self.members
+            .iter()
+            .all(|m| crate::args::parse_i64(m).is_some())
+    }
+
     /// The member deadlines.
     pub fn deadlines(&self) -> &MemberDeadlines {
         &self.deadlines
@@ -80,10 +93,84 @@ impl SetValue {
         self.deadlines.clear(m)
     }
 
+    /// Adds `m` with the deadline `at`, replacing any deadline it had;
+    /// returns true if it was new.
+    pub fn insert_with_deadline(&mut self, m: Bytes, at: u64) -> bool {
+        let (i, new) = self.members.insert_full(m);
+        if let Some(k) = self.members.get_index(i) {
+            self.deadlines.set(k.clone(), at);
+        }
+        new
+    }
+
     /// Removes the earliest member whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
         let m = self.deadlines.pop_due(now)?;
         self.members.swap_remove(&m);
         Some(m)
+    }
+}
+
+impl FromIterator<Bytes> for SetValue {
+    /// A set of the given members, none with a deadline.
+    fn from_iter<I: IntoIterator<Item = Bytes>>(iter: I) -> SetValue {
+        SetValue {
+            members: iter.into_iter().collect(),
+            deadlines: MemberDeadlines::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(s: &str) -> Bytes {
+        Bytes::copy_from_slice(s.as_bytes())
+    }
+
+    #[test]
+    fn insert_keeps_deadline_and_remove_forgets_it() {
+        let mut s = SetValue::new();
+        assert!(s.insert_with_deadline(b("a"), 50));
+        assert!(!s.insert(b("a")));
+        assert_eq!(s.deadline(b"a"), Some(50));
+        assert!(s.remove(b"a"));
+        assert!(s.insert(b("a")));
+        assert_eq!(s.deadline(b"a"), None);
+        assert!(s.deadlines().is_empty());
+    }
+
+    #[test]
+    fn insert_with_deadline_replaces_deadline() {
+        let mut s = SetValue::new();
+        s.insert(b("a"));
+        assert!(!s.insert_with_deadline(b("a"), 10));
+        assert!(!s.insert_with_deadline(b("a"), 20));
+        assert_eq!(s.deadline(b"a"), Some(20));
+        assert_eq!(s.deadlines().len(), 1);
+    }
+
+    #[test]
+    fn pop_due_in_deadline_order() {
+        let mut s = SetValue::new();
+        s.insert_with_deadline(b("late"), 30);
+        s.insert_with_deadline(b("early"), 10);
+        s.insert(b("forever"));
+        assert_eq!(s.pop_due(9), None);
+        assert_eq!(s.pop_due(100).as_deref(), Some(&b"early"[..]));
+        assert_eq!(s.pop_due(100).as_deref(), Some(&b"late"[..]));
+        assert_eq!(s.pop_due(100), None);
+        assert_eq!(s.len(), 1);
+        assert!(s.contains(b"forever"));
+    }
+
+    #[test]
+    fn integers_and_collect() {
+        let s: SetValue = [b("1"), b("-20")].into_iter().collect();
+        assert!(s.all_integers());
+        let t: SetValue = [b("1"), b("01")].into_iter().collect();
+        assert!(!t.all_integers());
+        assert!(t.deadlines().is_empty());
     }
 }

@@ -3,6 +3,7 @@
 //! set with member deadlines. Replies, contents, order, deadlines and the
 //! internal invariants of `ZSetValue` must agree after every step.
 
+use bytes::Bytes;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -228,7 +229,34 @@ fn pair_args(pairs: &[(usize, usize)]) -> Vec<String> {
 }
 
 /// Runs `op` on both sides; returns (real reply, model reply).
-fn step(h: &mut Harness, model: &mut Model, op: &Op) -> (Reply, Reply) {
+/// What the server would append to its log, with the time of each entry:
+/// expiry deletions, then the command itself or what it asked to be
+/// logged as instead.
+#[derive(Default)]
+struct Log(Vec<(u64, Vec<Bytes>)>);
+
+impl Log {
+    fn run(&mut self, h: &mut Harness, args: &[&str]) -> Reply {
+        let reply = h.run(args);
+        for (_, cmd) in h.fx.propagate.drain(..) {
+            self.0.push((h.now, cmd));
+        }
+        let is_write = crate::table::lookup(args[0].as_bytes()).is_some_and(|s| s.is_write());
+        match h.fx.rewrite.take() {
+            Some(cmds) => self.0.extend(cmds.into_iter().map(|c| (h.now, c))),
+            None if is_write && !reply.is_error() => self.0.push((
+                h.now,
+                args.iter()
+                    .map(|a| Bytes::copy_from_slice(a.as_bytes()))
+                    .collect(),
+            )),
+            None => {}
+        }
+        reply
+    }
+}
+
+fn step(h: &mut Harness, log: &mut Log, model: &mut Model, op: &Op) -> (Reply, Reply) {
     let now = h.now;
     model.purge(now);
     let mut args: Vec<String>;
@@ -361,20 +389,23 @@ fn step(h: &mut Harness, model: &mut Model, op: &Op) -> (Reply, Reply) {
         }
     };
     let refs: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
-    (h.run(&refs), expect)
+    (log.run(h, &refs), expect)
 }
 
 /// Compares everything observable about key `z` with the model.
-fn compare(h: &mut Harness, model: &mut Model) -> Result<(), TestCaseError> {
+fn compare(h: &mut Harness, log: &mut Log, model: &mut Model) -> Result<(), TestCaseError> {
     model.purge(h.now);
-    let got = h.run(&["ZRANGE", "z", "0", "-1", "WITHSCORES"]);
+    let got = log.run(h, &["ZRANGE", "z", "0", "-1", "WITHSCORES"]);
     let mut want = Vec::new();
     for (m, s) in model.ordered() {
-        want.push(Reply::Bulk(bytes::Bytes::from(m)));
+        want.push(Reply::Bulk(Bytes::from(m)));
         want.push(Reply::Double(s));
     }
     prop_assert_eq!(got, Reply::Array(want));
-    prop_assert_eq!(h.run(&["ZCARD", "z"]), Reply::Int(model.m.len() as i64));
+    prop_assert_eq!(
+        log.run(h, &["ZCARD", "z"]),
+        Reply::Int(model.m.len() as i64)
+    );
     match h.store.dbs[0].raw_get(b"z").map(|e| &e.value) {
         None => prop_assert!(model.m.is_empty()),
         Some(Value::ZSet(z)) => {
@@ -395,11 +426,29 @@ proptest! {
     #[test]
     fn zset_matches_model(ops in prop::collection::vec(op(), 1..14)) {
         let mut h = Harness::new();
+        let mut log = Log::default();
         let mut model = Model::default();
         for op in &ops {
-            let (got, want) = step(&mut h, &mut model, op);
+            let (got, want) = step(&mut h, &mut log, &mut model, op);
             prop_assert_eq!(got, want, "op {:?}", op);
-            compare(&mut h, &mut model)?;
+            compare(&mut h, &mut log, &mut model)?;
         }
+        // Replaying the log, each entry at its time, rebuilds the same set.
+        let mut replay = Harness::new();
+        for (at, cmd) in &log.0 {
+            replay.now = *at;
+            let r = replay.run_bytes(cmd);
+            prop_assert!(!r.is_error(), "replaying {:?}: {:?}", cmd, r);
+        }
+        replay.now = h.now;
+        prop_assert_eq!(
+            replay.run(&["ZRANGE", "z", "0", "-1", "WITHSCORES"]),
+            h.run(&["ZRANGE", "z", "0", "-1", "WITHSCORES"])
+        );
+        let deadlines = |h: &Harness| match h.store.dbs[0].raw_get(b"z").map(|e| &e.value) {
+            Some(Value::ZSet(z)) => z.deadlines().iter().map(|(m, t)| (m.clone(), t)).collect(),
+            _ => Vec::new(),
+        };
+        prop_assert_eq!(deadlines(&replay), deadlines(&h));
     }
 }

@@ -1,0 +1,646 @@
+//! Introspection of one key: OBJECT (ENCODING, FREQ, REFCOUNT, HELP) and
+//! MEMORY (USAGE, PURGE, MALLOC-STATS, HELP).
+//!
+//! ebb has its own value representations, so OBJECT ENCODING reports the
+//! encoding Redis 7.0 would use for a value of the same contents under the
+//! same `*-max-*` thresholds ([`encoding_name`]). Redis never converts a
+//! collection back to its compact encoding once it outgrew it; ebb judges
+//! by the current contents only.
+//!
+//! MEMORY USAGE is an estimate of what ebb itself spends on the key
+//! ([`memory_usage`]): the key, its slot in the keyspace and index entries,
+//! and the value's tables, members and member deadlines, modelled on the
+//! allocator's size classes. Members whose deadline passed are purged
+//! before measuring, so only live members count.
+
+use bytes::Bytes;
+use std::mem::size_of;
+
+use crate::args::parse_i64;
+use crate::ctx::Ctx;
+use crate::db::{CoreConfig, Entry};
+use crate::error::{unknown_subcommand, CmdResult, Error};
+use crate::expiry::MemberDeadlines;
+use crate::reply::Reply;
+use crate::table::CommandSpec;
+use crate::value::{HashValue, SetValue, Value, ZSetValue};
+
+/// OBJECT and MEMORY.
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec::core(
+        "object",
+        -2,
+        "",
+        (0, 0, 0),
+        "generic",
+        "A container for object introspection commands.",
+        object,
+    )
+    .with_keys(object_keys),
+    CommandSpec::core(
+        "memory",
+        -2,
+        "",
+        (0, 0, 0),
+        "server",
+        "A container for memory diagnostics commands.",
+        memory,
+    )
+    .with_keys(memory_keys),
+];
+
+/// Key position of OBJECT's per-key subcommands.
+fn object_keys(argv: &[Bytes]) -> Vec<usize> {
+    let per_key = ["encoding", "freq", "idletime", "refcount"];
+    match argv.get(1) {
+        Some(s)
+            if argv.len() >= 3 && per_key.iter().any(|k| s.eq_ignore_ascii_case(k.as_bytes())) =>
+        {
+            vec![2]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Key position of MEMORY USAGE.
+fn memory_keys(argv: &[Bytes]) -> Vec<usize> {
+    match argv.get(1) {
+        Some(s) if argv.len() >= 3 && s.eq_ignore_ascii_case(b"usage") => vec![2],
+        _ => Vec::new(),
+    }
+}
+
+/// Checks a subcommand's arity (Redis counts the container name too).
+fn arity(argv: &[Bytes], arity: i32, full: &str) -> CmdResult<()> {
+    let n = argv.len() as i32;
+    let ok = if arity >= 0 { n == arity } else { n >= -arity };
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::WrongArity(full.to_string()))
+    }
+}
+
+fn help(lines: &[&'static str]) -> Reply {
+    Reply::Array(lines.iter().map(|l| Reply::simple(l)).collect())
+}
+
+const OBJECT_HELP: &[&str] = &[
+    "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "ENCODING <key>",
+    "    Return the kind of internal representation used in order to store the value",
+    "    associated with a <key>.",
+    "FREQ <key>",
+    "    Return the access frequency index of the <key>. The returned integer is",
+    "    proportional to the logarithm of the recent access frequency of the key.",
+    "REFCOUNT <key>",
+    "    Return the number of references of the value associated with the specified",
+    "    <key>.",
+    "HELP",
+    "    Prints this help.",
+];
+
+/// # Format
+/// `OBJECT ENCODING key` → the encoding name (see [`encoding_name`]), or nil.
+/// `OBJECT REFCOUNT key` → 2147483647 for strings Redis shares (the
+/// integers 0..9999), else 1; nil if the key does not exist.
+/// `OBJECT FREQ key` → nil for a missing key, else Redis's error for a
+/// server without an LFU eviction policy (ebb tracks no access frequency).
+/// `OBJECT HELP` → the help lines.
+///
+/// OBJECT IDLETIME is not provided: ebb does not track access times.
+fn object(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+    let sub = argv[1].to_ascii_lowercase();
+    match &sub[..] {
+        b"help" => {
+            arity(argv, 2, "object|help")?;
+            Ok(help(OBJECT_HELP))
+        }
+        b"encoding" | b"refcount" | b"freq" => {
+            let full = match &sub[..] {
+                b"encoding" => "object|encoding",
+                b"refcount" => "object|refcount",
+                _ => "object|freq",
+            };
+            arity(argv, 3, full)?;
+            let cfg = ctx.store.cfg.clone();
+            let Some(e) = ctx.entry(&argv[2]) else {
+                return Ok(Reply::Nil);
+            };
+            match &sub[..] {
+                b"encoding" => Ok(Reply::text(encoding_name(&e.value, &cfg))),
+                b"refcount" => Ok(Reply::Int(refcount(&e.value))),
+                _ => Err(Error::msg(
+                    "ERR An LFU maxmemory policy is not selected, access frequency not tracked. \
+                     Please note that when switching between policies at runtime LRU and LFU \
+                     data will take some time to adjust.",
+                )),
+            }
+        }
+        _ => Err(unknown_subcommand(&argv[1], "object")),
+    }
+}
+
+/// The encoding Redis 7.0 would report for a value with these contents:
+/// strings `int` (a 64-bit integer in canonical form, at most 20 bytes),
+/// `embstr` (up to 44 bytes) or `raw`; lists `quicklist`; sets `intset`
+/// (all members integers, at most `set-max-intset-entries`) or
+/// `hashtable`; hashes `listpack` (at most `hash-max-listpack-entries`
+/// fields, no field or value longer than `hash-max-listpack-value`) or
+/// `hashtable`; sorted sets `listpack` (same rule with the `zset-*`
+/// settings, members only) or `skiplist`.
+pub fn encoding_name(v: &Value, cfg: &CoreConfig) -> &'static str {
+    match v {
+        Value::Str(s) if s.len() <= 20 && parse_i64(s).is_some() => "int",
+        Value::Str(s) if s.len() <= 44 => "embstr",
+        Value::Str(_) => "raw",
+        Value::List(_) => "quicklist",
+        Value::Set(s) => {
+            if s.len() <= cfg.set_max_intset_entries && s.iter().all(|m| parse_i64(m).is_some()) {
+                "intset"
+            } else {
+                "hashtable"
+            }
+        }
+        Value::Hash(h) => {
+            let small = |b: &Bytes| b.len() <= cfg.hash_max_listpack_value;
+            if h.len() <= cfg.hash_max_listpack_entries
+                && h.iter().all(|(f, v)| small(f) && small(v))
+            {
+                "listpack"
+            } else {
+                "hashtable"
+            }
+        }
+        Value::ZSet(z) => {
+            if z.len() <= cfg.zset_max_listpack_entries
+                && z.iter()
+                    .all(|(m, _)| m.len() <= cfg.zset_max_listpack_value)
+            {
+                "listpack"
+            } else {
+                "skiplist"
+            }
+        }
+    }
+}
+
+/// What Redis 7.0 reports as the reference count: its shared integer
+/// objects (0..9999, stored by SET and friends) report `INT_MAX`.
+fn refcount(v: &Value) -> i64 {
+    match v {
+        Value::Str(s) if s.len() <= 20 && matches!(parse_i64(s), Some(0..=9999)) => i32::MAX as i64,
+        _ => 1,
+    }
+}
+
+const MEMORY_HELP: &[&str] = &[
+    "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "MALLOC-STATS",
+    "    Return internal statistics report from the memory allocator.",
+    "PURGE",
+    "    Attempt to purge dirty pages for reclamation by the allocator.",
+    "USAGE <key> [SAMPLES <count>]",
+    "    Return memory in bytes used by <key> and its value. Nested values are",
+    "    sampled up to <count> times (default: 5, 0 means sample all).",
+    "HELP",
+    "    Prints this help.",
+];
+
+/// # Format
+/// `MEMORY USAGE key [SAMPLES count]` → estimated bytes used by the key and
+/// its value, or nil; collections are extrapolated from `count` members
+/// (default 5, 0 = all).
+/// `MEMORY PURGE` → OK. `MEMORY MALLOC-STATS` → a verbatim note that the
+/// allocator keeps no statistics. `MEMORY HELP` → the help lines.
+///
+/// MEMORY STATS and MEMORY DOCTOR need server-wide figures and are not
+/// provided here.
+fn memory(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+    let sub = argv[1].to_ascii_lowercase();
+    match &sub[..] {
+        b"help" => {
+            arity(argv, 2, "memory|help")?;
+            Ok(help(MEMORY_HELP))
+        }
+        b"purge" => {
+            arity(argv, 2, "memory|purge")?;
+            Ok(Reply::Ok)
+        }
+        b"malloc-stats" => {
+            arity(argv, 2, "memory|malloc-stats")?;
+            Ok(Reply::Verbatim(Bytes::from_static(
+                b"Stats not supported for the current allocator",
+            )))
+        }
+        b"usage" => {
+            arity(argv, -3, "memory|usage")?;
+            let mut samples = 5usize;
+            let mut j = 3;
+            while j < argv.len() {
+                if argv[j].eq_ignore_ascii_case(b"samples") && j + 1 < argv.len() {
+                    let n = parse_i64(&argv[j + 1]).ok_or(Error::NotInteger)?;
+                    if n < 0 {
+                        return Err(Error::Syntax);
+                    }
+                    samples = if n == 0 {
+                        usize::MAX
+                    } else {
+                        usize::try_from(n).unwrap_or(usize::MAX)
+                    };
+                    j += 2;
+                } else {
+                    return Err(Error::Syntax);
+                }
+            }
+            let key = &argv[2];
+            let Some(e) = ctx.entry(key) else {
+                return Ok(Reply::Nil);
+            };
+            Ok(Reply::Int(memory_usage(key, e, samples) as i64))
+        }
+        _ => Err(unknown_subcommand(&argv[1], "memory")),
+    }
+}
+
+/// Size of a `Bytes` handle.
+const HANDLE: usize = size_of::<Bytes>();
+/// The header a `Bytes` allocates once it is shared by two owners (a
+/// member held by both a table and an order or deadline index).
+const SHARED_HEADER: usize = 32;
+
+/// Bytes the allocator hands out for a request of `n` bytes (glibc malloc
+/// chunks on 64-bit: 16-byte steps, 8 bytes of header, 32 at least).
+fn alloc(n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        ((n + 8 + 15) & !15).max(32)
+    }
+}
+
+/// Buckets of a hash table (hashbrown) holding `n` items.
+fn buckets(n: usize) -> usize {
+    match n {
+        0 => 0,
+        1..=3 => 4,
+        4..=7 => 8,
+        _ => (n * 8).div_ceil(7).next_power_of_two(),
+    }
+}
+
+/// A hash table of `n` slots of `slot` bytes, with its control bytes.
+fn hash_table(n: usize, slot: usize) -> usize {
+    let b = buckets(n);
+    if b == 0 {
+        0
+    } else {
+        alloc(b * slot + b + 16)
+    }
+}
+
+/// An insertion-ordered table (indexmap): a hash table of indices plus an
+/// entry vector grown to the table's capacity.
+fn index_table(n: usize, entry: usize) -> usize {
+    let b = buckets(n);
+    let cap = if b < 8 {
+        b.saturating_sub(1)
+    } else {
+        b / 8 * 7
+    };
+    hash_table(n, size_of::<usize>()) + alloc(cap * entry)
+}
+
+/// A B-tree set of `n` elements of `elem` bytes (nodes of up to 11 keys,
+/// about two thirds full on average).
+fn btree(n: usize, elem: usize) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    let leaf = 16 + 11 * elem;
+    let internal = leaf + 12 * size_of::<usize>();
+    let leaves = n.div_ceil(7);
+    let internals = if leaves > 1 { leaves.div_ceil(6) } else { 0 };
+    leaves * alloc(leaf) + internals * alloc(internal)
+}
+
+/// Extrapolates per-member costs from the first `samples` members.
+fn sampled(costs: impl Iterator<Item = usize>, n: usize, samples: usize) -> usize {
+    let k = samples.min(n);
+    if k == 0 {
+        return 0;
+    }
+    let sum: usize = costs.take(k).sum();
+    if k == n {
+        sum
+    } else {
+        (sum as f64 / k as f64 * n as f64) as usize
+    }
+}
+
+/// Member deadlines: a member → deadline map and a (deadline, member)
+/// order, sharing the member's bytes.
+fn deadlines_usage(d: &MemberDeadlines) -> usize {
+    let n = d.len();
+    if n == 0 {
+        return 0;
+    }
+    hash_table(n, HANDLE + 8) + btree(n, 8 + HANDLE) + n * SHARED_HEADER
+}
+
+fn set_usage(s: &SetValue, samples: usize) -> usize {
+    let n = s.len();
+    index_table(n, size_of::<usize>() + HANDLE)
+        + sampled(s.iter().map(|m| alloc(m.len())), n, samples)
+        + deadlines_usage(s.deadlines())
+}
+
+fn hash_usage(h: &HashValue, samples: usize) -> usize {
+    let n = h.len();
+    index_table(n, size_of::<usize>() + 2 * HANDLE)
+        + sampled(
+            h.iter().map(|(f, v)| alloc(f.len()) + alloc(v.len())),
+            n,
+            samples,
+        )
+        + deadlines_usage(h.deadlines())
+}
+
+fn zset_usage(z: &ZSetValue, samples: usize) -> usize {
+    let n = z.len();
+    // member → score table, (score, member) order; members are shared.
+    index_table(n, size_of::<usize>() + HANDLE + 8)
+        + btree(n, 8 + HANDLE)
+        + sampled(
+            z.iter().map(|(m, _)| alloc(m.len()) + SHARED_HEADER),
+            n,
+            samples,
+        )
+        + deadlines_usage(z.deadlines())
+}
+
+/// Estimated bytes ebb spends on the value alone.
+pub fn value_usage(v: &Value, samples: usize) -> usize {
+    match v {
+        Value::Str(s) => alloc(s.len()),
+        Value::List(l) => {
+            let cap = if l.is_empty() {
+                0
+            } else {
+                l.len().next_power_of_two().max(4)
+            };
+            alloc(cap * HANDLE) + sampled(l.iter().map(|x| alloc(x.len())), l.len(), samples)
+        }
+        Value::Set(s) => set_usage(s, samples),
+        Value::Hash(h) => hash_usage(h, samples),
+        Value::ZSet(z) => zset_usage(z, samples),
+    }
+}
+
+/// Estimated bytes ebb spends on `key` and its entry: the key bytes, its
+/// share of the keyspace table, its entries in the key-TTL and
+/// member-deadline indexes, and the value ([`value_usage`]).
+pub fn memory_usage(key: &[u8], e: &Entry, samples: usize) -> usize {
+    // One keyspace slot (key handle + entry + control byte) at the table's
+    // 7/8 load.
+    let slot = (HANDLE + size_of::<Entry>() + 1) * 8 / 7;
+    // One B-tree element of (deadline, key) at about two thirds fill, plus
+    // the shared-key header.
+    let index_entry = alloc(16 + 11 * (8 + HANDLE)) / 7 + SHARED_HEADER;
+    let mut total = alloc(key.len()) + slot + value_usage(&e.value, samples);
+    if e.expire_at.is_some() {
+        total += index_entry;
+    }
+    if e.value.earliest_deadline().is_some() {
+        total += index_entry;
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::keys::tests::{b, put_hash, put_list, put_set, put_zset, set_member_deadline};
+    use crate::testing::{bulk, err, Harness};
+
+    fn int(r: Reply) -> i64 {
+        match r {
+            Reply::Int(n) => n,
+            other => panic!("not an integer: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn string_encodings_and_refcounts() {
+        let mut h = Harness::new();
+        let cases = [
+            ("-12", "int", 1),
+            ("5", "int", i32::MAX as i64),
+            ("9999", "int", i32::MAX as i64),
+            ("10000", "int", 1),
+            ("9223372036854775807", "int", 1),
+            ("012", "embstr", 1),
+            ("12345678901234567890", "embstr", 1),
+            ("", "embstr", 1),
+        ];
+        for (v, enc, rc) in cases {
+            h.run(&["SET", "k", v]);
+            assert_eq!(h.run(&["OBJECT", "ENCODING", "k"]), bulk(enc), "{v}");
+            assert_eq!(h.run(&["OBJECT", "REFCOUNT", "k"]), Reply::Int(rc), "{v}");
+        }
+        h.run(&["SET", "k", &"x".repeat(44)]);
+        assert_eq!(h.run(&["object", "encoding", "k"]), bulk("embstr"));
+        h.run(&["SET", "k", &"x".repeat(45)]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "k"]), bulk("raw"));
+    }
+
+    #[test]
+    fn collection_encodings_follow_thresholds() {
+        let mut h = Harness::new();
+        put_list(&mut h, "l", &["a"]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "l"]), bulk("quicklist"));
+        put_set(&mut h, "s", &["1", "2", "-3"]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "s"]), bulk("intset"));
+        put_set(&mut h, "s", &["1", "a"]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "s"]), bulk("hashtable"));
+        put_hash(&mut h, "h", &[("f", "v")]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "h"]), bulk("listpack"));
+        let long = "v".repeat(65);
+        put_hash(&mut h, "h", &[("f", &long)]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "h"]), bulk("hashtable"));
+        put_zset(&mut h, "z", &[(1.0, "a")]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "z"]), bulk("listpack"));
+        put_zset(&mut h, "z", &[(1.0, &long)]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "z"]), bulk("skiplist"));
+        h.store.cfg.set_max_intset_entries = 2;
+        h.store.cfg.zset_max_listpack_entries = 0;
+        h.store.cfg.hash_max_listpack_entries = 1;
+        put_set(&mut h, "s", &["1", "2", "3"]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "s"]), bulk("hashtable"));
+        put_zset(&mut h, "z", &[(1.0, "a")]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "z"]), bulk("skiplist"));
+        put_hash(&mut h, "h", &[("f", "v"), ("g", "v")]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "h"]), bulk("hashtable"));
+        assert_eq!(h.run(&["OBJECT", "REFCOUNT", "h"]), Reply::Int(1));
+    }
+
+    #[test]
+    fn object_missing_keys_freq_help_and_errors() {
+        let mut h = Harness::new();
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "nope"]), Reply::Nil);
+        assert_eq!(h.run(&["OBJECT", "REFCOUNT", "nope"]), Reply::Nil);
+        assert_eq!(h.run(&["OBJECT", "FREQ", "nope"]), Reply::Nil);
+        h.run(&["SET", "k", "v"]);
+        assert!(
+            matches!(h.run(&["OBJECT", "FREQ", "k"]), Reply::Error(e) if e.starts_with("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note"))
+        );
+        match h.run(&["OBJECT", "HELP"]) {
+            Reply::Array(lines) => {
+                assert_eq!(
+                    lines[0],
+                    Reply::simple(
+                        "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
+                    )
+                );
+                assert_eq!(lines.last(), Some(&Reply::simple("    Prints this help.")));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            h.run(&["OBJECT", "foo", "k"]),
+            err("ERR unknown subcommand 'foo'. Try OBJECT HELP.")
+        );
+        assert_eq!(
+            h.run(&["OBJECT", "idletime", "k"]),
+            err("ERR unknown subcommand 'idletime'. Try OBJECT HELP.")
+        );
+        assert_eq!(
+            h.run(&["OBJECT", "ENCODING"]),
+            err("ERR wrong number of arguments for 'object|encoding' command")
+        );
+        assert_eq!(
+            h.run(&["OBJECT", "ENCODING", "a", "b"]),
+            err("ERR wrong number of arguments for 'object|encoding' command")
+        );
+        assert_eq!(
+            h.run(&["OBJECT", "help", "x"]),
+            err("ERR wrong number of arguments for 'object|help' command")
+        );
+        assert_eq!(
+            h.run(&["OBJECT"]),
+            err("ERR wrong number of arguments for 'object' command")
+        );
+        // An expired key is gone for OBJECT too.
+        h.store.dbs[0].set_expire(b"k", Some(h.now));
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "k"]), Reply::Nil);
+    }
+
+    #[test]
+    fn key_positions() {
+        let spec = crate::table::lookup(b"object").expect("registered");
+        let argv = |v: &[&str]| v.iter().map(|s| b(s)).collect::<Vec<_>>();
+        assert_eq!(
+            spec.key_positions(&argv(&["OBJECT", "ENCODING", "k"])),
+            vec![2]
+        );
+        assert_eq!(
+            spec.key_positions(&argv(&["OBJECT", "HELP"])),
+            Vec::<usize>::new()
+        );
+        let spec = crate::table::lookup(b"memory").expect("registered");
+        assert_eq!(
+            spec.key_positions(&argv(&["MEMORY", "usage", "k", "SAMPLES", "0"])),
+            vec![2]
+        );
+        assert_eq!(
+            spec.key_positions(&argv(&["MEMORY", "PURGE"])),
+            Vec::<usize>::new()
+        );
+    }
+
+    #[test]
+    fn memory_usage_options_and_errors() {
+        let mut h = Harness::new();
+        h.run(&["SET", "k", "v"]);
+        assert!(int(h.run(&["MEMORY", "USAGE", "k"])) > 0);
+        assert_eq!(h.run(&["MEMORY", "USAGE", "nope"]), Reply::Nil);
+        assert!(int(h.run(&["MEMORY", "USAGE", "k", "SAMPLES", "0"])) > 0);
+        assert_eq!(
+            h.run(&["MEMORY", "USAGE", "k", "SAMPLES", "-1"]),
+            err("ERR syntax error")
+        );
+        assert_eq!(
+            h.run(&["MEMORY", "USAGE", "k", "SAMPLES", "x"]),
+            err("ERR value is not an integer or out of range")
+        );
+        assert_eq!(
+            h.run(&["MEMORY", "USAGE", "k", "SAMPLES"]),
+            err("ERR syntax error")
+        );
+        assert_eq!(
+            h.run(&["MEMORY", "USAGE", "k", "foo"]),
+            err("ERR syntax error")
+        );
+        assert_eq!(
+            h.run(&["MEMORY", "USAGE"]),
+            err("ERR wrong number of arguments for 'memory|usage' command")
+        );
+        assert_eq!(
+            h.run(&["MEMORY", "foo"]),
+            err("ERR unknown subcommand 'foo'. Try MEMORY HELP.")
+        );
+        assert_eq!(h.run(&["MEMORY", "PURGE"]), Reply::Ok);
+        assert_eq!(
+            h.run(&["MEMORY", "MALLOC-STATS"]),
+            Reply::Verbatim(b("Stats not supported for the current allocator"))
+        );
+        assert!(
+            matches!(h.run(&["MEMORY", "HELP"]), Reply::Array(l) if l.len() == MEMORY_HELP.len())
+        );
+    }
+
+    #[test]
+    fn memory_usage_grows_with_content_and_counts_live_members_only() {
+        let mut h = Harness::new();
+        h.run(&["SET", "small", "v"]);
+        h.run(&["SET", "big", &"v".repeat(1000)]);
+        let small = int(h.run(&["MEMORY", "USAGE", "small"]));
+        let big = int(h.run(&["MEMORY", "USAGE", "big"]));
+        assert!(big >= small + 950, "{small} {big}");
+        let members: Vec<String> = (0..100).map(|i| format!("member:{i:04}")).collect();
+        let refs: Vec<&str> = members.iter().map(|s| s.as_str()).collect();
+        put_set(&mut h, "s", &refs);
+        let full = int(h.run(&["MEMORY", "USAGE", "s", "SAMPLES", "0"]));
+        assert!(full > 100 * 40, "{full}");
+        // Deadlines cost memory while they exist...
+        let t = h.now + 10;
+        for m in &refs[..90] {
+            set_member_deadline(&mut h, 0, "s", m, t);
+        }
+        let with_deadlines = int(h.run(&["MEMORY", "USAGE", "s", "SAMPLES", "0"]));
+        assert!(with_deadlines > full, "{with_deadlines} {full}");
+        // ...and expired members are not counted.
+        h.advance(10);
+        let after = int(h.run(&["MEMORY", "USAGE", "s", "SAMPLES", "0"]));
+        assert!(after < full / 3, "{after} {full}");
+    }
+
+    #[test]
+    fn sampling_extrapolates() {
+        let mut z = ZSetValue::new();
+        for i in 0..1000 {
+            z.insert(b(&format!("m{i:05}")), i as f64);
+        }
+        let v = Value::ZSet(z);
+        let all = value_usage(&v, usize::MAX);
+        let five = value_usage(&v, 5);
+        assert_eq!(all, five);
+        let mut l: crate::value::ListValue = Default::default();
+        l.push_back(b(&"x".repeat(1000)));
+        for _ in 0..99 {
+            l.push_back(b("y"));
+        }
+        let v = Value::List(l);
+        assert!(value_usage(&v, 1) > value_usage(&v, usize::MAX));
+    }
+}

@@ -80,16 +80,30 @@ def test_hash_reads(r):
     assert r.hscan("h")[1] == {"keep": "1"}
 
 
-def test_cardinality_exact_at_every_instant(r):
+import pytest
+
+
+@pytest.mark.parametrize("kind", ["set", "zset", "hash"])
+def test_cardinality_exact_at_every_instant(r, kind):
     n = 8
-    r.sadd("s", *[f"m{i}" for i in range(n)])
+    members = [f"m{i}" for i in range(n)]
+    if kind == "set":
+        r.sadd("s", *members)
+        expire, card_of = "SPEXPIREAT", lambda: r.scard("s")
+    elif kind == "zset":
+        r.zadd("s", {m: i for i, m in enumerate(members)})
+        expire, card_of = "ZPEXPIREAT", lambda: r.zcard("s")
+    else:
+        r.hset("s", mapping={m: "v" for m in members})
+        expire, card_of = "HPEXPIREAT", lambda: r.hlen("s")
+    word = "FIELDS" if kind == "hash" else "MEMBERS"
     base = int(time.time() * 1000) + 200
-    deadlines = {f"m{i}": base + 40 * i for i in range(n)}
+    deadlines = {m: base + 40 * i for i, m in enumerate(members)}
     for m, t in deadlines.items():
-        r.execute_command("SPEXPIREAT", "s", t, "MEMBERS", 1, m)
+        r.execute_command(expire, "s", t, word, 1, m)
     while True:
         before = int(time.time() * 1000)
-        card = r.scard("s")
+        card = card_of()
         after = int(time.time() * 1000)
         # Live members at some instant within [before, after].
         most = sum(1 for t in deadlines.values() if t > before)

@@ -254,6 +254,8 @@ impl Shared {
             }
         }
         self.stats.dirty.fetch_add(fx.dirty, Ordering::Relaxed);
+        // The effects count expired members whether or not their names were
+        // collected for notifications: the one source for this statistic.
         self.stats
             .expired_members
             .fetch_add(fx.expired_members, Ordering::Relaxed);
@@ -266,11 +268,6 @@ impl Shared {
             for ev in &fx.events {
                 if ev.class == b'x' {
                     self.stats.expired_keys.fetch_add(1, Ordering::Relaxed);
-                }
-                if ev.name.ends_with("expired") && !ev.members.is_empty() {
-                    self.stats
-                        .expired_members
-                        .fetch_add(ev.members.len() as u64, Ordering::Relaxed);
                 }
             }
             let flags = *self.notify.read();

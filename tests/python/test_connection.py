@@ -239,3 +239,34 @@ def test_shutdown_command(server_factory):
     c.shutdown(nosave=True)
     s.proc.wait(5)
     assert s.proc.returncode == 0
+
+
+def test_random_garbage_never_kills_the_server(ebb):
+    import random
+
+    rng = random.Random(1)
+    frames = [
+        b"*3\r\n$3\r\nSET\r\n$-1\r\n",
+        b"*99999999999999999999\r\n",
+        b"*2\r\n$999999999999\r\n",
+        b"$5\r\nhello\r\n",
+        b'"' * 1000 + b"\r\n",
+        b"*1\r\n$4\r\nPIN",
+        b"\x00\xff\r\n\r\n*0\r\n*-1\r\n",
+        b"x" * (70 * 1024),
+    ]
+    for i in range(60):
+        s = socket.create_connection(("127.0.0.1", ebb.port))
+        if i < len(frames):
+            data = frames[i]
+        else:
+            data = bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 400)))
+        try:
+            s.sendall(data)
+            s.settimeout(0.05)
+            s.recv(4096)
+        except (socket.timeout, ConnectionError, OSError):
+            pass
+        s.close()
+    c = ebb.client()
+    assert c.ping() is True

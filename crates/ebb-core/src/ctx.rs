@@ -21,6 +21,8 @@ pub struct Ctx<'a> {
     pub fx: &'a mut Effects,
     /// Whether the client speaks RESP3.
     pub resp3: bool,
+    /// Set by commands that must not count as an access (OBJECT IDLETIME).
+    pub no_touch: bool,
     /// Whether a blocking command may park the client (false inside MULTI,
     /// scripts, and when re-run to serve a woken client).
     pub may_block: bool,
@@ -76,6 +78,7 @@ impl<'a> Ctx<'a> {
             fx,
             resp3: false,
             may_block: false,
+            no_touch: false,
             pending: Vec::new(),
         }
     }
@@ -88,7 +91,11 @@ impl<'a> Ctx<'a> {
     /// Applies lazy expiry to `key` in database `db`; false if it is absent.
     pub fn expire_key_in(&mut self, db: usize, key: &[u8]) -> bool {
         let now = self.now;
-        self.store.dbs[db].expire_if_due(db, key, now, self.fx)
+        let live = self.store.dbs[db].expire_if_due(db, key, now, self.fx);
+        if live && !self.no_touch {
+            self.store.dbs[db].touch(key, now);
+        }
+        live
     }
 
     /// Applies lazy expiry to `key`; false if it is absent.
@@ -225,6 +232,7 @@ impl<'a> Ctx<'a> {
     pub fn finish(&mut self) {
         for (db, key) in std::mem::take(&mut self.pending) {
             let d = &mut self.store.dbs[db];
+            d.touch(&key, self.now);
             let existed = d.peek(&key).is_some();
             if !d.refresh_member_index(&key) && existed {
                 self.fx.event(b'g', "del", db, key.clone());

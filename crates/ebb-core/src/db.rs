@@ -17,6 +17,8 @@ pub struct Entry {
     pub expire_at: Option<u64>,
     /// The earliest member deadline as recorded in the member index.
     member_due: Option<u64>,
+    /// Last access by a command (Unix ms), for OBJECT IDLETIME; 0 = never.
+    pub last_access: u64,
 }
 
 impl Entry {
@@ -26,6 +28,7 @@ impl Entry {
             value,
             expire_at: None,
             member_due: None,
+            last_access: 0,
         }
     }
 }
@@ -153,6 +156,13 @@ impl Db {
             self.refresh_member_index(&k);
         }
         n
+    }
+
+    /// Records that a command accessed `key` at `now` (OBJECT IDLETIME).
+    pub fn touch(&mut self, key: &[u8], now: u64) {
+        if let Some(e) = self.map.get_mut(key) {
+            e.last_access = now;
+        }
     }
 
     /// Looks a key up without expiring anything.

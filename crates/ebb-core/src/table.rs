@@ -192,3 +192,30 @@ pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
 pub fn all() -> &'static [CommandSpec] {
     &table().list
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_command_is_documented() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/commands.md");
+        let doc = std::fs::read_to_string(path).unwrap_or_default();
+        let missing: Vec<&str> = super::all()
+            .iter()
+            .map(|s| s.name)
+            .filter(|n| !doc.contains(&format!("`{}`", n.to_ascii_uppercase())))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "missing from docs/commands.md: {missing:?}"
+        );
+    }
+
+    #[test]
+    fn names_are_unique_and_lower_case() {
+        let mut seen = std::collections::HashSet::new();
+        for s in super::all() {
+            assert_eq!(s.name, s.name.to_ascii_lowercase());
+            assert!(seen.insert(s.name), "duplicate command {}", s.name);
+        }
+    }
+}

@@ -48,7 +48,7 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
                 .map(|(k, v)| (Reply::text(k), Reply::text(v)))
                 .collect(),
         )
-    } else if eq(sub, "set") && n >= 4 && n % 2 == 0 {
+    } else if eq(sub, "set") && n >= 4 && n.is_multiple_of(2) {
         let mut cfg = shared.config.write();
         let mut next = cfg.clone();
         let mut names = std::collections::HashSet::new();
@@ -73,7 +73,7 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
                 if name == "dir" {
                     let d = next.get("dir").unwrap_or_default();
                     if std::env::set_current_dir(&d).is_err() {
-                        return err(format!("ERR CONFIG SET failed (possibly related to argument 'dir') - No such file or directory"));
+                        return err("ERR CONFIG SET failed (possibly related to argument 'dir') - No such file or directory".to_string());
                     }
                     continue;
                 }

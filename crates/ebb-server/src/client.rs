@@ -277,7 +277,7 @@ fn kill(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
             None => err("ERR No such client"),
         };
     }
-    if args.len() % 2 != 0 {
+    if !args.len().is_multiple_of(2) {
         return Error::Syntax.into();
     }
     let mut skipme = true;

@@ -431,13 +431,12 @@ impl Session {
         if paused > 0
             && paused > now_ms()
             && (spec.is_write() || !shared.pause_writes_only.load(Ordering::Relaxed))
-        {
-            if !matches!(
+            && !matches!(
                 spec.name,
                 "client" | "ping" | "quit" | "reset" | "hello" | "auth" | "info" | "config"
-            ) {
-                return Flow::Paused(argv);
-            }
+            )
+        {
+            return Flow::Paused(argv);
         }
         match spec.exec {
             Exec::Core(_) => {

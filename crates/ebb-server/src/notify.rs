@@ -58,7 +58,7 @@ pub fn parse_flags(s: &str) -> Option<Flags> {
 
 impl Flags {
     /// The canonical string CONFIG GET shows.
-    pub fn to_config_string(&self) -> String {
+    pub fn to_config_string(self) -> String {
         let mut s = String::new();
         let all: u32 = ALL.iter().map(|&c| bit(c)).sum();
         if self.classes & all == all {

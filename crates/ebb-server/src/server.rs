@@ -113,6 +113,9 @@ pub struct PubSub {
     patterns: HashMap<Bytes, HashMap<u64, UnboundedSender<Msg>>>,
 }
 
+/// A client watching a key: its id and the flag EXEC checks.
+type Watcher = (u64, Arc<AtomicBool>);
+
 /// Server-wide shared state.
 pub struct Shared {
     /// The keyspace: one lock, taken once per batch of pipelined commands.
@@ -129,7 +132,7 @@ pub struct Shared {
     pub next_id: AtomicU64,
     /// Pub/sub.
     pub pubsub: Mutex<PubSub>,
-    watches: Mutex<HashMap<(usize, Bytes), Vec<(u64, Arc<AtomicBool>)>>>,
+    watches: Mutex<HashMap<(usize, Bytes), Vec<Watcher>>>,
     watch_count: AtomicUsize,
     blocking: Mutex<Blocking>,
     /// Statistics.

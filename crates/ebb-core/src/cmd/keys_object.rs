@@ -93,6 +93,9 @@ const OBJECT_HELP: &[&str] = &[
     "FREQ <key>",
     "    Return the access frequency index of the <key>. The returned integer is",
     "    proportional to the logarithm of the recent access frequency of the key.",
+    "IDLETIME <key>",
+    "    Return the idle time of the <key>, that is the approximated number of",
+    "    seconds elapsed since the last access to the key.",
     "REFCOUNT <key>",
     "    Return the number of references of the value associated with the specified",
     "    <key>.",
@@ -108,7 +111,8 @@ const OBJECT_HELP: &[&str] = &[
 /// server without an LFU eviction policy (ebb tracks no access frequency).
 /// `OBJECT HELP` → the help lines.
 ///
-/// OBJECT IDLETIME is not provided: ebb does not track access times.
+/// `OBJECT IDLETIME key` → seconds since a command last read or wrote the
+/// key (OBJECT itself does not count as an access), or nil.
 fn object(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let sub = argv[1].to_ascii_lowercase();
     match &sub[..] {
@@ -136,6 +140,15 @@ fn object(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
                      data will take some time to adjust.",
                 )),
             }
+        }
+        b"idletime" => {
+            arity(argv, 3, "object|idletime")?;
+            ctx.no_touch = true;
+            let now = ctx.now;
+            Ok(match ctx.entry(&argv[2]) {
+                Some(e) => Reply::Int((now.saturating_sub(e.last_access.min(now)) / 1000) as i64),
+                None => Reply::Nil,
+            })
         }
         _ => Err(unknown_subcommand(&argv[1], "object")),
     }
@@ -510,10 +523,12 @@ mod tests {
             h.run(&["OBJECT", "foo", "k"]),
             err("ERR unknown subcommand 'foo'. Try OBJECT HELP.")
         );
-        assert_eq!(
-            h.run(&["OBJECT", "idletime", "k"]),
-            err("ERR unknown subcommand 'idletime'. Try OBJECT HELP.")
-        );
+        h.advance(5_500);
+        assert_eq!(h.run(&["OBJECT", "idletime", "k"]), Reply::Int(5));
+        assert_eq!(h.run(&["OBJECT", "IDLETIME", "k"]), Reply::Int(5));
+        h.run(&["EXISTS", "k"]);
+        assert_eq!(h.run(&["OBJECT", "idletime", "k"]), Reply::Int(0));
+        assert_eq!(h.run(&["OBJECT", "idletime", "nope"]), Reply::Nil);
         assert_eq!(
             h.run(&["OBJECT", "ENCODING"]),
             err("ERR wrong number of arguments for 'object|encoding' command")

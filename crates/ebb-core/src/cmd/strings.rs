@@ -188,8 +188,8 @@ fn apply_set(ctx: &mut Ctx, r: &SetRequest) -> CmdResult<(bool, Reply)> {
     } else {
         Reply::Nil
     };
-    let found = ctx.exists(r.key);
-    if (r.nx && found) || (r.xx && !found) {
+    let refused = (r.nx || r.xx) && ctx.exists(r.key) == r.nx;
+    if refused {
         return Ok((false, old));
     }
     let keep = if r.keepttl {

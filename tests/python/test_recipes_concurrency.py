@@ -136,7 +136,7 @@ def test_limit_admits_again_exactly_max_once_members_expired(ebb, r, typ):
     first = flat(hammer(ebb, lambda c, t, i: add(c, t, i, "one:")))
     assert first.count(1) == 5
     live = members()
-    assert raw_cmd(r, expire, "k", 50, "MEMBERS", 5, *live) == [1] * 5
+    assert raw_cmd(r, expire, "k", 100, "MEMBERS", 5, *live) == [1] * 5
     wait_until(lambda: r.exists("k") == 0)
     second = flat(hammer(ebb, lambda c, t, i: add(c, t, i, "two:")))
     assert second.count(1) == 5 and second.count(-1) == len(second) - 5

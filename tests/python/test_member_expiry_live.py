@@ -48,6 +48,17 @@ def rc(request, ebb):
     c.close()
 
 
+@pytest.fixture(autouse=True)
+def leave_server_as_found(ebb):
+    """Whatever a test changed (events, active expiry), the next test starts
+    from the defaults."""
+    yield
+    c = ebb.client()
+    c.config_set("notify-keyspace-events", "")
+    c.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+    c.close()
+
+
 @pytest.fixture
 def lazy_only(ebb):
     """Active expiry off: due members are met by the commands themselves."""

@@ -7,7 +7,8 @@ Workloads:
   recipes the five recipes: Redis's best way (one EVAL per operation)
           against ebb's native command
   memory  used_memory_rss per member: 1,000,000 members with TTLs over
-          1,000 keys, and 10,000 keys of 30 members
+          1,000 keys, and 10,000 keys of 30 members; per key: 1,000,000
+          string keys (each case on a freshly started server)
   expiry  1,000,000 members of one sorted set sharing one deadline
 """
 
@@ -184,36 +185,59 @@ def recipes_workload(servers, n, rounds):
     table("recipes: Redis EVAL script vs ebb native command (50 clients)", med)
 
 
-def memory_workload(servers):
-    def fill(s, keys, per_key, ttl):
-        s.c.flushall()
-        time.sleep(0.3)
-        base = int(s.c.info("memory")["used_memory_rss"])
-        deadline = int(time.time() * 1000) + 3_600_000
-        for k in range(keys):
-            p = s.c.pipeline(transaction=False)
-            members = [f"member:{k:05d}:{i:06d}" for i in range(per_key)]
-            for i in range(0, per_key, 1000):
-                chunk = members[i:i + 1000]
-                if s.kind == "redis":
-                    # The recipe's way: the score is the member's deadline.
-                    p.zadd(f"key:{k}", {m: deadline + j for j, m in enumerate(chunk)})
-                else:
-                    flat = []
-                    for j, m in enumerate(chunk):
-                        flat += [deadline + j, m]
-                    p.execute_command("ZADDEX", f"key:{k}", "PXAT", deadline, *flat)
-            p.execute()
-        time.sleep(0.3)
-        used = int(s.c.info("memory")["used_memory_rss"]) - base
-        return used / (keys * per_key)
+def fill_members(s, keys, per_key):
+    """Members with a TTL: Redis's recipe (score = deadline) against ZADDEX."""
+    deadline = int(time.time() * 1000) + 3_600_000
+    for k in range(keys):
+        p = s.c.pipeline(transaction=False)
+        members = [f"member:{k:05d}:{i:06d}" for i in range(per_key)]
+        for i in range(0, per_key, 1000):
+            chunk = members[i:i + 1000]
+            if s.kind == "redis":
+                # The recipe's way: the score is the member's deadline.
+                p.zadd(f"key:{k}", {m: deadline + j for j, m in enumerate(chunk)})
+            else:
+                flat = []
+                for j, m in enumerate(chunk):
+                    flat += [deadline + j, m]
+                p.execute_command("ZADDEX", f"key:{k}", "PXAT", deadline, *flat)
+        p.execute()
 
+
+def fill_strings(s, n):
+    """Plain string keys: SET key:NNNNNNN with a 10-byte value."""
+    for start in range(0, n, 10000):
+        p = s.c.pipeline(transaction=False)
+        for i in range(start, min(n, start + 10000)):
+            p.set(f"key:{i:07d}", "value:%04d" % (i % 10000))
+        p.execute()
+
+
+def rss(s):
+    return int(s.c.info("memory")["used_memory_rss"])
+
+
+def memory_workload(servers, binaries, cores):
+    """Each measurement on a freshly started server, so RSS deltas are not
+    blurred by memory a previous workload freed but the allocator kept."""
+    cases = [
+        ("1M members / 1,000 keys (B/member)", lambda s: fill_members(s, 1000, 1000), 1_000_000),
+        ("10,000 keys x 30 members (B/member)", lambda s: fill_members(s, 10000, 30), 300_000),
+        ("1M string keys (B/key)", lambda s: fill_strings(s, 1_000_000), 1_000_000),
+    ]
     res = {"redis": {}, "ebb": {}}
-    for s in servers:
-        res[s.kind]["1M members / 1,000 keys (B/member)"] = fill(s, 1000, 1000, True)
-        res[s.kind]["10,000 keys x 30 members (B/member)"] = fill(s, 10000, 30, True)
-        s.c.flushall()
-    table("memory per member with a TTL (RSS delta)", res, higher_is_better=False, unit="bytes")
+    for name, fill, count in cases:
+        for kind in ("redis", "ebb"):
+            s = Server(kind, binaries[kind], cores)
+            try:
+                time.sleep(0.3)
+                base = rss(s)
+                fill(s)
+                time.sleep(0.3)
+                res[kind][name] = (rss(s) - base) / count
+            finally:
+                s.stop()
+    table("memory per member with a TTL, per string key (RSS delta)", res, higher_is_better=False, unit="bytes")
 
 
 def main():
@@ -236,7 +260,7 @@ def main():
         if "recipes" in only:
             recipes_workload(servers, n, rounds)
         if "memory" in only:
-            memory_workload(servers)
+            memory_workload(servers, {"redis": a.redis, "ebb": a.ebb}, a.cores)
         if "expiry" in only:
             ebb = servers[1]
             print("\n## mass expiry on ebb (1,000,000 members, one deadline)\n")

@@ -64,9 +64,9 @@ macro_rules! kind {
 }
 kind!(Bytes, Str, Bytes::new());
 kind!(ListValue, List, ListValue::new());
-kind!(HashValue, Hash, HashValue::new());
+kind!(HashValue, Hash, Box::new(HashValue::new()));
 kind!(SetValue, Set, SetValue::new());
-kind!(ZSetValue, ZSet, ZSetValue::new());
+kind!(ZSetValue, ZSet, Box::new(ZSetValue::new()));
 
 impl<'a> Ctx<'a> {
     /// A context on database `db` at time `now`.

@@ -7,9 +7,15 @@ use bytes::Bytes;
 use std::collections::BTreeSet;
 use std::collections::HashMap;
 
-/// Deadlines of the members of one collection.
+/// Deadlines of the members of one collection. A collection without any
+/// deadline pays one null pointer.
 #[derive(Debug, Default, Clone)]
 pub struct MemberDeadlines {
+    inner: Option<Box<Indexes>>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct Indexes {
     by_member: HashMap<Bytes, u64, ahash::RandomState>,
     by_time: BTreeSet<(u64, Bytes)>,
 }
@@ -17,70 +23,74 @@ pub struct MemberDeadlines {
 impl MemberDeadlines {
     /// The deadline of `member`, if it has one.
     pub fn get(&self, member: &[u8]) -> Option<u64> {
-        if self.by_member.is_empty() {
-            return None;
-        }
-        self.by_member.get(member).copied()
+        self.inner.as_ref()?.by_member.get(member).copied()
     }
 
     /// Gives `member` the deadline `at`, replacing any previous one.
     pub fn set(&mut self, member: Bytes, at: u64) {
-        if let Some(old) = self.by_member.insert(member.clone(), at) {
-            self.by_time.remove(&(old, member.clone()));
+        let d = self.inner.get_or_insert_with(Default::default);
+        if let Some(old) = d.by_member.insert(member.clone(), at) {
+            d.by_time.remove(&(old, member.clone()));
         }
-        self.by_time.insert((at, member));
+        d.by_time.insert((at, member));
     }
 
     /// Removes the deadline of `member`; returns the one it had.
     pub fn clear(&mut self, member: &[u8]) -> Option<u64> {
-        if self.by_member.is_empty() {
-            return None;
+        let d = self.inner.as_mut()?;
+        let (k, old) = d.by_member.remove_entry(member)?;
+        d.by_time.remove(&(old, k));
+        if d.by_member.is_empty() {
+            self.inner = None;
         }
-        let (k, old) = self.by_member.remove_entry(member)?;
-        self.by_time.remove(&(old, k));
         Some(old)
     }
 
     /// The earliest deadline of any member.
     pub fn earliest(&self) -> Option<u64> {
-        self.by_time.first().map(|(t, _)| *t)
+        self.inner.as_ref()?.by_time.first().map(|(t, _)| *t)
     }
 
     /// The latest deadline of any member.
     pub fn latest(&self) -> Option<u64> {
-        self.by_time.last().map(|(t, _)| *t)
+        self.inner.as_ref()?.by_time.last().map(|(t, _)| *t)
     }
 
     /// Removes and returns the earliest member whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
-        let (t, _) = self.by_time.first()?;
+        let d = self.inner.as_mut()?;
+        let (t, _) = d.by_time.first()?;
         if *t > now {
             return None;
         }
-        let (_, m) = self.by_time.pop_first()?;
-        self.by_member.remove(&m);
+        let (_, m) = d.by_time.pop_first()?;
+        d.by_member.remove(&m);
+        if d.by_member.is_empty() {
+            self.inner = None;
+        }
         Some(m)
     }
 
     /// How many members carry a deadline.
     pub fn len(&self) -> usize {
-        self.by_member.len()
+        self.inner.as_ref().map_or(0, |d| d.by_member.len())
     }
 
     /// Whether no member carries a deadline.
     pub fn is_empty(&self) -> bool {
-        self.by_member.is_empty()
+        self.inner.is_none()
     }
 
     /// Forgets every deadline.
     pub fn clear_all(&mut self) {
-        self.by_member.clear();
-        self.by_time.clear();
+        self.inner = None;
     }
 
     /// Iterates over `(member, deadline)` pairs in deadline order.
     pub fn iter(&self) -> impl Iterator<Item = (&Bytes, u64)> {
-        self.by_time.iter().map(|(t, m)| (m, *t))
+        self.inner
+            .iter()
+            .flat_map(|d| d.by_time.iter().map(|(t, m)| (m, *t)))
     }
 
     /// Whether `member` is expired at `now` (has a deadline `<= now`).

@@ -68,7 +68,7 @@ fn write_hash<R>(
     if h.is_empty() {
         return Ok((r, true));
     }
-    ctx.set_value(key, Value::Hash(h));
+    ctx.set_value(key, Value::from(h));
     Ok((r, false))
 }
 

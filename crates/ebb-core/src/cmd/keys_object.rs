@@ -646,7 +646,7 @@ mod tests {
         for i in 0..1000 {
             z.insert(b(&format!("m{i:05}")), i as f64);
         }
-        let v = Value::ZSet(z);
+        let v = Value::from(z);
         let all = value_usage(&v, usize::MAX);
         let five = value_usage(&v, 5);
         assert_eq!(all, five);

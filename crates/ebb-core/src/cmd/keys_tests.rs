@@ -35,7 +35,7 @@ pub(crate) fn put_zset(h: &mut Harness, key: &str, items: &[(f64, &str)]) {
     for (s, m) in items {
         z.insert(b(m), *s);
     }
-    h.store.dbs[h.db].set(b(key), Value::ZSet(z));
+    h.store.dbs[h.db].set(b(key), Value::from(z));
 }
 
 /// Stores a hash in the selected database.
@@ -44,7 +44,7 @@ pub(crate) fn put_hash(h: &mut Harness, key: &str, pairs: &[(&str, &str)]) {
     for (f, x) in pairs {
         v.insert(b(f), b(x));
     }
-    h.store.dbs[h.db].set(b(key), Value::Hash(v));
+    h.store.dbs[h.db].set(b(key), Value::from(v));
 }
 
 /// Gives member `m` of the set, sorted set or hash at `key` (database `db`)

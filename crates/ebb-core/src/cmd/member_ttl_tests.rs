@@ -32,7 +32,7 @@ pub(crate) fn make_hash(h: &mut Harness, key: &str, fields: &[&str]) {
     for f in fields {
         v.insert(b(f), b("v"));
     }
-    h.store.dbs[0].set(b(key), Value::Hash(v));
+    h.store.dbs[0].set(b(key), Value::from(v));
 }
 
 pub(crate) fn make_zset(h: &mut Harness, key: &str, members: &[&str]) {
@@ -40,7 +40,7 @@ pub(crate) fn make_zset(h: &mut Harness, key: &str, members: &[&str]) {
     for (i, m) in members.iter().enumerate() {
         z.insert(b(m), i as f64);
     }
-    h.store.dbs[0].set(b(key), Value::ZSet(z));
+    h.store.dbs[0].set(b(key), Value::from(z));
 }
 
 /// Events of the last command as (class, name, key, members).

@@ -414,7 +414,7 @@ pub(crate) fn with_zset<R>(
     let mut z = ZSetValue::new();
     let r = f(&mut z);
     if !z.is_empty() {
-        ctx.set_value(key, Value::ZSet(z));
+        ctx.set_value(key, Value::from(z));
     }
     Ok(r)
 }

@@ -13,6 +13,10 @@ pub use zset::{Score, ZSetValue};
 use bytes::Bytes;
 
 /// The value stored under one key.
+///
+/// Every key's entry holds one of these inline, so the large collection
+/// types live behind a box: a string key pays for a `Bytes`, not for the
+/// biggest variant.
 #[derive(Debug, Clone)]
 pub enum Value {
     /// A string (also used for counters and bitmaps).
@@ -20,11 +24,35 @@ pub enum Value {
     /// A list.
     List(ListValue),
     /// A hash whose fields may carry deadlines.
-    Hash(HashValue),
+    Hash(Box<HashValue>),
     /// A set whose members may carry deadlines.
     Set(SetValue),
     /// A sorted set whose members may carry deadlines.
-    ZSet(ZSetValue),
+    ZSet(Box<ZSetValue>),
+}
+
+impl From<HashValue> for Value {
+    fn from(h: HashValue) -> Value {
+        Value::Hash(Box::new(h))
+    }
+}
+
+impl From<ZSetValue> for Value {
+    fn from(z: ZSetValue) -> Value {
+        Value::ZSet(Box::new(z))
+    }
+}
+
+impl From<SetValue> for Value {
+    fn from(s: SetValue) -> Value {
+        Value::Set(s)
+    }
+}
+
+impl From<ListValue> for Value {
+    fn from(l: ListValue) -> Value {
+        Value::List(l)
+    }
 }
 
 impl Value {
@@ -159,5 +187,17 @@ impl MemberKind {
             MemberKind::Set => "s",
             MemberKind::ZSet => "z",
         }
+    }
+}
+#[cfg(test)]
+mod tests {
+    use std::mem::size_of;
+
+    /// Every key pays for one entry: keep it from growing back.
+    #[test]
+    fn entries_stay_small() {
+        assert!(size_of::<crate::expiry::MemberDeadlines>() <= 8);
+        assert!(size_of::<super::Value>() <= 96);
+        assert!(size_of::<crate::db::Entry>() <= 120);
     }
 }

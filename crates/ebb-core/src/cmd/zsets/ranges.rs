@@ -301,7 +301,7 @@ pub(crate) fn zrangestore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     for (m, s) in items {
         z.insert(m, s);
     }
-    ctx.set_value(dst, Value::ZSet(z));
+    ctx.set_value(dst, Value::from(z));
     ctx.modified(dst);
     ctx.notify(b'z', "zrangestore", dst);
     Ok(Reply::Int(n as i64))

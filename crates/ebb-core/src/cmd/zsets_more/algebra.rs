@@ -295,7 +295,7 @@ fn store(ctx: &mut Ctx, dst: &[u8], members: Vec<(Bytes, f64)>, op: Op) -> Reply
         }
         return Reply::Int(0);
     }
-    ctx.set_value(dst, Value::ZSet(result));
+    ctx.set_value(dst, Value::from(result));
     ctx.modified(dst);
     let event = match op {
         Op::Union => "zunionstore",

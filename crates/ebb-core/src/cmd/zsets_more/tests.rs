@@ -36,7 +36,7 @@ fn zset_with_deadlines(
     for (m, at) in deadlines {
         assert!(z.set_deadline(m.as_bytes(), *at));
     }
-    h.store.dbs[h.db].set(b(key), Value::ZSet(z));
+    h.store.dbs[h.db].set(b(key), Value::from(z));
 }
 
 /// Stores a set directly.

@@ -326,7 +326,7 @@ fn zscan_match_follows_redis_glob_rules() {
     for m in MEMBERS {
         z.insert(Bytes::copy_from_slice(m), 0.0);
     }
-    h.store.dbs[0].set(b("g"), Value::ZSet(z));
+    h.store.dbs[0].set(b("g"), Value::from(z));
     for (pattern, want) in EXPECT {
         let argv = [
             b("ZSCAN"),

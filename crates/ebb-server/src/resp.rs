@@ -2,6 +2,7 @@
 //! reply encoding.
 
 use bytes::{BufMut, Bytes, BytesMut};
+use ebb_core::args::parse_i64;
 use ebb_core::reply::{format_double, Reply};
 
 /// Limits the parser enforces, with Redis's errors.
@@ -37,34 +38,28 @@ pub enum Parsed {
     Incomplete,
 }
 
-fn find_crlf(buf: &[u8], from: usize) -> Option<usize> {
-    memchr_newline(&buf[from..]).map(|i| from + i)
+fn find_byte(buf: &[u8], from: usize, byte: u8) -> Option<usize> {
+    buf[from..]
+        .iter()
+        .position(|&c| c == byte)
+        .map(|i| from + i)
 }
 
-fn memchr_newline(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'\n')
-}
-
-fn parse_len(line: &[u8]) -> Option<i64> {
-    if line.is_empty() || line.len() > 20 {
-        return None;
+/// Where the header line starting at `from` ends, as Redis finds it in a
+/// multibulk request: at the first `\r`, with one more byte (the `\n`,
+/// which is skipped unread) already received. `Ok(None)`: not complete yet.
+fn header_end(
+    buf: &[u8],
+    from: usize,
+    max: usize,
+    too_big: &str,
+) -> Result<Option<usize>, ProtoError> {
+    match find_byte(buf, from, b'\r') {
+        Some(cr) if cr + 1 < buf.len() => Ok(Some(cr)),
+        Some(_) => Ok(None),
+        None if buf.len() - from > max => Err(ProtoError(too_big.into())),
+        None => Ok(None),
     }
-    let (neg, d) = if line[0] == b'-' {
-        (true, &line[1..])
-    } else {
-        (false, line)
-    };
-    if d.is_empty() {
-        return None;
-    }
-    let mut v: i64 = 0;
-    for &c in d {
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add((c - b'0') as i64)?;
-    }
-    Some(if neg { -v } else { v })
 }
 
 /// Parses one request from the front of `buf`, consuming it when complete.
@@ -80,21 +75,11 @@ pub fn parse(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoError> {
 }
 
 fn parse_multibulk(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoError> {
-    let Some(nl) = find_crlf(buf, 0) else {
-        if buf.len() > lim.max_inline {
-            return Err(ProtoError(
-                "ERR Protocol error: too big mbulk count string".into(),
-            ));
-        }
+    let too_big = "ERR Protocol error: too big mbulk count string";
+    let Some(cr) = header_end(buf, 0, lim.max_inline, too_big)? else {
         return Ok(Parsed::Incomplete);
     };
-    let line = &buf[1..nl.saturating_sub(1).max(1)];
-    let line = if nl >= 1 && buf[nl - 1] == b'\r' {
-        &buf[1..nl - 1]
-    } else {
-        line
-    };
-    let count = match parse_len(line) {
+    let count = match parse_i64(&buf[1..cr]) {
         Some(n) if n <= lim.max_multibulk => n,
         _ => {
             return Err(ProtoError(
@@ -102,36 +87,32 @@ fn parse_multibulk(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoErro
             ))
         }
     };
-    let mut pos = nl + 1;
+    let mut pos = cr + 2;
     if count <= 0 {
         let _ = buf.split_to(pos);
         return Ok(Parsed::Command(Vec::new()));
     }
-    let mut spans = Vec::with_capacity(count as usize);
+    // The count is the client's word: grow as arguments actually arrive.
+    let mut spans = Vec::with_capacity(count.min(1024) as usize);
     for _ in 0..count {
         if pos >= buf.len() {
             return Ok(Parsed::Incomplete);
         }
+        let too_big = "ERR Protocol error: too big bulk count string";
+        let Some(cr) = header_end(buf, pos, lim.max_inline, too_big)? else {
+            return Ok(Parsed::Incomplete);
+        };
         if buf[pos] != b'$' {
             return Err(ProtoError(format!(
                 "ERR Protocol error: expected '$', got '{}'",
                 buf[pos] as char
             )));
         }
-        let Some(nl) = find_crlf(buf, pos) else {
-            if buf.len() - pos > lim.max_inline {
-                return Err(ProtoError(
-                    "ERR Protocol error: too big bulk count string".into(),
-                ));
-            }
-            return Ok(Parsed::Incomplete);
-        };
-        let end = if buf[nl - 1] == b'\r' { nl - 1 } else { nl };
-        let len = match parse_len(&buf[pos + 1..end]) {
+        let len = match parse_i64(&buf[pos + 1..cr]) {
             Some(n) if n >= 0 && (n as u64) <= lim.max_bulk_len => n as usize,
             _ => return Err(ProtoError("ERR Protocol error: invalid bulk length".into())),
         };
-        let start = nl + 1;
+        let start = cr + 2;
         if buf.len() < start + len + 2 {
             return Ok(Parsed::Incomplete);
         }
@@ -145,7 +126,7 @@ fn parse_multibulk(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoErro
 }
 
 fn parse_inline(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoError> {
-    let Some(nl) = find_crlf(buf, 0) else {
+    let Some(nl) = find_byte(buf, 0, b'\n') else {
         if buf.len() > lim.max_inline {
             return Err(ProtoError(
                 "ERR Protocol error: too big inline request".into(),
@@ -366,6 +347,9 @@ pub fn encode_sub_reply(
 }
 
 #[cfg(test)]
+mod props;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -408,5 +392,49 @@ mod tests {
         let mut b = BytesMut::from(&b"*1\r\n+a\r\n"[..]);
         assert!(parse(&mut b, &Limits::default()).is_err());
         assert!(split_args(b"\"abc").is_none());
+    }
+
+    fn outcome(s: &[u8]) -> Result<Vec<Vec<Bytes>>, String> {
+        let mut b = BytesMut::from(s);
+        let mut v = Vec::new();
+        loop {
+            match parse(&mut b, &Limits::default()) {
+                Ok(Parsed::Command(c)) => v.push(c),
+                Ok(Parsed::Incomplete) => return Ok(v),
+                Err(e) => return Err(e.0),
+            }
+        }
+    }
+
+    #[test]
+    fn multibulk_lines_end_at_the_carriage_return_as_in_redis() {
+        let ping = || Ok(vec![vec![Bytes::from("PING")]]);
+        // A bare line feed does not end a header: "*12\n" used to read as 1.
+        let bad_count = Err("ERR Protocol error: invalid multibulk length".to_string());
+        assert_eq!(outcome(b"*12\n$4\r\nPING\r\n"), bad_count);
+        let bad_len = Err("ERR Protocol error: invalid bulk length".to_string());
+        assert_eq!(outcome(b"*1\r\n$4\nPING\r\n"), bad_len);
+        // The byte after the carriage return is skipped unread, like the
+        // two after a bulk.
+        assert_eq!(outcome(b"*1\rX$4\r\nPING\r\n"), ping());
+        assert_eq!(outcome(b"*1\r\n$4\r\nPINGxx"), ping());
+        // A header is complete only with that byte.
+        assert_eq!(outcome(b"*1\r"), Ok(vec![]));
+        assert_eq!(outcome(b"*1\r\n$4\r"), Ok(vec![]));
+    }
+
+    #[test]
+    fn lengths_follow_string2ll() {
+        let bad_count = Err("ERR Protocol error: invalid multibulk length".to_string());
+        let bad_len = Err("ERR Protocol error: invalid bulk length".to_string());
+        assert_eq!(outcome(b"*01\r\n$4\r\nPING\r\n"), bad_count);
+        assert_eq!(outcome(b"*+1\r\n$4\r\nPING\r\n"), bad_count);
+        assert_eq!(outcome(b"*-0\r\n"), bad_count);
+        assert_eq!(outcome(b"*1\r\n$04\r\nPING\r\n"), bad_len);
+        assert_eq!(outcome(b"*1\r\n$ 4\r\nPING\r\n"), bad_len);
+        assert_eq!(
+            outcome(b"*-5\r\nPING\r\n"),
+            Ok(vec![vec![], vec![Bytes::from("PING")]])
+        );
     }
 }

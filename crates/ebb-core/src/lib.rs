@@ -6,6 +6,8 @@ pub mod args;
 pub mod cmd;
 pub mod ctx;
 pub mod db;
+pub mod docs;
+pub mod docs_table;
 pub mod dump;
 pub mod effects;
 pub mod error;

@@ -220,12 +220,84 @@ fn command_info(spec: &CommandSpec) -> Reply {
     ])
 }
 
+fn arg_docs(a: &ebb_core::docs::Arg) -> Reply {
+    let mut m = vec![
+        (Reply::text("name"), Reply::text(a.name.as_str())),
+        (Reply::text("type"), Reply::text(a.kind.as_str())),
+    ];
+    if let Some(i) = a.key_spec {
+        m.push((Reply::text("key_spec_index"), Reply::Int(i as i64)));
+    }
+    if let Some(t) = &a.token {
+        m.push((Reply::text("token"), Reply::text(t.as_str())));
+    }
+    let flags: Vec<Reply> = [
+        (a.optional, "optional"),
+        (a.multiple, "multiple"),
+        (a.multiple_token, "multiple_token"),
+    ]
+    .into_iter()
+    .filter(|f| f.0)
+    .map(|f| Reply::simple(f.1))
+    .collect();
+    if !flags.is_empty() {
+        m.push((Reply::text("flags"), Reply::Set(flags)));
+    }
+    if !a.args.is_empty() {
+        m.push((
+            Reply::text("arguments"),
+            Reply::Array(a.args.iter().map(arg_docs).collect()),
+        ));
+    }
+    Reply::Map(m)
+}
+
+/// The docs map of a command or subcommand: summary, since, group, then its
+/// arguments and subcommands when it has any.
+fn docs_map(
+    summary: &str,
+    group: &str,
+    doc: Option<ebb_core::docs::CommandDoc>,
+) -> Vec<(Reply, Reply)> {
+    let mut m = vec![
+        (Reply::text("summary"), Reply::text(summary)),
+        (
+            Reply::text("since"),
+            Reply::text(doc.map_or("1.0.0", |d| d.since)),
+        ),
+        (Reply::text("group"), Reply::text(group)),
+    ];
+    if let Some(d) = doc {
+        let args = d.args();
+        if !args.is_empty() {
+            m.push((
+                Reply::text("arguments"),
+                Reply::Array(args.iter().map(arg_docs).collect()),
+            ));
+        }
+    }
+    m
+}
+
 fn command_docs(spec: &CommandSpec) -> Reply {
-    Reply::Map(vec![
-        (Reply::text("summary"), Reply::text(spec.summary)),
-        (Reply::text("since"), Reply::text("1.0.0")),
-        (Reply::text("group"), Reply::text(spec.group)),
-    ])
+    let mut m = docs_map(spec.summary, spec.group, ebb_core::docs::lookup(spec.name));
+    let subs = ebb_core::docs::subcommands(spec.name);
+    if !subs.is_empty() {
+        m.push((
+            Reply::text("subcommands"),
+            Reply::Map(
+                subs.into_iter()
+                    .map(|d| {
+                        (
+                            Reply::text(d.name),
+                            Reply::Map(docs_map(d.summary, spec.group, Some(d))),
+                        )
+                    })
+                    .collect(),
+            ),
+        ));
+    }
+    Reply::Map(m)
 }
 
 /// COMMAND [COUNT | INFO | DOCS | LIST | GETKEYS | HELP].

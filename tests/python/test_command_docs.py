@@ -201,3 +201,23 @@ def test_redis_cli_shows_hints(ebb):
         "|EXAT unix-time-seconds|PXAT unix-time-milliseconds score member [score member ...]"
     )
     assert hint_for(ebb.port, "client list ") == "[TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id [client-id ...]]"
+
+
+def test_command_info_matches_redis_7(r, oracle):
+    """Arity, flags, key positions and ACL categories of every command both
+    servers have. TTL, PTTL and PERSIST take an optional member in ebb
+    (KeyDB's form), so their arity is -2 instead of 2."""
+    ours = {x[0].decode(): x for x in raw_cmd(r, "COMMAND", "INFO")}
+    theirs = {x[0].decode(): x for x in raw_cmd(redis.Redis(port=oracle.connection_pool.connection_kwargs["port"]), "COMMAND", "INFO")}
+    diffs = []
+    for name, o in ours.items():
+        t = theirs.get(name)
+        if t is None:
+            continue
+        for i in range(1, 7):
+            a, b = o[i], t[i]
+            if isinstance(a, list):
+                a, b = sorted(a), sorted(b)
+            if a != b and not (i == 1 and name in ("ttl", "pttl", "persist") and a == -2):
+                diffs.append((name, i, a, b))
+    assert not diffs

@@ -167,18 +167,35 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
 fn acl_categories(spec: &CommandSpec) -> Vec<Reply> {
     let mut v = Vec::new();
     let mut add = |s: &str| v.push(Reply::Simple(s.to_string().into()));
-    match spec.group {
-        "string" => add("@string"),
-        "list" => add("@list"),
-        "hash" => add("@hash"),
-        "set" => add("@set"),
-        "sorted-set" | "zset" => add("@sortedset"),
-        "generic" => add("@keyspace"),
-        "pubsub" => add("@pubsub"),
-        "transactions" => add("@transaction"),
-        "connection" => add("@connection"),
-        "server" => add("@admin"),
-        _ => {}
+    // Where Redis files a command under categories other than its group's.
+    let special: Option<&[&str]> = match spec.name {
+        "client" | "config" | "pubsub" | "object" | "memory" | "time" => Some(&[]),
+        "command" => Some(&["@connection"]),
+        "info" => Some(&["@dangerous"]),
+        "lastsave" => Some(&["@admin", "@dangerous"]),
+        "keys" => Some(&["@keyspace", "@dangerous"]),
+        "dbsize" => Some(&["@keyspace"]),
+        "flushdb" | "flushall" | "swapdb" => Some(&["@keyspace", "@dangerous"]),
+        "sort" | "sort_ro" => Some(&["@set", "@sortedset", "@list", "@dangerous"]),
+        _ => None,
+    };
+    if let Some(cats) = special {
+        cats.iter().for_each(|c| add(c));
+    } else {
+        match spec.group {
+            "bitmap" => add("@bitmap"),
+            "string" => add("@string"),
+            "list" => add("@list"),
+            "hash" => add("@hash"),
+            "set" => add("@set"),
+            "sorted-set" | "zset" => add("@sortedset"),
+            "generic" => add("@keyspace"),
+            "pubsub" => add("@pubsub"),
+            "transactions" => add("@transaction"),
+            "connection" => add("@connection"),
+            "server" => add("@admin"),
+            _ => {}
+        }
     }
     if spec.is_write() {
         add("@write");
@@ -197,6 +214,8 @@ fn acl_categories(spec: &CommandSpec) -> Vec<Reply> {
     if spec.has_flag("admin") {
         add("@dangerous");
     }
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|c| seen.insert(format!("{c:?}")));
     v
 }
 

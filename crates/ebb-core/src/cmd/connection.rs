@@ -14,7 +14,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec::core(
         "ping",
         -1,
-        "fast sentinel",
+        "fast",
         (0, 0, 0),
         "connection",
         "Returns the server's liveliness response.",
@@ -23,7 +23,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec::core(
         "echo",
         2,
-        "fast",
+        "loading stale fast",
         (0, 0, 0),
         "connection",
         "Returns the given string.",

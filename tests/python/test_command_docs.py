@@ -207,8 +207,9 @@ def test_command_info_matches_redis_7(r, oracle):
     """Arity, flags, key positions and ACL categories of every command both
     servers have. TTL, PTTL and PERSIST take an optional member in ebb
     (KeyDB's form), so their arity is -2 instead of 2."""
-    ours = {x[0].decode(): x for x in raw_cmd(r, "COMMAND", "INFO")}
-    theirs = {x[0].decode(): x for x in raw_cmd(redis.Redis(port=oracle.connection_pool.connection_kwargs["port"]), "COMMAND", "INFO")}
+    port = oracle.connection_pool.connection_kwargs["port"]
+    ours = {x[0]: x for x in norm(raw_cmd(r, "COMMAND", "INFO"))}
+    theirs = {x[0]: x for x in norm(raw_cmd(redis.Redis(port=port), "COMMAND", "INFO"))}
     diffs = []
     for name, o in ours.items():
         t = theirs.get(name)

@@ -1314,13 +1314,6 @@ def test_key_scan_spanning_the_deadline_lazy(ebb, r):
         set_active_expiry(ebb, True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="keyspace SCAN cursors are positions in the key table's iteration order "
-    "(crates/ebb-core/src/cmd/keys.rs scan): keys removed between two calls by anything "
-    "but that SCAN (the sweeper, another client) shift later keys back, so keys present "
-    "for the whole iteration are missed; Redis 7.0 guarantees they are returned",
-)
 @pytest.mark.parametrize("gone_how", ["member-expiry", "key-ttl", "del-by-other-client"])
 def test_key_scan_returns_every_key_present_throughout(ebb, r, gone_how):
     """Half an iteration, then half the keys go (the sweeper reclaims them, or

@@ -2,7 +2,7 @@
 //! keys whose members carry deadlines, ordered by their earliest one.
 
 use bytes::Bytes;
-use hashbrown::HashMap;
+use indexmap::IndexMap;
 use std::collections::BTreeSet;
 
 use crate::effects::Effects;
@@ -59,7 +59,7 @@ pub struct DbStats {
 /// One logical database (SELECT n).
 #[derive(Debug, Default, Clone)]
 pub struct Db {
-    map: HashMap<Bytes, Entry, ahash::RandomState>,
+    map: IndexMap<Bytes, Entry, ahash::RandomState>,
     key_expiry: BTreeSet<(u64, Bytes)>,
     member_expiry: BTreeSet<(u64, Bytes)>,
 }
@@ -133,7 +133,7 @@ impl Db {
         limit: usize,
         fx: &mut Effects,
     ) -> usize {
-        let Some((k, e)) = self.map.get_key_value_mut(key) else {
+        let Some((k, e)) = self.map.get_full_mut(key).map(|(_, k, e)| (k, e)) else {
             return 0;
         };
         let k = k.clone();
@@ -200,7 +200,7 @@ impl Db {
             last_access: 0,
         };
         match self.map.entry(key) {
-            hashbrown::hash_map::Entry::Occupied(mut o) => {
+            indexmap::map::Entry::Occupied(mut o) => {
                 let old = std::mem::replace(o.get_mut(), new);
                 let k = o.key();
                 if let Some(t) = old.expire_at {
@@ -214,7 +214,7 @@ impl Db {
                 }
                 drop(old);
             }
-            hashbrown::hash_map::Entry::Vacant(v) => {
+            indexmap::map::Entry::Vacant(v) => {
                 if let Some(t) = due {
                     self.member_expiry.insert((t, v.key().clone()));
                 }
@@ -242,7 +242,7 @@ impl Db {
 
     /// Removes `key`; returns its entry.
     pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
-        let (k, e) = self.map.remove_entry(key)?;
+        let (k, e) = self.map.swap_remove_entry(key)?;
         if let Some(t) = e.expire_at {
             self.key_expiry.remove(&(t, k.clone()));
         }
@@ -254,7 +254,7 @@ impl Db {
 
     /// Sets or clears the TTL of an existing key.
     pub fn set_expire(&mut self, key: &[u8], at: Option<u64>) -> bool {
-        let Some((k, e)) = self.map.get_key_value_mut(key) else {
+        let Some((k, e)) = self.map.get_full_mut(key).map(|(_, k, e)| (k, e)) else {
             return false;
         };
         if let Some(old) = e.expire_at {
@@ -285,7 +285,7 @@ impl Db {
 
     /// Records the key's earliest member deadline in the member index.
     fn index_member_deadlines(&mut self, key: &[u8]) {
-        let Some((k, e)) = self.map.get_key_value_mut(key) else {
+        let Some((k, e)) = self.map.get_full_mut(key).map(|(_, k, e)| (k, e)) else {
             return;
         };
         let now_due = e.value.earliest_deadline();
@@ -307,6 +307,14 @@ impl Db {
         self.member_expiry.clear();
     }
 
+    /// The key at position `i` of the table (no expiry check). Removing a
+    /// key moves the last key into its place and new keys are appended, so
+    /// a walk from the top position down to 0 (SCAN's) visits every key that
+    /// stays in the table for the whole walk.
+    pub fn key_at(&self, i: usize) -> Option<&Bytes> {
+        self.map.get_index(i).map(|(k, _)| k)
+    }
+
     /// All keys (no expiry check).
     pub fn keys(&self) -> impl Iterator<Item = &Bytes> {
         self.map.keys()
@@ -319,7 +327,7 @@ impl Db {
             return None;
         }
         let n = rand::thread_rng().gen_range(0..self.map.len());
-        self.map.keys().nth(n).cloned()
+        self.map.get_index(n).map(|(k, _)| k.clone())
     }
 
     /// The earliest due key TTL, if any is `<= now`.

@@ -353,36 +353,39 @@ pub fn parse_scan_options(rest: &[Bytes], with_type: bool) -> CmdResult<ScanOpti
 /// array: the next cursor (a bulk string, `"0"` when the iteration is
 /// complete) and the keys found in this step.
 ///
-/// The cursor is a position in the database's iteration order, plus one
-/// (so that a position of 0 reached after deletions is not mistaken for
-/// the end; cursor 0 and 1 both start at the beginning): each call
-/// examines COUNT keys from that position, then filters them by MATCH,
-/// TYPE and expiry, so a step may return fewer keys than COUNT, or none,
-/// before the iteration is over. What is guaranteed:
-/// - an iteration always ends (the cursor only grows until it returns 0);
-/// - if the database does not change between calls, every key is returned
-///   exactly once;
-/// - keys this SCAN itself finds expired and deletes do not shift the
-///   iteration (the returned cursor accounts for them);
-/// - but keys added or removed by other commands (or active expiry)
-///   between calls shift later positions, so a key that exists for the
-///   whole iteration may then be returned twice or missed. This is weaker
-///   than Redis's reverse-binary cursor, which never misses such a key;
-/// - each call costs O(cursor + COUNT), as the position is reached by
-///   walking the table.
+/// The cursor is a position in the database's key table: an iteration
+/// walks it from the top position down to 0 (cursor 0 starts at the top),
+/// examining COUNT positions per call, then filtering the keys found by
+/// MATCH, TYPE and expiry, so a step may return fewer keys than COUNT, or
+/// none, before the iteration is over. Removing a key moves the table's
+/// last key into its position and new keys are appended at the top, which
+/// gives Redis's guarantees:
+/// - a key present for the whole iteration is returned, possibly twice
+///   (when a removal moves it from the visited top into an unvisited
+///   position);
+/// - keys added during the iteration may or may not be returned;
+/// - the iteration always ends, each call costs O(COUNT);
+/// - a cursor above 2^63 (what a negative number parses to) ends at once.
 fn scan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let cursor = parse_cursor(&argv[1])?;
     let opts = parse_scan_options(&argv[2..], true)?;
     let db = ctx.db;
-    let start = usize::try_from(cursor.saturating_sub(1)).unwrap_or(usize::MAX);
-    let batch: Vec<Bytes> = ctx.store.dbs[db]
-        .keys()
-        .skip(start)
-        .take(opts.count)
-        .cloned()
+    let len = ctx.store.dbs[db].len();
+    if cursor > i64::MAX as u64 {
+        // Beyond any position (a negative number, as Redis parses it): the
+        // iteration is over.
+        return Ok(Reply::Array(vec![Reply::text("0"), Reply::Array(vec![])]));
+    }
+    let top = match usize::try_from(cursor) {
+        Ok(0) | Err(_) => len,
+        Ok(c) => c.min(len),
+    };
+    let bottom = top.saturating_sub(opts.count);
+    let batch: Vec<Bytes> = (bottom..top)
+        .rev()
+        .filter_map(|i| ctx.store.dbs[db].key_at(i).cloned())
         .collect();
     let mut out = Vec::with_capacity(batch.len());
-    let mut deleted = 0;
     for k in &batch {
         if let Some(p) = &opts.pattern {
             if !glob_match(p, k, false) {
@@ -390,9 +393,6 @@ fn scan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             }
         }
         if !ctx.exists(k) {
-            if ctx.store.dbs[db].peek(k).is_none() {
-                deleted += 1;
-            }
             continue;
         }
         if let Some(t) = &opts.type_name {
@@ -403,11 +403,8 @@ fn scan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         }
         out.push(k.clone());
     }
-    let next = start + batch.len() - deleted;
-    let done = batch.len() < opts.count || next >= ctx.store.dbs[db].len();
-    let next = if done { 0 } else { next as u64 + 1 };
     Ok(Reply::Array(vec![
-        Reply::text(next.to_string()),
+        Reply::text(bottom.to_string()),
         Reply::bulks(out),
     ]))
 }

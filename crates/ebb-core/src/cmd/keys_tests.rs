@@ -540,13 +540,12 @@ fn scan_returns_every_key_once() {
     assert_eq!(full_scan(&mut h, &["COUNT", "1000"]), want);
     let (c, keys) = scan_step(&mut h, &["SCAN", "0", "COUNT", "1000"]);
     assert_eq!((c.as_str(), keys.len()), ("0", 100));
+    // The cursor counts down from the top of the table.
     let (c, keys) = scan_step(&mut h, &["SCAN", "0"]);
-    assert_eq!((c.as_str(), keys.len()), ("11", 10));
-    assert_eq!(
-        scan_step(&mut h, &["SCAN", "101"]),
-        ("0".to_string(), vec![])
-    );
-    let (c, keys) = scan_step(&mut h, &["SCAN", "100"]);
+    assert_eq!((c.as_str(), keys.len()), ("90", 10));
+    let (c, keys) = scan_step(&mut h, &["SCAN", "101"]);
+    assert_eq!((c.as_str(), keys.len()), ("90", 10));
+    let (c, keys) = scan_step(&mut h, &["SCAN", "1"]);
     assert_eq!((c.as_str(), keys.len()), ("0", 1));
     assert_eq!(
         scan_step(&mut h, &["SCAN", "-1"]),
@@ -554,6 +553,53 @@ fn scan_returns_every_key_once() {
     );
     let ones: Vec<String> = want.iter().filter(|k| k.ends_with('1')).cloned().collect();
     assert_eq!(full_scan(&mut h, &["MATCH", "*1", "COUNT", "9"]), ones);
+}
+
+/// Redis's guarantee: a key present from the start to the end of an
+/// iteration is returned, whatever is added or removed between calls.
+#[test]
+fn scan_never_misses_a_key_that_stays() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    for round in 0..40 {
+        let mut h = Harness::new();
+        let n = rng.gen_range(1..300);
+        for i in 0..n {
+            h.run(&["SET", &format!("k{i}"), "v"]);
+        }
+        let mut present: std::collections::HashSet<String> =
+            (0..n).map(|i| format!("k{i}")).collect();
+        let mut stayed = present.clone();
+        let mut seen = std::collections::HashSet::new();
+        let mut cursor = "0".to_string();
+        let mut fresh = n;
+        let count = rng.gen_range(1..20).to_string();
+        loop {
+            let (next, keys) = scan_step(&mut h, &["SCAN", &cursor, "COUNT", &count]);
+            seen.extend(keys);
+            if next == "0" {
+                break;
+            }
+            cursor = next;
+            for _ in 0..rng.gen_range(0..6) {
+                if rng.gen_bool(0.5) && !present.is_empty() {
+                    let k = present.iter().nth(rng.gen_range(0..present.len())).cloned();
+                    if let Some(k) = k {
+                        h.run(&["DEL", &k]);
+                        present.remove(&k);
+                        stayed.remove(&k);
+                    }
+                } else {
+                    let k = format!("k{fresh}");
+                    fresh += 1;
+                    h.run(&["SET", &k, "v"]);
+                    present.insert(k);
+                }
+            }
+        }
+        let missed: Vec<&String> = stayed.difference(&seen).collect();
+        assert!(missed.is_empty(), "round {round}: missed {missed:?}");
+    }
 }
 
 #[test]

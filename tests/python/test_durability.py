@@ -82,6 +82,52 @@ def test_round_trip_after_rewrite(server_factory):
     assert c.get("after") == "rewrite"
 
 
+def test_bgsave_is_a_point_in_time_copy_under_writes(server_factory):
+    """BGSAVE while transactions keep moving units between two keys and
+    appending to a list: the snapshot holds one consistent instant (the
+    pair still sums to zero, the list is a prefix of what was written),
+    whatever the writers did while it was being written."""
+    s = server_factory("--appendonly", "no", "--save", "")
+    c = s.client()
+    p = c.pipeline(transaction=False)
+    for i in range(50_000):
+        p.set(f"bulk:{i}", "x" * 32)
+    p.execute()
+    stop = threading.Event()
+    written = []
+
+    def writer():
+        w = s.client()
+        i = 0
+        while not stop.is_set():
+            tx = w.pipeline(transaction=True)
+            tx.incr("a").decr("b").rpush("log", i)
+            tx.execute()
+            written.append(i)
+            i += 1
+
+    t = threading.Thread(target=writer)
+    t.start()
+    time.sleep(0.1)
+    assert c.bgsave()
+    deadline = time.time() + 30
+    while c.info("persistence")["rdb_bgsave_in_progress"] and time.time() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.1)
+    stop.set()
+    t.join()
+    assert c.info("persistence")["rdb_last_bgsave_status"] == "ok"
+    s.kill()
+    time.sleep(0.2)
+    s.start()
+    c = s.client()
+    a, b = int(c.get("a") or 0), int(c.get("b") or 0)
+    log = [int(x) for x in c.lrange("log", 0, -1)]
+    assert a + b == 0 and a == len(log)
+    assert log == list(range(len(log))) and len(log) <= len(written)
+    assert c.dbsize() == 50_003
+
+
 def test_debug_reload_keeps_everything(server_factory):
     s = server_factory()
     c = s.client()

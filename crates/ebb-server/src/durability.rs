@@ -114,33 +114,62 @@ impl Shared {
         self.last_bgsave_ok.store(true, Ordering::Relaxed);
     }
 
-    /// BGSAVE: copies the store (brief lock) and writes it from a thread.
+    /// BGSAVE: writes a snapshot from a forked child process, which sees
+    /// the keyspace as it was at the fork (copy-on-write pages), so the
+    /// server pauses only for the fork itself. If fork fails, the store is
+    /// copied under the lock and written from a thread instead.
     pub fn bgsave(self: &Arc<Self>, store: &Store) -> bool {
         if self.bgsave_running.swap(true, Ordering::SeqCst) {
             return false;
         }
-        let copy = store.clone();
-        let me = self.clone();
-        std::thread::spawn(move || {
-            let data = snapshot::encode(&copy, now_ms());
-            drop(copy);
-            match snapshot::write_file(&me.snapshot_path(), &data) {
-                Ok(()) => {
-                    me.saved();
-                    tracing::info!("Background saving terminated with success");
-                }
-                Err(e) => {
-                    me.last_bgsave_ok.store(false, Ordering::Relaxed);
-                    tracing::error!(error = %e, "Background saving error");
-                }
-            }
-            me.bgsave_running.store(false, Ordering::SeqCst);
+        let path = self.snapshot_path();
+        let child = fork_child(|| {
+            let data = snapshot::encode(store, now_ms());
+            snapshot::write_file(&path, &data).is_ok()
         });
+        let me = self.clone();
+        match child {
+            Ok(pid) => {
+                std::thread::spawn(move || {
+                    let ok = wait_child(pid);
+                    me.bgsave_done(if ok {
+                        Ok(())
+                    } else {
+                        Err("the saving process failed".to_string())
+                    });
+                });
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "fork failed; saving from a copy of the keyspace");
+                let copy = store.clone();
+                std::thread::spawn(move || {
+                    let data = snapshot::encode(&copy, now_ms());
+                    drop(copy);
+                    let r = snapshot::write_file(&path, &data).map_err(|e| e.to_string());
+                    me.bgsave_done(r);
+                });
+            }
+        }
         true
     }
 
-    /// BGREWRITEAOF: writes a compact AOF from a copy of the store in a
-    /// thread; commands logged meanwhile are appended before the switch.
+    fn bgsave_done(&self, result: Result<(), String>) {
+        match result {
+            Ok(()) => {
+                self.saved();
+                tracing::info!("Background saving terminated with success");
+            }
+            Err(e) => {
+                self.last_bgsave_ok.store(false, Ordering::Relaxed);
+                tracing::error!(error = %e, "Background saving error");
+            }
+        }
+        self.bgsave_running.store(false, Ordering::SeqCst);
+    }
+
+    /// BGREWRITEAOF: writes a compact AOF of the keyspace from a forked
+    /// child (or, if fork fails, from a copy in a thread); commands logged
+    /// meanwhile are appended before the switch.
     pub fn bgrewrite(self: &Arc<Self>, store: &Store) -> Result<(), &'static str> {
         if self.rewrite_running.swap(true, Ordering::SeqCst) {
             return Err("ERR Background append only file rewriting already in progress");
@@ -160,38 +189,60 @@ impl Shared {
                 }
             }
         }
-        let copy = store.clone();
-        let me = self.clone();
-        std::thread::spawn(move || {
+        let tmp = self
+            .aof_path()
+            .with_extension(format!("rewrite-{}", std::process::id()));
+        let write = |store: &Store, tmp: &std::path::Path| -> std::io::Result<()> {
             let mut data = Vec::new();
-            persist::dump_store(&copy, now_ms(), &mut data);
-            drop(copy);
-            let tmp = me
-                .aof_path()
-                .with_extension(format!("rewrite-{}", std::process::id()));
-            let written =
-                std::fs::write(&tmp, &data).and_then(|_| std::fs::File::open(&tmp)?.sync_all());
-            // Switch over with the store locked, so nothing is logged in between.
-            let _store = me.store.lock();
-            let mut aof = me.aof.lock();
-            let result = match (written, aof.as_mut()) {
-                (Ok(()), Some(a)) => a.finish_rewrite(&tmp),
-                (Err(e), Some(a)) => {
-                    a.abort_rewrite();
-                    Err(e)
-                }
-                (_, None) => Ok(()),
-            };
-            match result {
-                Ok(()) => tracing::info!("Background AOF rewrite finished successfully"),
-                Err(e) => {
-                    let _ = std::fs::remove_file(&tmp);
-                    tracing::error!(error = %e, "Background AOF rewrite failed");
-                }
+            persist::dump_store(store, now_ms(), &mut data);
+            std::fs::write(tmp, &data)?;
+            std::fs::File::open(tmp)?.sync_all()
+        };
+        let me = self.clone();
+        match fork_child(|| write(store, &tmp).is_ok()) {
+            Ok(pid) => {
+                std::thread::spawn(move || {
+                    let written = if wait_child(pid) {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::other("the rewriting process failed"))
+                    };
+                    me.rewrite_done(&tmp, written);
+                });
             }
-            me.rewrite_running.store(false, Ordering::SeqCst);
-        });
+            Err(e) => {
+                tracing::warn!(error = %e, "fork failed; rewriting from a copy of the keyspace");
+                let copy = store.clone();
+                std::thread::spawn(move || {
+                    let written = write(&copy, &tmp);
+                    drop(copy);
+                    me.rewrite_done(&tmp, written);
+                });
+            }
+        }
         Ok(())
+    }
+
+    fn rewrite_done(&self, tmp: &std::path::Path, written: std::io::Result<()>) {
+        // Switch over with the store locked, so nothing is logged in between.
+        let _store = self.store.lock();
+        let mut aof = self.aof.lock();
+        let result = match (written, aof.as_mut()) {
+            (Ok(()), Some(a)) => a.finish_rewrite(&tmp.to_path_buf()),
+            (Err(e), Some(a)) => {
+                a.abort_rewrite();
+                Err(e)
+            }
+            (_, None) => Ok(()),
+        };
+        match result {
+            Ok(()) => tracing::info!("Background AOF rewrite finished successfully"),
+            Err(e) => {
+                let _ = std::fs::remove_file(tmp);
+                tracing::error!(error = %e, "Background AOF rewrite failed");
+            }
+        }
+        self.rewrite_running.store(false, Ordering::SeqCst);
     }
 
     /// Turns the AOF on at run time (CONFIG SET appendonly yes): opens a new
@@ -352,6 +403,42 @@ pub async fn run_background(shared: Arc<Shared>) {
             tracing::info!("Starting automatic rewriting of AOF");
             let store = shared.store.lock();
             let _ = shared.bgrewrite(&store);
+        }
+    }
+}
+
+/// Forks a child process that runs `work` on the memory as it is at the
+/// fork (the caller holds the store lock, so the keyspace is consistent),
+/// then exits: 0 if `work` returned true. The child only serialises and
+/// writes files; it takes no lock and does not log (another thread may have
+/// held the log's lock at the fork).
+fn fork_child(work: impl FnOnce() -> bool) -> std::io::Result<libc::pid_t> {
+    // SAFETY: fork has no memory-safety preconditions; in the child only
+    // this thread exists and it runs `work`, then `_exit`s without running
+    // destructors or atexit handlers of the parent's state.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if pid == 0 {
+        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or(false);
+        // SAFETY: ends the child at once, as intended.
+        unsafe { libc::_exit(if ok { 0 } else { 1 }) };
+    }
+    Ok(pid)
+}
+
+/// Waits for a child made by [`fork_child`]; true if it exited with 0.
+fn wait_child(pid: libc::pid_t) -> bool {
+    let mut status: libc::c_int = 0;
+    loop {
+        // SAFETY: waits on our own child with a valid status pointer.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid {
+            return libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+        }
+        if r < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return false;
         }
     }
 }

@@ -330,6 +330,19 @@ impl Db {
         self.map.get_index(n).map(|(k, _)| k.clone())
     }
 
+    /// Bytes the key table holds for keys it does not have yet: free slots
+    /// left after removals or reserved by its last growth, which new keys
+    /// reuse without allocating.
+    pub fn spare_bytes(&self) -> usize {
+        let slot = std::mem::size_of::<(u64, Bytes, Entry)>() + std::mem::size_of::<usize>();
+        self.map.capacity().saturating_sub(self.map.len()) * slot
+    }
+
+    /// The key whose TTL ends first, with that deadline.
+    pub fn next_key_deadline(&self) -> Option<(u64, Bytes)> {
+        self.key_expiry.first().map(|(t, k)| (*t, k.clone()))
+    }
+
     /// The earliest due key TTL, if any is `<= now`.
     pub fn next_due_key(&self, now: u64) -> Option<Bytes> {
         match self.key_expiry.first() {

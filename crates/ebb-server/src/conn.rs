@@ -407,6 +407,16 @@ impl Session {
                 return Flow::Continue;
             }
         }
+        if crate::evict::limited() && spec.has_flag("denyoom") {
+            let store = guard.get_or_insert_with(|| shared.store.lock());
+            if let Err(e) = crate::evict::make_room(shared, store) {
+                if self.multi.is_some() {
+                    self.multi_failed = true;
+                }
+                self.reply(&e.into(), out);
+                return Flow::Continue;
+            }
+        }
         if self.multi.is_some()
             && !matches!(
                 spec.name,

@@ -134,10 +134,22 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
         "memory" => {
             out.push_str("# Memory\r\n");
             let rss = rss_bytes();
-            l(out, "used_memory", &rss);
-            l(out, "used_memory_human", &human(rss));
+            let used = crate::alloc::allocated() as u64;
+            let peak = crate::alloc::peak() as u64;
+            l(out, "used_memory", &used);
+            l(out, "used_memory_human", &human(used));
             l(out, "used_memory_rss", &rss);
-            l(out, "maxmemory", &cfg.get_i64("maxmemory"));
+            l(out, "used_memory_rss_human", &human(rss));
+            l(out, "used_memory_peak", &peak);
+            l(out, "used_memory_peak_human", &human(peak));
+            l(
+                out,
+                "mem_fragmentation_ratio",
+                &format!("{:.2}", rss as f64 / used.max(1) as f64),
+            );
+            let max = cfg.get_i64("maxmemory");
+            l(out, "maxmemory", &max);
+            l(out, "maxmemory_human", &human(max.max(0) as u64));
             l(
                 out,
                 "maxmemory_policy",
@@ -227,7 +239,11 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 "expired_members",
                 &st.expired_members.load(Ordering::Relaxed),
             );
-            l(out, "evicted_keys", &0);
+            l(
+                out,
+                "evicted_keys",
+                &crate::evict::EVICTED.load(Ordering::Relaxed),
+            );
             l(
                 out,
                 "keyspace_hits",

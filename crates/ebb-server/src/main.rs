@@ -2,11 +2,13 @@
 //! members carry their own time to live.
 
 mod admin;
+mod alloc;
 mod client;
 mod commands;
 mod config;
 mod conn;
 mod durability;
+mod evict;
 mod info;
 mod notify;
 mod persist;
@@ -20,6 +22,10 @@ use tokio::net::TcpListener;
 
 use crate::config::Config;
 use crate::server::Shared;
+
+/// Counts allocated bytes for INFO's `used_memory` and `maxmemory`.
+#[global_allocator]
+static GLOBAL: alloc::Counting = alloc::Counting;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

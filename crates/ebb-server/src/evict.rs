@@ -1,0 +1,197 @@
+//! `maxmemory`: before a command that may grow memory (flag `denyoom`) runs
+//! while `used_memory` is above the limit, keys are evicted following
+//! `maxmemory-policy` until it is below, or the command is refused with
+//! Redis's OOM error.
+//!
+//! Policies: `noeviction`; `allkeys-random` and `volatile-random`;
+//! `allkeys-lru` and `volatile-lru` (sampling `maxmemory-samples` keys and
+//! evicting the one idle longest, by the access time OBJECT IDLETIME
+//! reports); `volatile-ttl` (the key whose TTL ends first, exactly). ebb
+//! keeps no access frequency, so the `-lfu` policies act as their `-lru`
+//! counterparts. Every eviction is logged to the AOF as `DEL` and published
+//! as an `evicted` keyspace event, like Redis. Memory in use is INFO's
+//! `used_memory` less the free slots of the key tables (see [`over_limit`]).
+
+use bytes::Bytes;
+use rand::Rng;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+use ebb_core::{Error, Store};
+
+use crate::config::Config;
+use crate::server::Shared;
+
+static MAXMEMORY: AtomicU64 = AtomicU64::new(0);
+static POLICY: AtomicU8 = AtomicU8::new(0);
+static SAMPLES: AtomicU64 = AtomicU64::new(5);
+/// Keys evicted since start (INFO `evicted_keys`).
+pub static EVICTED: AtomicU64 = AtomicU64::new(0);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Policy {
+    NoEviction,
+    AllKeysRandom,
+    VolatileRandom,
+    AllKeysLru,
+    VolatileLru,
+    VolatileTtl,
+}
+
+impl Policy {
+    fn from_u8(v: u8) -> Policy {
+        match v {
+            1 => Policy::AllKeysRandom,
+            2 => Policy::VolatileRandom,
+            3 => Policy::AllKeysLru,
+            4 => Policy::VolatileLru,
+            5 => Policy::VolatileTtl,
+            _ => Policy::NoEviction,
+        }
+    }
+
+    fn parse(s: &str) -> Policy {
+        match s.to_ascii_lowercase().as_str() {
+            "allkeys-random" => Policy::AllKeysRandom,
+            "volatile-random" => Policy::VolatileRandom,
+            "allkeys-lru" | "allkeys-lfu" => Policy::AllKeysLru,
+            "volatile-lru" | "volatile-lfu" => Policy::VolatileLru,
+            "volatile-ttl" => Policy::VolatileTtl,
+            _ => Policy::NoEviction,
+        }
+    }
+
+    fn volatile(self) -> bool {
+        matches!(
+            self,
+            Policy::VolatileRandom | Policy::VolatileLru | Policy::VolatileTtl
+        )
+    }
+}
+
+/// Reads `maxmemory`, `maxmemory-policy` and `maxmemory-samples` (at start
+/// and after CONFIG SET).
+pub fn configure(cfg: &Config) {
+    MAXMEMORY.store(cfg.get_i64("maxmemory").max(0) as u64, Ordering::Relaxed);
+    let p = Policy::parse(&cfg.get("maxmemory-policy").unwrap_or_default());
+    POLICY.store(p as u8, Ordering::Relaxed);
+    SAMPLES.store(
+        cfg.get_i64("maxmemory-samples").clamp(1, 64) as u64,
+        Ordering::Relaxed,
+    );
+}
+
+/// Whether a memory limit is set.
+pub fn limited() -> bool {
+    MAXMEMORY.load(Ordering::Relaxed) != 0
+}
+
+/// Whether memory in use is above `max`. Free slots of the key tables are
+/// not counted: new keys reuse them without allocating, and counting them
+/// would make one table growth evict far more keys than it takes to pay
+/// for it.
+fn over_limit(store: &Store, max: u64) -> bool {
+    let spare: usize = store.dbs.iter().map(|d| d.spare_bytes()).sum();
+    (crate::alloc::allocated().saturating_sub(spare) as u64) > max
+}
+
+/// The error Redis gives a command refused for lack of memory.
+pub fn oom() -> Error {
+    Error::msg("OOM command not allowed when used memory > 'maxmemory'.")
+}
+
+/// Makes room for a `denyoom` command: Ok if it may run. Cheap when no
+/// limit is set (one atomic load).
+pub fn make_room(shared: &Shared, store: &mut Store) -> Result<(), Error> {
+    let max = MAXMEMORY.load(Ordering::Relaxed);
+    if max == 0 || !over_limit(store, max) {
+        return Ok(());
+    }
+    let policy = Policy::from_u8(POLICY.load(Ordering::Relaxed));
+    if policy == Policy::NoEviction {
+        return Err(oom());
+    }
+    let samples = SAMPLES.load(Ordering::Relaxed) as usize;
+    let mut fx = shared.effects();
+    let now = crate::server::now_ms();
+    // Bounded work per command, like Redis's eviction tenacity: when the
+    // budget runs out with memory still above the limit, the command runs
+    // anyway and the next write goes on evicting. Only a server with
+    // nothing left to evict refuses writes.
+    let mut evicted = 0;
+    while evicted < 2_000 && over_limit(store, max) {
+        let Some((db, key)) = victim(store, policy, samples, now) else {
+            break;
+        };
+        // Freed here (not on the background dropper) so the count drops now.
+        drop(store.dbs[db].remove(&key));
+        evicted += 1;
+        fx.propagate
+            .push((db, vec![Bytes::from_static(b"DEL"), key.clone()]));
+        fx.touched.push((db, key.clone()));
+        fx.event(b'e', "evicted", db, key);
+    }
+    EVICTED.fetch_add(evicted, Ordering::Relaxed);
+    shared.log_propagated(&mut fx);
+    shared.apply_effects(store, &mut fx);
+    if evicted == 0 {
+        Err(oom())
+    } else {
+        Ok(())
+    }
+}
+
+/// Picks the key to evict, over all databases.
+fn victim(store: &Store, policy: Policy, samples: usize, now: u64) -> Option<(usize, Bytes)> {
+    if policy == Policy::VolatileTtl {
+        return store
+            .dbs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, d)| d.next_key_deadline().map(|(t, k)| (t, i, k)))
+            .min_by_key(|(t, _, _)| *t)
+            .map(|(_, i, k)| (i, k));
+    }
+    let dbs: Vec<usize> = (0..store.dbs.len())
+        .filter(|&i| {
+            let d = &store.dbs[i];
+            if policy.volatile() {
+                d.stats().expires > 0
+            } else {
+                !d.is_empty()
+            }
+        })
+        .collect();
+    if dbs.is_empty() {
+        return None;
+    }
+    let mut rng = rand::thread_rng();
+    let mut best: Option<(u64, usize, Bytes)> = None;
+    let want = if matches!(policy, Policy::AllKeysLru | Policy::VolatileLru) {
+        samples
+    } else {
+        1
+    };
+    let mut found = 0;
+    for _ in 0..want * 16 {
+        if found >= want {
+            break;
+        }
+        let db = dbs[rng.gen_range(0..dbs.len())];
+        let d = &store.dbs[db];
+        let Some(k) = d.random_key() else { continue };
+        let Some(e) = d.peek(&k) else { continue };
+        if policy.volatile() && e.expire_at.is_none() {
+            continue;
+        }
+        found += 1;
+        let idle = now.saturating_sub(e.last_access);
+        if best.as_ref().is_none_or(|b| idle > b.0) {
+            best = Some((idle, db, k));
+        }
+    }
+    if best.is_none() && policy.volatile() {
+        // Few keys carry a TTL: take the one ending first.
+        return victim(store, Policy::VolatileTtl, samples, now);
+    }
+    best.map(|(_, db, k)| (db, k))
+}

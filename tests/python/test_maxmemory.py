@@ -1,0 +1,119 @@
+"""used_memory and maxmemory: INFO counts allocated bytes; above the limit
+writes evict keys by maxmemory-policy (logged, notified, counted) or are
+refused with Redis's OOM error, while reads and deletes keep working."""
+
+import time
+
+import pytest
+import redis
+
+# redis-py turns the "OOM" error code into OutOfMemoryError and keeps the rest.
+OOM = "command not allowed when used memory > 'maxmemory'."
+
+
+def used(c):
+    return int(c.info("memory")["used_memory"])
+
+
+def fill(c, prefix, n, size=100, **kw):
+    p = c.pipeline(transaction=False)
+    for i in range(n):
+        p.set(f"{prefix}:{i}", "x" * size, **kw)
+    return p.execute(raise_on_error=False)
+
+
+def test_used_memory_follows_the_data(r):
+    base = used(r)
+    fill(r, "k", 20_000)
+    grown = used(r)
+    assert grown - base > 20_000 * 100
+    r.flushall()
+    assert used(r) < base + (grown - base) // 4
+    info = r.info("memory")
+    assert info["used_memory_peak"] >= grown
+    assert info["maxmemory"] == 0 and info["maxmemory_policy"] == "noeviction"
+
+
+def test_noeviction_refuses_writes_but_serves_reads(r):
+    fill(r, "keep", 100)
+    r.config_set("maxmemory", used(r) + 2_000_000)
+    try:
+        replies = fill(r, "k", 50_000)
+        errors = [e for e in replies if isinstance(e, redis.ResponseError)]
+        assert errors and isinstance(errors[0], redis.exceptions.OutOfMemoryError)
+        assert str(errors[0]) == OOM
+        assert r.get("keep:1") == "x" * 100
+        with pytest.raises(redis.exceptions.OutOfMemoryError):
+            r.lpush("list", "a")
+        assert r.delete("keep:1") == 1
+        assert r.info("stats")["evicted_keys"] == 0
+    finally:
+        r.config_set("maxmemory", 0)
+    r.set("after", "ok")
+
+
+@pytest.mark.parametrize("policy", ["allkeys-random", "allkeys-lru", "allkeys-lfu"])
+def test_allkeys_policies_evict_instead_of_failing(r, policy):
+    r.config_set("maxmemory-policy", policy)
+    r.config_set("maxmemory", used(r) + 3_000_000)
+    try:
+        replies = fill(r, "k", 60_000)
+        assert not [e for e in replies if isinstance(e, Exception)]
+        assert r.info("stats")["evicted_keys"] > 0
+        assert 0 < r.dbsize() < 60_000
+    finally:
+        r.config_set("maxmemory", 0)
+        r.config_set("maxmemory-policy", "noeviction")
+
+
+def test_volatile_ttl_evicts_keys_ending_first_and_spares_persistent_ones(r):
+    fill(r, "persistent", 2_000)
+    r.config_set("maxmemory-policy", "volatile-ttl")
+    r.config_set("maxmemory", used(r) + 3_000_000)
+    try:
+        p = r.pipeline(transaction=False)
+        for i in range(60_000):
+            p.set(f"t:{i}", "x" * 100, ex=100_000 + i)
+        replies = p.execute(raise_on_error=False)
+        assert not [e for e in replies if isinstance(e, Exception)]
+        assert r.info("stats")["evicted_keys"] > 0
+        assert r.exists(*[f"persistent:{i}" for i in range(2_000)]) == 2_000
+        # The keys ending first went first.
+        assert r.exists("t:0") == 0 and r.exists("t:59999") == 1
+    finally:
+        r.config_set("maxmemory", 0)
+        r.config_set("maxmemory-policy", "noeviction")
+
+
+def test_volatile_policy_without_volatile_keys_refuses(r):
+    fill(r, "persistent", 1_000)
+    r.config_set("maxmemory-policy", "volatile-lru")
+    r.config_set("maxmemory", 1)
+    try:
+        with pytest.raises(redis.exceptions.OutOfMemoryError):
+            r.set("more", "v")
+        assert r.dbsize() == 1_000
+    finally:
+        r.config_set("maxmemory", 0)
+        r.config_set("maxmemory-policy", "noeviction")
+
+
+def test_evictions_are_notified(r, ebb):
+    r.config_set("notify-keyspace-events", "Ee")
+    sub = redis.Redis(port=ebb.port, decode_responses=True).pubsub()
+    sub.subscribe("__keyevent@0__:evicted")
+    assert sub.get_message(timeout=2)["type"] == "subscribe"
+    r.config_set("maxmemory-policy", "allkeys-random")
+    r.config_set("maxmemory", used(r) + 1_000_000)
+    try:
+        fill(r, "k", 30_000)
+        msg = None
+        end = time.time() + 5
+        while msg is None and time.time() < end:
+            msg = sub.get_message(timeout=0.5)
+        assert msg and msg["data"].startswith("k:")
+    finally:
+        r.config_set("maxmemory", 0)
+        r.config_set("maxmemory-policy", "noeviction")
+        r.config_set("notify-keyspace-events", "")
+        sub.close()

@@ -169,7 +169,7 @@ fn acl_categories(spec: &CommandSpec) -> Vec<Reply> {
     let mut add = |s: &str| v.push(Reply::Simple(s.to_string().into()));
     // Where Redis files a command under categories other than its group's.
     let special: Option<&[&str]> = match spec.name {
-        "client" | "config" | "pubsub" | "object" | "memory" | "time" => Some(&[]),
+        "client" | "config" | "pubsub" | "object" | "memory" | "time" | "slowlog" => Some(&[]),
         "command" => Some(&["@connection"]),
         "info" => Some(&["@dangerous"]),
         "lastsave" => Some(&["@admin", "@dangerous"]),

@@ -133,7 +133,13 @@ fn reply_for<'a>(
                 Reply::Ok
             }
         },
+        "monitor" => {
+            crate::observe::add_monitor(s.id, &s.tx);
+            Reply::Ok
+        }
+        "slowlog" => crate::observe::slowlog(&argv),
         "reset" => {
+            crate::observe::remove_monitor(s.id);
             s.multi = None;
             s.multi_failed = false;
             s.entry.in_multi.store(false, Ordering::Relaxed);

@@ -448,6 +448,32 @@ impl Session {
         {
             return Flow::Paused(argv);
         }
+        if crate::observe::monitoring() {
+            crate::observe::feed(self.id, self.db, &self.entry.addr, spec, &argv);
+        }
+        if crate::observe::timed(spec) {
+            let t0 = Instant::now();
+            let name = spec.name;
+            let logged = argv.clone();
+            let flow = self.execute(shared, guard, spec, argv, out);
+            if !matches!(flow, Flow::Block(..)) || name == "debug" {
+                let client_name = self.entry.name.lock().clone();
+                crate::observe::record(t0.elapsed(), spec, &logged, &self.entry.addr, client_name);
+            }
+            return flow;
+        }
+        self.execute(shared, guard, spec, argv, out)
+    }
+
+    /// Runs a command that passed every check.
+    fn execute<'a>(
+        &mut self,
+        shared: &'a Arc<Shared>,
+        guard: &mut Option<MutexGuard<'a, Store>>,
+        spec: &'static CommandSpec,
+        argv: Vec<Bytes>,
+        out: &mut BytesMut,
+    ) -> Flow {
         match spec.exec {
             Exec::Core(_) => {
                 let store = guard.get_or_insert_with(|| shared.store.lock());
@@ -515,6 +541,7 @@ impl Session {
     }
 
     fn cleanup(&mut self) {
+        crate::observe::remove_monitor(self.id);
         self.unwatch_all();
         for c in std::mem::take(&mut self.channels) {
             self.shared.unsubscribe(self.id, &c, false);

@@ -11,6 +11,7 @@ mod durability;
 mod evict;
 mod info;
 mod notify;
+mod observe;
 mod persist;
 mod resp;
 mod server;

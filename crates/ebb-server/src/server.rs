@@ -586,6 +586,7 @@ fn remove_waiter(b: &mut Blocking, id: u64) -> Option<Waiter> {
 /// Copies the options command semantics depend on into the store.
 pub fn apply_core_config(cfg: &Config, store: &mut Store) {
     crate::evict::configure(cfg);
+    crate::observe::configure(cfg);
     let c = &mut store.cfg;
     c.proto_max_bulk_len = cfg.get_i64("proto-max-bulk-len").max(1) as u64;
     c.hash_max_listpack_entries = cfg.get_i64("hash-max-listpack-entries").max(0) as usize;

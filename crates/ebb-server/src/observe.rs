@@ -1,0 +1,235 @@
+//! MONITOR (every command, as it runs, to the clients that asked) and
+//! SLOWLOG (the commands that ran longer than `slowlog-log-slower-than`).
+//! Both cost one atomic load per command while unused.
+
+use bytes::Bytes;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::mpsc::UnboundedSender;
+
+use ebb_core::{CommandSpec, Reply};
+
+use crate::server::Msg;
+
+static MONITORS: Mutex<Vec<(u64, UnboundedSender<Msg>)>> = Mutex::new(Vec::new());
+static MONITOR_COUNT: AtomicUsize = AtomicUsize::new(0);
+
+/// Starts feeding client `id` every command.
+pub fn add_monitor(id: u64, tx: &UnboundedSender<Msg>) {
+    let mut m = MONITORS.lock().unwrap_or_else(|e| e.into_inner());
+    if !m.iter().any(|(i, _)| *i == id) {
+        m.push((id, tx.clone()));
+    }
+    MONITOR_COUNT.store(m.len(), Ordering::Relaxed);
+}
+
+/// Stops feeding client `id` (when it disconnects or resets).
+pub fn remove_monitor(id: u64) {
+    if MONITOR_COUNT.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    let mut m = MONITORS.lock().unwrap_or_else(|e| e.into_inner());
+    m.retain(|(i, _)| *i != id);
+    MONITOR_COUNT.store(m.len(), Ordering::Relaxed);
+}
+
+/// Whether anyone monitors.
+pub fn monitoring() -> bool {
+    MONITOR_COUNT.load(Ordering::Relaxed) > 0
+}
+
+/// Appends `arg` quoted and escaped the way Redis prints it.
+fn repr(out: &mut String, arg: &[u8]) {
+    out.push('"');
+    for &b in arg {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            7 => out.push_str("\\a"),
+            8 => out.push_str("\\b"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out.push('"');
+}
+
+/// Sends `argv`, run by client `from` (`addr`, database `db`), to every
+/// monitor but `from`. Like Redis, administrative commands and those
+/// carrying credentials are not shown.
+pub fn feed(from: u64, db: usize, addr: &str, spec: &CommandSpec, argv: &[Bytes]) {
+    if spec.has_flag("admin") || matches!(spec.name, "auth" | "hello" | "monitor" | "config") {
+        return;
+    }
+    let t = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO);
+    let mut line = format!("{}.{:06} [{db} {addr}]", t.as_secs(), t.subsec_micros());
+    for a in argv {
+        line.push(' ');
+        repr(&mut line, a);
+    }
+    let m = MONITORS.lock().unwrap_or_else(|e| e.into_inner());
+    for (id, tx) in m.iter() {
+        if *id != from {
+            let _ = tx.send(Msg::Unblocked(Reply::Simple(line.clone().into())));
+        }
+    }
+}
+
+/// One SLOWLOG entry.
+struct Slow {
+    id: u64,
+    at: u64,
+    micros: u64,
+    argv: Vec<Bytes>,
+    addr: String,
+    name: Bytes,
+}
+
+static SLOWLOG: Mutex<VecDeque<Slow>> = Mutex::new(VecDeque::new());
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+static THRESHOLD: AtomicI64 = AtomicI64::new(10_000);
+static MAX_LEN: AtomicUsize = AtomicUsize::new(128);
+
+/// Reads `slowlog-log-slower-than` and `slowlog-max-len`.
+pub fn configure(cfg: &crate::config::Config) {
+    THRESHOLD.store(cfg.get_i64("slowlog-log-slower-than"), Ordering::Relaxed);
+    let max = cfg.get_i64("slowlog-max-len").max(0) as usize;
+    MAX_LEN.store(max, Ordering::Relaxed);
+    let mut log = SLOWLOG.lock().unwrap_or_else(|e| e.into_inner());
+    log.truncate(max);
+}
+
+/// Whether a command with this spec must be timed. With a threshold of 0
+/// every command is logged; otherwise commands flagged `fast` (constant
+/// time) are not timed, which keeps two clock reads off the hottest path.
+pub fn timed(spec: &CommandSpec) -> bool {
+    match THRESHOLD.load(Ordering::Relaxed) {
+        t if t < 0 => false,
+        0 => true,
+        _ => !spec.has_flag("fast") && !spec.has_flag("skip_slowlog"),
+    }
+}
+
+/// Records a command that took `took`, if that is over the threshold.
+pub fn record(took: Duration, spec: &CommandSpec, argv: &[Bytes], addr: &str, name: Option<Bytes>) {
+    let threshold = THRESHOLD.load(Ordering::Relaxed);
+    let micros = took.as_micros() as u64;
+    if threshold < 0 || micros < threshold as u64 || spec.has_flag("skip_slowlog") {
+        return;
+    }
+    let max = MAX_LEN.load(Ordering::Relaxed);
+    if max == 0 {
+        return;
+    }
+    const MAX_ARGS: usize = 32;
+    const MAX_STRING: usize = 128;
+    let mut args = Vec::with_capacity(argv.len().min(MAX_ARGS));
+    for (i, a) in argv.iter().enumerate() {
+        if i == MAX_ARGS - 1 && argv.len() > MAX_ARGS {
+            args.push(Bytes::from(format!(
+                "... ({} more arguments)",
+                argv.len() - MAX_ARGS + 1
+            )));
+            break;
+        }
+        if a.len() > MAX_STRING {
+            let mut s = a[..MAX_STRING].to_vec();
+            s.extend_from_slice(format!("... ({} more bytes)", a.len() - MAX_STRING).as_bytes());
+            args.push(Bytes::from(s));
+        } else {
+            args.push(Bytes::copy_from_slice(a));
+        }
+    }
+    let at = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs();
+    let mut log = SLOWLOG.lock().unwrap_or_else(|e| e.into_inner());
+    log.push_front(Slow {
+        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        at,
+        micros,
+        argv: args,
+        addr: addr.to_string(),
+        name: name.unwrap_or_default(),
+    });
+    log.truncate(max);
+}
+
+const SLOWLOG_HELP: &[&str] = &[
+    "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "GET [<count>]",
+    "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+    "    Entries are made of:",
+    "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+    "    client name",
+    "LEN",
+    "    Return the length of the slowlog.",
+    "RESET",
+    "    Reset the slowlog.",
+    "HELP",
+    "    Prints this help.",
+];
+
+/// SLOWLOG GET [count] | LEN | RESET | HELP.
+pub fn slowlog(argv: &[Bytes]) -> Reply {
+    let sub = argv[1].to_ascii_lowercase();
+    let log = || SLOWLOG.lock().unwrap_or_else(|e| e.into_inner());
+    match (&sub[..], argv.len()) {
+        (b"get", 2 | 3) => {
+            let count = match argv.get(2) {
+                None => 10,
+                Some(c) => match ebb_core::args::parse_i64(c) {
+                    Some(n) if n >= -1 => n,
+                    _ => {
+                        return Reply::Error(
+                            "ERR count should be greater than or equal to -1".into(),
+                        )
+                    }
+                },
+            };
+            let log = log();
+            let n = if count < 0 {
+                log.len()
+            } else {
+                (count as usize).min(log.len())
+            };
+            Reply::Array(
+                log.iter()
+                    .take(n)
+                    .map(|e| {
+                        Reply::Array(vec![
+                            Reply::Int(e.id as i64),
+                            Reply::Int(e.at as i64),
+                            Reply::Int(e.micros as i64),
+                            Reply::bulks(e.argv.iter().cloned()),
+                            Reply::text(e.addr.as_str()),
+                            Reply::Bulk(e.name.clone()),
+                        ])
+                    })
+                    .collect(),
+            )
+        }
+        (b"len", 2) => Reply::Int(log().len() as i64),
+        (b"reset", 2) => {
+            log().clear();
+            Reply::Ok
+        }
+        (b"help", 2) => Reply::bulks(
+            SLOWLOG_HELP
+                .iter()
+                .map(|s| Bytes::from_static(s.as_bytes())),
+        ),
+        (b"get" | b"len" | b"reset" | b"help", _) => {
+            ebb_core::Error::WrongArity(format!("slowlog|{}", String::from_utf8_lossy(&sub))).into()
+        }
+        _ => ebb_core::error::unknown_subcommand(&argv[1], "slowlog").into(),
+    }
+}

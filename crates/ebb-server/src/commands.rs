@@ -137,7 +137,7 @@ fn reply_for<'a>(
             crate::observe::add_monitor(s.id, &s.tx);
             Reply::Ok
         }
-        "slowlog" => crate::observe::slowlog(&argv),
+        "slowlog" => crate::observe::slowlog(argv),
         "reset" => {
             crate::observe::remove_monitor(s.id);
             s.multi = None;

@@ -270,3 +270,44 @@ def test_random_garbage_never_kills_the_server(ebb):
         s.close()
     c = ebb.client()
     assert c.ping() is True
+
+
+def _outside_ip():
+    """An address of this machine that is not loopback, if it has one."""
+    import socket
+
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.1", 9))  # no packet is sent for a UDP connect
+        ip = s.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        s.close()
+    return None if ip.startswith("127.") else ip
+
+
+def test_protected_mode_refuses_outside_clients_without_a_password(server_factory):
+    import socket
+
+    ip = _outside_ip()
+    if ip is None:
+        pytest.skip("no non-loopback address")
+    s = server_factory("--bind", "0.0.0.0")
+
+    def first_line(host):
+        c = socket.create_connection((host, s.port), timeout=5)
+        try:
+            c.sendall(b"PING\r\n")
+            return c.recv(4096).split(b"\r\n")[0]
+        finally:
+            c.close()
+
+    assert first_line(ip).startswith(b"-DENIED ")
+    assert first_line("127.0.0.1") == b"+PONG"
+    s.client().config_set("protected-mode", "no")
+    assert first_line(ip) == b"+PONG"
+    c = s.client()
+    c.config_set("protected-mode", "yes")
+    c.config_set("requirepass", "secret")
+    assert first_line(ip).startswith(b"-NOAUTH")

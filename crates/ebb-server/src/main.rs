@@ -141,10 +141,36 @@ fn shutdown(shared: &Arc<Shared>) {
     tracing::info!("ebb is now ready to exit, bye bye...");
 }
 
+/// Protected mode, as in Redis: with `protected-mode yes` and no password,
+/// only clients on the loopback interface are served.
+fn protected(shared: &Shared) -> bool {
+    let c = shared.config.read();
+    c.get_bool("protected-mode") && c.get("requirepass").unwrap_or_default().is_empty()
+}
+
+/// Tells a refused client why, then closes its connection.
+async fn deny(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let _ = stream
+        .write_all(
+            b"-DENIED ebb is running in protected mode because protected mode is enabled and no \
+              password is set for the default user. In this mode only clients on the loopback \
+              interface are served. To accept other clients, set a password (requirepass), or \
+              turn protected mode off (CONFIG SET protected-mode no from this host, or start with \
+              --protected-mode no) once you are sure the server cannot be reached from the \
+              internet.\r\n",
+        )
+        .await;
+}
+
 async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     loop {
         match listener.accept().await {
-            Ok((stream, _)) => {
+            Ok((stream, peer)) => {
+                if !peer.ip().is_loopback() && protected(&shared) {
+                    tokio::spawn(deny(stream));
+                    continue;
+                }
                 tokio::spawn(conn::serve(stream, shared.clone()));
             }
             Err(e) => {

@@ -2,7 +2,7 @@
 //! request, execute them under one store lock, write all replies at once.
 
 use bytes::{Bytes, BytesMut};
-use ebb_core::{CommandSpec, Ctx, Error, Exec, Reply, Store};
+use ebb_core::{CommandSpec, Ctx, Effects, Error, Exec, Reply, Store};
 use parking_lot::MutexGuard;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -12,7 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use crate::resp::{self, Limits, Parsed};
+use crate::resp::{self, Limits, Request};
 use crate::server::{now_ms, ClientEntry, Msg, Shared};
 
 /// CLIENT REPLY mode.
@@ -68,6 +68,14 @@ pub struct Session {
     pub entry: Arc<ClientEntry>,
     /// Shared state.
     pub shared: Arc<Shared>,
+    /// The effects record, reused from command to command.
+    fx: Effects,
+    /// Commands run since the statistics were last published.
+    batch_commands: u64,
+    /// Changes made since the statistics were last published.
+    batch_dirty: u64,
+    /// Name of the last command run, published with the statistics.
+    last_cmd: Option<&'static str>,
 }
 
 /// Serves one accepted connection until it closes.
@@ -132,6 +140,10 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         tx,
         entry,
         shared: shared.clone(),
+        fx: Effects::default(),
+        batch_commands: 0,
+        batch_dirty: 0,
+        last_cmd: None,
     };
     let _ = s.run(&mut stream, &mut rx).await;
     s.cleanup();
@@ -146,6 +158,10 @@ impl Session {
     ) -> std::io::Result<()> {
         let mut rbuf = BytesMut::with_capacity(16 * 1024);
         let mut out = BytesMut::with_capacity(16 * 1024);
+        let mut req = Request::default();
+        // One handle for the whole connection: cloning the Arc per batch
+        // would bounce its counter between cores.
+        let shared = self.shared.clone();
         let (limits, qlimit, idle_timeout) = {
             let c = self.shared.config.read();
             let lim = Limits {
@@ -160,7 +176,8 @@ impl Session {
         };
         loop {
             // Run whatever complete requests are buffered.
-            let flow = self.process(&mut rbuf, &mut out, &limits);
+            let flow = self.process(&shared, &mut req, &mut rbuf, &mut out, &limits);
+            self.publish_stats();
             // Acknowledged writes reach the AOF before their replies leave.
             self.shared.flush_aof();
             if !out.is_empty() {
@@ -193,11 +210,11 @@ impl Session {
                         }
                         tokio::time::sleep(Duration::from_millis((until - now).min(50))).await;
                     }
-                    let shared = self.shared.clone();
                     let flow = {
                         let mut guard = None;
-                        self.dispatch(&shared, &mut guard, argv, &mut out)
+                        self.dispatch(&shared, &mut guard, &argv, &mut out)
                     };
+                    self.publish_stats();
                     self.shared.flush_aof();
                     if let Flow::Close = flow {
                         stream.write_all(&out).await?;
@@ -318,25 +335,55 @@ impl Session {
 
     /// Parses and runs every complete request in `rbuf`, holding the store
     /// lock once for the whole batch.
-    fn process(&mut self, rbuf: &mut BytesMut, out: &mut BytesMut, limits: &Limits) -> Flow {
-        let shared = self.shared.clone();
+    fn process(
+        &mut self,
+        shared: &Arc<Shared>,
+        req: &mut Request,
+        rbuf: &mut BytesMut,
+        out: &mut BytesMut,
+        limits: &Limits,
+    ) -> Flow {
         let mut guard: Option<MutexGuard<'_, Store>> = None;
         loop {
-            let argv = match resp::parse(rbuf, limits) {
-                Ok(Parsed::Incomplete) => return Flow::Continue,
-                Ok(Parsed::Command(argv)) => argv,
+            match req.parse(rbuf, limits) {
+                Ok(false) => return Flow::Continue,
+                Ok(true) => {}
                 Err(e) => {
                     resp::encode(&Reply::Error(e.0.into()), self.resp3, out);
                     return Flow::Close;
                 }
-            };
-            if argv.is_empty() {
+            }
+            if req.argv.is_empty() {
                 continue;
             }
-            match self.dispatch(&shared, &mut guard, argv, out) {
+            match self.dispatch(shared, &mut guard, &req.argv, out) {
                 Flow::Continue => {}
                 other => return other,
             }
+        }
+    }
+
+    /// Publishes the per-batch statistics (command count, changes, last
+    /// command and activity time for CLIENT LIST): once per batch rather
+    /// than per command, since shared counters are costly across cores.
+    pub fn publish_stats(&mut self) {
+        if self.batch_commands > 0 {
+            let stats = &self.shared.stats;
+            stats
+                .commands
+                .fetch_add(self.batch_commands, Ordering::Relaxed);
+            self.batch_commands = 0;
+            *self.entry.last_active.lock() = Instant::now();
+        }
+        if self.batch_dirty > 0 {
+            let stats = &self.shared.stats;
+            stats.dirty.fetch_add(self.batch_dirty, Ordering::Relaxed);
+            self.batch_dirty = 0;
+        }
+        if let Some(name) = self.last_cmd.take() {
+            let mut lc = self.entry.last_cmd.lock();
+            lc.clear();
+            lc.push_str(name);
         }
     }
 
@@ -353,26 +400,21 @@ impl Session {
         &mut self,
         shared: &'a Arc<Shared>,
         guard: &mut Option<MutexGuard<'a, Store>>,
-        argv: Vec<Bytes>,
+        argv: &[Bytes],
         out: &mut BytesMut,
     ) -> Flow {
-        shared.stats.commands.fetch_add(1, Ordering::Relaxed);
+        self.batch_commands += 1;
         let spec = match ebb_core::lookup(&argv[0]) {
             Some(s) => s,
             None => {
                 if self.multi.is_some() {
                     self.multi_failed = true;
                 }
-                self.reply(&ebb_core::error::unknown_command(&argv).into(), out);
+                self.reply(&ebb_core::error::unknown_command(argv).into(), out);
                 return Flow::Continue;
             }
         };
-        {
-            *self.entry.last_active.lock() = Instant::now();
-            let mut lc = self.entry.last_cmd.lock();
-            lc.clear();
-            lc.push_str(spec.name);
-        }
+        self.last_cmd = Some(spec.name);
         if !spec.arity_ok(argv.len()) {
             if self.multi.is_some() {
                 self.multi_failed = true;
@@ -422,7 +464,7 @@ impl Session {
                 return Flow::Continue;
             }
             if let Some(q) = self.multi.as_mut() {
-                q.push(argv);
+                q.push(argv.to_vec());
             }
             self.reply(&Reply::Simple("QUEUED".into()), out);
             return Flow::Continue;
@@ -436,12 +478,12 @@ impl Session {
                 "client" | "ping" | "quit" | "reset" | "hello" | "auth" | "info" | "config"
             )
         {
-            return Flow::Paused(argv);
+            return Flow::Paused(argv.to_vec());
         }
         match spec.exec {
             Exec::Core(_) => {
                 let store = guard.get_or_insert_with(|| shared.store.lock());
-                match self.run_core(store, spec, &argv, true) {
+                match self.run_core(store, spec, argv, true) {
                     Ok(r) => {
                         self.reply(&r, out);
                         Flow::Continue
@@ -450,7 +492,7 @@ impl Session {
                         let id = shared.block(
                             self.id,
                             self.db,
-                            argv.clone(),
+                            argv.to_vec(),
                             self.resp3,
                             keys,
                             self.tx.clone(),
@@ -467,7 +509,11 @@ impl Session {
                     }
                 }
             }
-            Exec::Server => crate::commands::run(self, shared, guard, spec, argv, out),
+            Exec::Server => {
+                // Server commands (INFO, CLIENT LIST, SAVE, …) see exact figures.
+                self.publish_stats();
+                crate::commands::run(self, shared, guard, spec, argv, out)
+            }
         }
     }
 
@@ -479,7 +525,8 @@ impl Session {
         argv: &[Bytes],
         may_block: bool,
     ) -> Result<Reply, Error> {
-        let mut fx = self.shared.effects();
+        let mut fx = std::mem::take(&mut self.fx);
+        self.shared.prepare_effects(&mut fx);
         let r = {
             let mut ctx = Ctx::new(store, self.db, now_ms(), &mut fx);
             ctx.resp3 = self.resp3;
@@ -491,7 +538,11 @@ impl Session {
         } else {
             self.shared.log_propagated(&mut fx);
         }
+        // Counted locally, published once per batch.
+        self.batch_dirty += std::mem::take(&mut fx.dirty);
         self.shared.apply_effects(store, &mut fx);
+        fx.clear();
+        self.fx = fx;
         r
     }
 

@@ -76,7 +76,17 @@ pub struct Session {
     batch_dirty: u64,
     /// Name of the last command run, published with the statistics.
     last_cmd: Option<&'static str>,
+    /// The clock as last read (Unix ms), shared by a few fast commands in
+    /// a row of one batch.
+    clock: u64,
+    /// How many more commands may use `clock` before it is read again.
+    clock_uses: u32,
 }
+
+/// Fast commands in a row of one batch that share one reading of the clock
+/// (a few microseconds of work: the millisecond clock does not move
+/// observably, and reading it costs as much as a whole GET).
+const CLOCK_REUSE: u32 = 8;
 
 /// Serves one accepted connection until it closes.
 pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
@@ -144,6 +154,8 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         batch_commands: 0,
         batch_dirty: 0,
         last_cmd: None,
+        clock: 0,
+        clock_uses: 0,
     };
     let _ = s.run(&mut stream, &mut rx).await;
     s.cleanup();
@@ -344,6 +356,8 @@ impl Session {
         limits: &Limits,
     ) -> Flow {
         let mut guard: Option<MutexGuard<'_, Store>> = None;
+        // Each batch reads the clock afresh.
+        self.clock_uses = 0;
         loop {
             match req.parse(rbuf, limits) {
                 Ok(false) => return Flow::Continue,
@@ -510,8 +524,11 @@ impl Session {
                 }
             }
             Exec::Server => {
-                // Server commands (INFO, CLIENT LIST, SAVE, …) see exact figures.
+                // Server commands (INFO, CLIENT LIST, SAVE, …) see exact
+                // figures, and may take long (DEBUG SLEEP, EXEC): the next
+                // command reads the clock again.
                 self.publish_stats();
+                self.clock_uses = 0;
                 crate::commands::run(self, shared, guard, spec, argv, out)
             }
         }
@@ -525,25 +542,41 @@ impl Session {
         argv: &[Bytes],
         may_block: bool,
     ) -> Result<Reply, Error> {
-        let mut fx = std::mem::take(&mut self.fx);
-        self.shared.prepare_effects(&mut fx);
+        let now = self.now();
+        let shared = &self.shared;
+        let fx = &mut self.fx;
+        shared.prepare_effects(fx);
         let r = {
-            let mut ctx = Ctx::new(store, self.db, now_ms(), &mut fx);
+            let mut ctx = Ctx::new(store, self.db, now, fx);
             ctx.resp3 = self.resp3;
             ctx.may_block = may_block;
             ebb_core::execute_result(&mut ctx, spec, argv)
         };
         if !matches!(r, Err(Error::WouldBlock { .. })) {
-            self.shared.log_command(self.db, spec, argv, &mut fx);
+            shared.log_command(self.db, spec, argv, fx);
         } else {
-            self.shared.log_propagated(&mut fx);
+            shared.log_propagated(fx);
         }
         // Counted locally, published once per batch.
         self.batch_dirty += std::mem::take(&mut fx.dirty);
-        self.shared.apply_effects(store, &mut fx);
+        shared.apply_effects(store, fx);
         fx.clear();
-        self.fx = fx;
+        if !is_fast(spec) {
+            // It may have taken a while: the next command reads the clock.
+            self.clock_uses = 0;
+        }
         r
+    }
+
+    /// The current time for a command: the clock is read at most every
+    /// [`CLOCK_REUSE`] fast commands of a batch.
+    fn now(&mut self) -> u64 {
+        if self.clock_uses == 0 {
+            self.clock = now_ms();
+            self.clock_uses = CLOCK_REUSE;
+        }
+        self.clock_uses -= 1;
+        self.clock
     }
 
     /// Forgets every WATCH.
@@ -564,4 +597,10 @@ impl Session {
             self.shared.unsubscribe(self.id, &p, true);
         }
     }
+}
+
+/// Whether the command has Redis's `fast` flag (constant-time work). No
+/// other flag contains the word, so a substring test is exact.
+fn is_fast(spec: &CommandSpec) -> bool {
+    spec.flags.contains("fast")
 }

@@ -157,3 +157,33 @@ def test_aof_turned_on_at_run_time_logs_pipelined_writes(server_factory):
     assert c.mget("before", "a", "n", "b", "c") == ["1", "1", "1", "2", "3"]
     assert c.lrange("l", 0, -1) == ["x"]
     c.close()
+
+
+def test_client_list_idle_times(ebb):
+    busy = ebb.client()
+    idle = ebb.client()
+    busy.client_setname("hp-busy")
+    idle.client_setname("hp-idle")
+    idle.set("hp:idle", "1")
+    busy.set("hp:busy", "1")
+    time.sleep(1.2)
+    lines = {l["name"]: l for l in busy.client_list()}
+    # CLIENT LIST is the busy client's own last command.
+    assert int(lines["hp-busy"]["idle"]) == 0
+    assert lines["hp-busy"]["cmd"] == "client"
+    assert int(lines["hp-idle"]["idle"]) >= 1
+    assert lines["hp-idle"]["cmd"] == "set"
+    busy.delete("hp:idle", "hp:busy")
+    busy.close()
+    idle.close()
+
+
+def test_a_paused_write_sees_the_time_it_runs_at(r, ebb):
+    other = ebb.client()
+    r.set("hp:p", "v", px=300)
+    other.execute_command("CLIENT", "PAUSE", "500", "WRITE")
+    start = time.time()
+    # Runs once the pause ends, when the key's TTL has passed.
+    assert r.set("hp:p", "w", nx=True) is True
+    assert time.time() - start >= 0.4
+    other.close()

@@ -5,7 +5,7 @@ use bytes::{Bytes, BytesMut};
 use ebb_core::{CommandSpec, Ctx, Effects, Error, Exec, Reply, Store};
 use parking_lot::MutexGuard;
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -74,8 +74,8 @@ pub struct Session {
     batch_commands: u64,
     /// Changes made since the statistics were last published.
     batch_dirty: u64,
-    /// Name of the last command run, published with the statistics.
-    last_cmd: Option<&'static str>,
+    /// The last command run, published with the statistics.
+    last_cmd: Option<&'static CommandSpec>,
     /// The clock as last read (Unix ms), shared by a few fast commands in
     /// a row of one batch.
     clock: u64,
@@ -109,8 +109,8 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         lib: Default::default(),
         db: AtomicUsize::new(0),
         created: Instant::now(),
-        last_active: parking_lot::Mutex::new(Instant::now()),
-        last_cmd: parking_lot::Mutex::new("NULL".into()),
+        last_active: AtomicU64::new(now_ms()),
+        last_cmd: AtomicUsize::new(0),
         subs: AtomicUsize::new(0),
         psubs: AtomicUsize::new(0),
         resp: AtomicUsize::new(2),
@@ -222,6 +222,7 @@ impl Session {
                         }
                         tokio::time::sleep(Duration::from_millis((until - now).min(50))).await;
                     }
+                    self.start_batch();
                     let flow = {
                         let mut guard = None;
                         self.dispatch(&shared, &mut guard, &argv, &mut out)
@@ -356,8 +357,7 @@ impl Session {
         limits: &Limits,
     ) -> Flow {
         let mut guard: Option<MutexGuard<'_, Store>> = None;
-        // Each batch reads the clock afresh.
-        self.clock_uses = 0;
+        self.start_batch();
         loop {
             match req.parse(rbuf, limits) {
                 Ok(false) => return Flow::Continue,
@@ -377,6 +377,12 @@ impl Session {
         }
     }
 
+    /// Starts a batch of requests: the clock is read afresh.
+    fn start_batch(&mut self) {
+        self.clock = 0;
+        self.clock_uses = 0;
+    }
+
     /// Publishes the per-batch statistics (command count, changes, last
     /// command and activity time for CLIENT LIST): once per batch rather
     /// than per command, since shared counters are costly across cores.
@@ -387,17 +393,17 @@ impl Session {
                 .commands
                 .fetch_add(self.batch_commands, Ordering::Relaxed);
             self.batch_commands = 0;
-            *self.entry.last_active.lock() = Instant::now();
         }
         if self.batch_dirty > 0 {
             let stats = &self.shared.stats;
             stats.dirty.fetch_add(self.batch_dirty, Ordering::Relaxed);
             self.batch_dirty = 0;
         }
-        if let Some(name) = self.last_cmd.take() {
-            let mut lc = self.entry.last_cmd.lock();
-            lc.clear();
-            lc.push_str(name);
+        if let Some(spec) = self.last_cmd.take() {
+            // The clock as last read in this batch: close enough for an
+            // idle time in seconds.
+            let now = if self.clock > 0 { self.clock } else { now_ms() };
+            self.entry.set_last_command(spec, now);
         }
     }
 
@@ -428,7 +434,7 @@ impl Session {
                 return Flow::Continue;
             }
         };
-        self.last_cmd = Some(spec.name);
+        self.last_cmd = Some(spec);
         if !spec.arity_ok(argv.len()) {
             if self.multi.is_some() {
                 self.multi_failed = true;

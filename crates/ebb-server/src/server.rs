@@ -42,10 +42,11 @@ pub struct ClientEntry {
     pub db: AtomicUsize,
     /// Connected since.
     pub created: Instant,
-    /// Last command time.
-    pub last_active: Mutex<Instant>,
-    /// Last command name.
-    pub last_cmd: Mutex<String>,
+    /// Time of the last command (Unix ms).
+    pub last_active: AtomicU64,
+    /// The last command: the address of its table entry (0 = none yet),
+    /// so that recording it takes no lock.
+    pub last_cmd: AtomicUsize,
     /// Subscriptions (channels, patterns) for CLIENT LIST.
     pub subs: AtomicUsize,
     /// Pattern subscriptions.
@@ -60,6 +61,26 @@ pub struct ClientEntry {
     pub no_evict: AtomicBool,
     /// Channel to the connection task.
     pub tx: UnboundedSender<Msg>,
+}
+
+impl ClientEntry {
+    /// Records the last command and its time.
+    pub fn set_last_command(&self, spec: &'static ebb_core::CommandSpec, now_ms: u64) {
+        self.last_cmd.store(
+            spec as *const ebb_core::CommandSpec as usize,
+            Ordering::Relaxed,
+        );
+        self.last_active.store(now_ms, Ordering::Relaxed);
+    }
+
+    /// The name of the last command, `NULL` before the first.
+    pub fn last_command_name(&self) -> &'static str {
+        let addr = self.last_cmd.load(Ordering::Relaxed);
+        ebb_core::table::all()
+            .iter()
+            .find(|s| *s as *const ebb_core::CommandSpec as usize == addr)
+            .map_or("NULL", |s| s.name)
+    }
 }
 
 /// Counters for INFO.

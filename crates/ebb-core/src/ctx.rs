@@ -27,8 +27,11 @@ pub struct Ctx<'a> {
     /// scripts, and when re-run to serve a woken client).
     pub may_block: bool,
     /// Keys accessed for writing: emptied collections are deleted and the
-    /// member index refreshed for each once the command ends.
-    pending: Vec<(usize, Bytes)>,
+    /// member index refreshed for each once the command ends. Most commands
+    /// write one key: it is kept inline, the rest in `pending_more`.
+    pending: Option<(usize, Bytes)>,
+    /// Further keys accessed for writing.
+    pending_more: Vec<(usize, Bytes)>,
 }
 
 /// A value type that commands access through [`Ctx`].
@@ -39,6 +42,9 @@ pub trait Kind: Sized {
     fn of_mut(v: &mut Value) -> Option<&mut Self>;
     /// A new empty value of this type.
     fn empty() -> Value;
+    /// Whether values of this type are collections (which need the
+    /// after-command housekeeping: emptiness, member index). Strings do not.
+    const COLLECTION: bool = true;
 }
 
 macro_rules! kind {
@@ -62,7 +68,24 @@ macro_rules! kind {
         }
     };
 }
-kind!(Bytes, Str, Bytes::new());
+impl Kind for Bytes {
+    fn of(v: &Value) -> Option<&Self> {
+        match v {
+            Value::Str(x) => Some(x),
+            _ => None,
+        }
+    }
+    fn of_mut(v: &mut Value) -> Option<&mut Self> {
+        match v {
+            Value::Str(x) => Some(x),
+            _ => None,
+        }
+    }
+    fn empty() -> Value {
+        Value::Str(Bytes::new())
+    }
+    const COLLECTION: bool = false;
+}
 kind!(ListValue, List, ListValue::new());
 kind!(HashValue, Hash, Box::new(HashValue::new()));
 kind!(SetValue, Set, SetValue::new());
@@ -79,7 +102,8 @@ impl<'a> Ctx<'a> {
             resp3: false,
             may_block: false,
             no_touch: false,
-            pending: Vec::new(),
+            pending: None,
+            pending_more: Vec::new(),
         }
     }
 
@@ -91,6 +115,17 @@ impl<'a> Ctx<'a> {
     /// Applies lazy expiry to `key` in database `db`; false if it is absent.
     pub fn expire_key_in(&mut self, db: usize, key: &[u8]) -> bool {
         let now = self.now;
+        // The common case, one lookup: the key is absent or nothing is due.
+        match self.store.dbs[db].peek_mut(key) {
+            None => return false,
+            Some(e) if !e.has_due(now) => {
+                if !self.no_touch {
+                    e.last_access = now;
+                }
+                return true;
+            }
+            Some(_) => {}
+        }
         let live = self.store.dbs[db].expire_if_due(db, key, now, self.fx);
         if live && !self.no_touch {
             self.store.dbs[db].touch(key, now);
@@ -140,6 +175,26 @@ impl<'a> Ctx<'a> {
 
     /// The value of `key` as type `T`, mutably.
     pub fn get_mut<T: Kind>(&mut self, key: &[u8]) -> CmdResult<Option<&mut T>> {
+        if !T::COLLECTION && !self.no_touch {
+            // A string can neither empty nor carry member deadlines, and
+            // the access time was set by the lookup: no housekeeping.
+            if !self.expire_key(key) {
+                return Ok(None);
+            }
+            let is_t = match self.store.dbs[self.db].peek(key) {
+                None => return Ok(None),
+                Some(e) => T::of(&e.value).is_some(),
+            };
+            if !is_t {
+                // Wrong type: nothing is written, but keep the usual
+                // housekeeping of a key accessed for writing.
+                self.mark_pending(key);
+                return Err(Error::WrongType);
+            }
+            return Ok(self.store.dbs[self.db]
+                .peek_mut(key)
+                .and_then(|e| T::of_mut(&mut e.value)));
+        }
         match self.entry_mut(key) {
             None => Ok(None),
             Some(e) => T::of_mut(&mut e.value).map(Some).ok_or(Error::WrongType),
@@ -167,9 +222,17 @@ impl<'a> Ctx<'a> {
 
     /// Replaces the value of `key` (dropping its TTL), like Redis's setKey.
     pub fn set_value(&mut self, key: &[u8], v: Value) {
-        self.expire_key(key);
+        let now = self.now;
+        let db = &mut self.store.dbs[self.db];
+        // The old value goes anyway: only its expiry (events, log) matters.
+        db.expire_if_due(self.db, key, now, self.fx);
+        if let Value::Str(_) = v {
+            // A string needs no after-command housekeeping but the access time.
+            db.set_at(key, v, now);
+            return;
+        }
         let k = Bytes::copy_from_slice(key);
-        self.store.dbs[self.db].set(k, v);
+        db.set(k, v);
         self.mark_pending(key);
     }
 
@@ -183,14 +246,18 @@ impl<'a> Ctx<'a> {
 
     /// Records that `key` was modified (WATCH, dirty counter).
     pub fn modified(&mut self, key: &[u8]) {
-        self.fx.touched.push((self.db, Bytes::copy_from_slice(key)));
+        if !self.fx.skip_touched {
+            self.fx.touched.push((self.db, Bytes::copy_from_slice(key)));
+        }
         self.fx.dirty += 1;
     }
 
     /// Records a keyspace notification for `key`.
     pub fn notify(&mut self, class: u8, event: &'static str, key: &[u8]) {
-        self.fx
-            .event(class, event, self.db, Bytes::copy_from_slice(key));
+        if !self.fx.skip_events {
+            self.fx
+                .event(class, event, self.db, Bytes::copy_from_slice(key));
+        }
     }
 
     /// Records a member-level notification for `key`.
@@ -201,13 +268,18 @@ impl<'a> Ctx<'a> {
         key: &[u8],
         members: Vec<Bytes>,
     ) {
+        if self.fx.skip_events {
+            return;
+        }
         self.fx
             .member_event(class, event, self.db, Bytes::copy_from_slice(key), members);
     }
 
     /// Records that `key` received elements blocked clients may wait for.
     pub fn ready(&mut self, key: &[u8]) {
-        self.fx.ready.push((self.db, Bytes::copy_from_slice(key)));
+        if !self.fx.skip_ready {
+            self.fx.ready.push((self.db, Bytes::copy_from_slice(key)));
+        }
     }
 
     /// Logs the command as `cmds` instead of as sent.
@@ -222,21 +294,32 @@ impl<'a> Ctx<'a> {
 
     /// Marks `key` in database `db` for housekeeping after the command.
     pub fn mark_pending_in(&mut self, db: usize, key: &[u8]) {
-        if !self.pending.iter().any(|(d, k)| *d == db && &k[..] == key) {
-            self.pending.push((db, Bytes::copy_from_slice(key)));
+        let same = |(d, k): &(usize, Bytes)| *d == db && &k[..] == key;
+        match &self.pending {
+            None => self.pending = Some((db, Bytes::copy_from_slice(key))),
+            Some(p) if same(p) => {}
+            Some(_) => {
+                if !self.pending_more.iter().any(same) {
+                    self.pending_more.push((db, Bytes::copy_from_slice(key)));
+                }
+            }
         }
     }
 
     /// Deletes emptied collections (with a `del` event) and refreshes the
     /// member index of every key written by the command.
     pub fn finish(&mut self) {
-        for (db, key) in std::mem::take(&mut self.pending) {
+        let first = self.pending.take();
+        let more = std::mem::take(&mut self.pending_more);
+        for (db, key) in first.into_iter().chain(more) {
             let d = &mut self.store.dbs[db];
-            d.touch(&key, self.now);
-            let existed = d.peek(&key).is_some();
-            if !d.refresh_member_index(&key) && existed {
+            let Some(e) = d.peek_mut(&key) else {
+                continue;
+            };
+            e.last_access = self.now;
+            if !d.refresh_member_index(&key) {
                 self.fx.event(b'g', "del", db, key.clone());
-                self.fx.touched.push((db, key));
+                self.fx.touch(db, key);
             }
         }
     }

@@ -453,3 +453,50 @@ impl Store {
             .any(|d| d.next_due_key(now).is_some() || d.next_due_members(now).is_some())
     }
 }
+
+impl Db {
+    /// Like [`Db::set`] for a borrowed key, recording the access time: the
+    /// key is copied only when it is new, and an existing entry is updated
+    /// in place (its TTL and member deadlines dropped).
+    pub fn set_at(&mut self, key: &[u8], value: Value, now: u64) {
+        let due = value.earliest_deadline();
+        if let Some((k, e)) = self.map.get_key_value_mut(key) {
+            if let Some(t) = e.expire_at.take() {
+                self.key_expiry.remove(&(t, k.clone()));
+            }
+            if e.member_due != due_of(due) {
+                if let Some(t) = due_opt(e.member_due) {
+                    self.member_expiry.remove(&(t, k.clone()));
+                }
+                if let Some(t) = due {
+                    self.member_expiry.insert((t, k.clone()));
+                }
+                e.member_due = due_of(due);
+            }
+            e.last_access = now;
+            e.value = value;
+            return;
+        }
+        let k = Bytes::copy_from_slice(key);
+        if let Some(t) = due {
+            self.member_expiry.insert((t, k.clone()));
+        }
+        self.map.insert(
+            k,
+            Entry {
+                value,
+                expire_at: None,
+                member_due: due_of(due),
+                last_access: now,
+            },
+        );
+    }
+}
+
+impl Entry {
+    /// Whether the key's TTL or its earliest member deadline is `<= now`
+    /// (the entry needs expiry work before use).
+    pub fn has_due(&self, now: u64) -> bool {
+        matches!(self.expire_at, Some(t) if t <= now) || self.member_due <= now
+    }
+}

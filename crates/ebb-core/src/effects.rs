@@ -48,6 +48,18 @@ pub struct Effects {
     pub expired_members: u64,
     /// Values removed whole; the host may free them off the hot path.
     pub garbage: Vec<crate::value::Value>,
+    /// Keys removed because their TTL passed (counted even when events
+    /// are not recorded).
+    pub expired_keys: u64,
+    /// Set by the host when no keyspace notification is enabled: events
+    /// are then not recorded at all (no key copies per command).
+    pub skip_events: bool,
+    /// Set by the host when no client watches any key: modified keys are
+    /// then not recorded for WATCH.
+    pub skip_touched: bool,
+    /// Set by the host when no client is blocked: keys that received
+    /// elements are then not recorded.
+    pub skip_ready: bool,
 }
 
 impl Effects {
@@ -61,6 +73,7 @@ impl Effects {
         self.dirty = 0;
         self.ready.clear();
         self.expired_members = 0;
+        self.expired_keys = 0;
         self.garbage.clear();
     }
 
@@ -74,10 +87,22 @@ impl Effects {
             && self.dirty == 0
             && self.ready.is_empty()
             && self.garbage.is_empty()
+            && self.expired_keys == 0
+    }
+
+    /// Records that `key` in `db` was modified, for WATCH (unless no one
+    /// watches).
+    pub fn touch(&mut self, db: usize, key: Bytes) {
+        if !self.skip_touched {
+            self.touched.push((db, key));
+        }
     }
 
     /// Records a key event.
     pub fn event(&mut self, class: u8, name: impl Into<Cow<'static, str>>, db: usize, key: Bytes) {
+        if self.skip_events {
+            return;
+        }
         self.events.push(Event {
             class,
             name: name.into(),
@@ -96,6 +121,9 @@ impl Effects {
         key: Bytes,
         members: Vec<Bytes>,
     ) {
+        if self.skip_events {
+            return;
+        }
         self.events.push(Event {
             class,
             name: name.into(),
@@ -107,7 +135,8 @@ impl Effects {
 
     /// A key was deleted because its TTL passed.
     pub fn key_expired(&mut self, db: usize, key: Bytes) {
-        self.touched.push((db, key.clone()));
+        self.expired_keys += 1;
+        self.touch(db, key.clone());
         self.propagate
             .push((db, vec![Bytes::from_static(b"DEL"), key.clone()]));
         self.event(b'x', "expired", db, key);
@@ -122,7 +151,7 @@ impl Effects {
         kind: MemberKind,
         members: Vec<Bytes>,
     ) {
-        self.touched.push((db, key.clone()));
+        self.touch(db, key.clone());
         let mut cmd = Vec::with_capacity(members.len() + 2);
         cmd.push(Bytes::from_static(kind.remove_command().as_bytes()));
         cmd.push(key.clone());
@@ -148,7 +177,7 @@ impl Effects {
         names: Vec<Bytes>,
         count: usize,
     ) {
-        self.touched.push((db, key.clone()));
+        self.touch(db, key.clone());
         self.propagate
             .push((db, vec![Bytes::from_static(b"DEL"), key.clone()]));
         self.dirty += count as u64;
@@ -164,7 +193,73 @@ impl Effects {
 
     /// A collection became empty and its key was deleted.
     pub fn deleted_empty(&mut self, db: usize, key: Bytes) {
-        self.touched.push((db, key.clone()));
+        self.touch(db, key.clone());
         self.event(b'g', "del", db, key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Effects;
+    use crate::{execute, lookup, Ctx, Reply, Store};
+    use bytes::Bytes;
+
+    fn run(store: &mut Store, fx: &mut Effects, now: u64, args: &[&str]) -> Reply {
+        let argv: Vec<Bytes> = args.iter().map(|a| Bytes::from(a.to_string())).collect();
+        let spec = lookup(&argv[0]).expect("known command");
+        let mut ctx = Ctx::new(store, 0, now, fx);
+        execute(&mut ctx, spec, &argv)
+    }
+
+    #[test]
+    fn what_no_one_looks_at_is_not_recorded_but_still_counted() {
+        let mut store = Store::new(1);
+        let mut fx = Effects {
+            skip_events: true,
+            skip_touched: true,
+            skip_ready: true,
+            ..Effects::default()
+        };
+        assert_eq!(
+            run(&mut store, &mut fx, 1000, &["SET", "k", "v", "PX", "10"]),
+            Reply::Ok
+        );
+        assert_eq!(
+            run(&mut store, &mut fx, 1000, &["MSET", "a", "1", "b", "2"]),
+            Reply::Ok
+        );
+        assert_eq!(
+            run(&mut store, &mut fx, 1000, &["INCR", "a"]),
+            Reply::Int(2)
+        );
+        assert_eq!(
+            run(&mut store, &mut fx, 1000, &["LPUSH", "l", "x", "y"]),
+            Reply::Int(2)
+        );
+        assert!(fx.events.is_empty() && fx.touched.is_empty() && fx.ready.is_empty());
+        assert_eq!(fx.dirty, 6);
+        // The key TTL passed: the expiry is counted and logged.
+        assert_eq!(run(&mut store, &mut fx, 2000, &["GET", "k"]), Reply::Nil);
+        assert_eq!(fx.expired_keys, 1);
+        assert_eq!(fx.propagate.len(), 1);
+        assert!(fx.events.is_empty() && fx.touched.is_empty());
+        fx.clear();
+        assert!(fx.is_empty());
+        assert!(fx.skip_events && fx.skip_touched && fx.skip_ready);
+    }
+
+    #[test]
+    fn everything_is_recorded_by_default() {
+        let mut store = Store::new(1);
+        let mut fx = Effects::default();
+        run(&mut store, &mut fx, 1000, &["SET", "k", "v", "PX", "10"]);
+        run(&mut store, &mut fx, 1000, &["INCR", "n"]);
+        run(&mut store, &mut fx, 1000, &["RPUSH", "l", "x"]);
+        run(&mut store, &mut fx, 2000, &["GET", "k"]);
+        let names: Vec<&str> = fx.events.iter().map(|e| &*e.name).collect();
+        assert_eq!(names, ["set", "expire", "incrby", "rpush", "expired"]);
+        assert_eq!(fx.touched.len(), 4);
+        assert_eq!(fx.ready.len(), 1);
+        assert_eq!(fx.expired_keys, 1);
     }
 }

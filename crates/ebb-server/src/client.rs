@@ -38,7 +38,7 @@ pub fn describe(c: &ClientEntry, this: Option<&Session>) -> String {
         .unwrap_or_default();
     let (lib, ver) = c.lib.lock().clone();
     let age = c.created.elapsed().as_secs();
-    let idle = c.last_active.lock().elapsed().as_secs();
+    let idle = crate::server::now_ms().saturating_sub(c.last_active.load(Ordering::Relaxed)) / 1000;
     let subs = c.subs.load(Ordering::Relaxed);
     let psubs = c.psubs.load(Ordering::Relaxed);
     let mut flags = String::new();
@@ -74,7 +74,7 @@ pub fn describe(c: &ClientEntry, this: Option<&Session>) -> String {
         subs,
         psubs,
         multi,
-        c.last_cmd.lock(),
+        c.last_command_name(),
         c.resp.load(Ordering::Relaxed),
         lib,
         ver

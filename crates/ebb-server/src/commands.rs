@@ -34,7 +34,7 @@ pub fn run<'a>(
     shared: &'a Arc<Shared>,
     guard: &mut Guard<'a>,
     spec: &CommandSpec,
-    argv: Vec<Bytes>,
+    argv: &[Bytes],
     out: &mut BytesMut,
 ) -> Flow {
     match spec.name {
@@ -92,7 +92,7 @@ pub fn run<'a>(
             Flow::Continue
         }
         _ => {
-            let r = reply_for(s, shared, guard, spec, &argv);
+            let r = reply_for(s, shared, guard, spec, argv);
             let close = matches!(r, Some(Reply::Simple(ref t)) if t == "__shutdown__");
             if close {
                 return Flow::Close;

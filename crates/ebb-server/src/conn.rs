@@ -2,17 +2,17 @@
 //! request, execute them under one store lock, write all replies at once.
 
 use bytes::{Bytes, BytesMut};
-use ebb_core::{CommandSpec, Ctx, Error, Exec, Reply, Store};
+use ebb_core::{CommandSpec, Ctx, Effects, Error, Exec, Reply, Store};
 use parking_lot::MutexGuard;
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use crate::resp::{self, Limits, Parsed};
+use crate::resp::{self, Limits, Request};
 use crate::server::{now_ms, ClientEntry, Msg, Shared};
 
 /// CLIENT REPLY mode.
@@ -68,7 +68,25 @@ pub struct Session {
     pub entry: Arc<ClientEntry>,
     /// Shared state.
     pub shared: Arc<Shared>,
+    /// The effects record, reused from command to command.
+    fx: Effects,
+    /// Commands run since the statistics were last published.
+    batch_commands: u64,
+    /// Changes made since the statistics were last published.
+    batch_dirty: u64,
+    /// The last command run, published with the statistics.
+    last_cmd: Option<&'static CommandSpec>,
+    /// The clock as last read (Unix ms), shared by a few fast commands in
+    /// a row of one batch.
+    clock: u64,
+    /// How many more commands may use `clock` before it is read again.
+    clock_uses: u32,
 }
+
+/// Fast commands in a row of one batch that share one reading of the clock
+/// (a few microseconds of work: the millisecond clock does not move
+/// observably, and reading it costs as much as a whole GET).
+const CLOCK_REUSE: u32 = 8;
 
 /// Serves one accepted connection until it closes.
 pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
@@ -91,8 +109,8 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         lib: Default::default(),
         db: AtomicUsize::new(0),
         created: Instant::now(),
-        last_active: parking_lot::Mutex::new(Instant::now()),
-        last_cmd: parking_lot::Mutex::new("NULL".into()),
+        last_active: AtomicU64::new(now_ms()),
+        last_cmd: AtomicUsize::new(0),
         subs: AtomicUsize::new(0),
         psubs: AtomicUsize::new(0),
         resp: AtomicUsize::new(2),
@@ -132,6 +150,12 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         tx,
         entry,
         shared: shared.clone(),
+        fx: Effects::default(),
+        batch_commands: 0,
+        batch_dirty: 0,
+        last_cmd: None,
+        clock: 0,
+        clock_uses: 0,
     };
     let _ = s.run(&mut stream, &mut rx).await;
     s.cleanup();
@@ -146,6 +170,10 @@ impl Session {
     ) -> std::io::Result<()> {
         let mut rbuf = BytesMut::with_capacity(16 * 1024);
         let mut out = BytesMut::with_capacity(16 * 1024);
+        let mut req = Request::default();
+        // One handle for the whole connection: cloning the Arc per batch
+        // would bounce its counter between cores.
+        let shared = self.shared.clone();
         let (limits, qlimit, idle_timeout) = {
             let c = self.shared.config.read();
             let lim = Limits {
@@ -160,7 +188,8 @@ impl Session {
         };
         loop {
             // Run whatever complete requests are buffered.
-            let flow = self.process(&mut rbuf, &mut out, &limits);
+            let flow = self.process(&shared, &mut req, &mut rbuf, &mut out, &limits);
+            self.publish_stats();
             // Acknowledged writes reach the AOF before their replies leave.
             self.shared.flush_aof();
             if !out.is_empty() {
@@ -193,11 +222,12 @@ impl Session {
                         }
                         tokio::time::sleep(Duration::from_millis((until - now).min(50))).await;
                     }
-                    let shared = self.shared.clone();
+                    self.start_batch();
                     let flow = {
                         let mut guard = None;
-                        self.dispatch(&shared, &mut guard, argv, &mut out)
+                        self.dispatch(&shared, &mut guard, &argv, &mut out)
                     };
+                    self.publish_stats();
                     self.shared.flush_aof();
                     if let Flow::Close = flow {
                         stream.write_all(&out).await?;
@@ -318,25 +348,62 @@ impl Session {
 
     /// Parses and runs every complete request in `rbuf`, holding the store
     /// lock once for the whole batch.
-    fn process(&mut self, rbuf: &mut BytesMut, out: &mut BytesMut, limits: &Limits) -> Flow {
-        let shared = self.shared.clone();
+    fn process(
+        &mut self,
+        shared: &Arc<Shared>,
+        req: &mut Request,
+        rbuf: &mut BytesMut,
+        out: &mut BytesMut,
+        limits: &Limits,
+    ) -> Flow {
         let mut guard: Option<MutexGuard<'_, Store>> = None;
+        self.start_batch();
         loop {
-            let argv = match resp::parse(rbuf, limits) {
-                Ok(Parsed::Incomplete) => return Flow::Continue,
-                Ok(Parsed::Command(argv)) => argv,
+            match req.parse(rbuf, limits) {
+                Ok(false) => return Flow::Continue,
+                Ok(true) => {}
                 Err(e) => {
                     resp::encode(&Reply::Error(e.0.into()), self.resp3, out);
                     return Flow::Close;
                 }
-            };
-            if argv.is_empty() {
+            }
+            if req.argv.is_empty() {
                 continue;
             }
-            match self.dispatch(&shared, &mut guard, argv, out) {
+            match self.dispatch(shared, &mut guard, &req.argv, out) {
                 Flow::Continue => {}
                 other => return other,
             }
+        }
+    }
+
+    /// Starts a batch of requests: the clock is read afresh.
+    fn start_batch(&mut self) {
+        self.clock = 0;
+        self.clock_uses = 0;
+    }
+
+    /// Publishes the per-batch statistics (command count, changes, last
+    /// command and activity time for CLIENT LIST): once per batch rather
+    /// than per command, since shared counters are costly across cores.
+    pub fn publish_stats(&mut self) {
+        if self.batch_commands > 0 {
+            let stats = &self.shared.stats;
+            stats
+                .commands
+                .fetch_add(self.batch_commands, Ordering::Relaxed);
+            self.batch_commands = 0;
+        }
+        if self.batch_dirty > 0 {
+            let stats = &self.shared.stats;
+            stats.dirty.fetch_add(self.batch_dirty, Ordering::Relaxed);
+            self.batch_dirty = 0;
+        }
+        if let Some(spec) = self.last_cmd.take() {
+            // The clock as last read in this batch: close enough for an
+            // idle time in seconds.
+            let now = if self.clock > 0 { self.clock } else { now_ms() };
+            self.entry.set_last_command(spec, now);
         }
     }
 
@@ -353,26 +420,21 @@ impl Session {
         &mut self,
         shared: &'a Arc<Shared>,
         guard: &mut Option<MutexGuard<'a, Store>>,
-        argv: Vec<Bytes>,
+        argv: &[Bytes],
         out: &mut BytesMut,
     ) -> Flow {
-        shared.stats.commands.fetch_add(1, Ordering::Relaxed);
+        self.batch_commands += 1;
         let spec = match ebb_core::lookup(&argv[0]) {
             Some(s) => s,
             None => {
                 if self.multi.is_some() {
                     self.multi_failed = true;
                 }
-                self.reply(&ebb_core::error::unknown_command(&argv).into(), out);
+                self.reply(&ebb_core::error::unknown_command(argv).into(), out);
                 return Flow::Continue;
             }
         };
-        {
-            *self.entry.last_active.lock() = Instant::now();
-            let mut lc = self.entry.last_cmd.lock();
-            lc.clear();
-            lc.push_str(spec.name);
-        }
+        self.last_cmd = Some(spec);
         if !spec.arity_ok(argv.len()) {
             if self.multi.is_some() {
                 self.multi_failed = true;
@@ -432,7 +494,7 @@ impl Session {
                 return Flow::Continue;
             }
             if let Some(q) = self.multi.as_mut() {
-                q.push(argv);
+                q.push(argv.to_vec());
             }
             self.reply(&Reply::Simple("QUEUED".into()), out);
             return Flow::Continue;
@@ -446,7 +508,7 @@ impl Session {
                 "client" | "ping" | "quit" | "reset" | "hello" | "auth" | "info" | "config"
             )
         {
-            return Flow::Paused(argv);
+            return Flow::Paused(argv.to_vec());
         }
         if crate::observe::monitoring() {
             crate::observe::feed(self.id, self.db, &self.entry.addr, spec, &argv);
@@ -477,7 +539,7 @@ impl Session {
         match spec.exec {
             Exec::Core(_) => {
                 let store = guard.get_or_insert_with(|| shared.store.lock());
-                match self.run_core(store, spec, &argv, true) {
+                match self.run_core(store, spec, argv, true) {
                     Ok(r) => {
                         self.reply(&r, out);
                         Flow::Continue
@@ -486,7 +548,7 @@ impl Session {
                         let id = shared.block(
                             self.id,
                             self.db,
-                            argv.clone(),
+                            argv.to_vec(),
                             self.resp3,
                             keys,
                             self.tx.clone(),
@@ -503,7 +565,14 @@ impl Session {
                     }
                 }
             }
-            Exec::Server => crate::commands::run(self, shared, guard, spec, argv, out),
+            Exec::Server => {
+                // Server commands (INFO, CLIENT LIST, SAVE, …) see exact
+                // figures, and may take long (DEBUG SLEEP, EXEC): the next
+                // command reads the clock again.
+                self.publish_stats();
+                self.clock_uses = 0;
+                crate::commands::run(self, shared, guard, spec, argv, out)
+            }
         }
     }
 
@@ -515,20 +584,41 @@ impl Session {
         argv: &[Bytes],
         may_block: bool,
     ) -> Result<Reply, Error> {
-        let mut fx = self.shared.effects();
+        let now = self.now();
+        let shared = &self.shared;
+        let fx = &mut self.fx;
+        shared.prepare_effects(fx);
         let r = {
-            let mut ctx = Ctx::new(store, self.db, now_ms(), &mut fx);
+            let mut ctx = Ctx::new(store, self.db, now, fx);
             ctx.resp3 = self.resp3;
             ctx.may_block = may_block;
             ebb_core::execute_result(&mut ctx, spec, argv)
         };
         if !matches!(r, Err(Error::WouldBlock { .. })) {
-            self.shared.log_command(self.db, spec, argv, &mut fx);
+            shared.log_command(self.db, spec, argv, fx);
         } else {
-            self.shared.log_propagated(&mut fx);
+            shared.log_propagated(fx);
         }
-        self.shared.apply_effects(store, &mut fx);
+        // Counted locally, published once per batch.
+        self.batch_dirty += std::mem::take(&mut fx.dirty);
+        shared.apply_effects(store, fx);
+        fx.clear();
+        if !is_fast(spec) {
+            // It may have taken a while: the next command reads the clock.
+            self.clock_uses = 0;
+        }
         r
+    }
+
+    /// The current time for a command: the clock is read at most every
+    /// [`CLOCK_REUSE`] fast commands of a batch.
+    fn now(&mut self) -> u64 {
+        if self.clock_uses == 0 {
+            self.clock = now_ms();
+            self.clock_uses = CLOCK_REUSE;
+        }
+        self.clock_uses -= 1;
+        self.clock
     }
 
     /// Forgets every WATCH.
@@ -550,4 +640,10 @@ impl Session {
             self.shared.unsubscribe(self.id, &p, true);
         }
     }
+}
+
+/// Whether the command has Redis's `fast` flag (constant-time work). No
+/// other flag contains the word, so a substring test is exact.
+fn is_fast(spec: &CommandSpec) -> bool {
+    spec.flags.contains("fast")
 }

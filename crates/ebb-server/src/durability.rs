@@ -16,6 +16,10 @@ impl Shared {
     /// Logs what a command changed, in execution order: expiry deletions it
     /// caused first, then the command itself (or its rewritten form).
     pub fn log_command(&self, db: usize, spec: &CommandSpec, argv: &[Bytes], fx: &mut Effects) {
+        if !self.aof.is_on() {
+            fx.propagate.clear();
+            return;
+        }
         let mut aof = self.aof.lock();
         let Some(aof) = aof.as_mut() else {
             fx.propagate.clear();
@@ -43,6 +47,10 @@ impl Shared {
         if fx.propagate.is_empty() {
             return;
         }
+        if !self.aof.is_on() {
+            fx.propagate.clear();
+            return;
+        }
         let mut aof = self.aof.lock();
         match aof.as_mut() {
             Some(aof) => {
@@ -56,6 +64,9 @@ impl Shared {
 
     /// Logs a raw command (MULTI/EXEC framing).
     pub fn log_raw(&self, db: usize, argv: &[Bytes]) {
+        if !self.aof.is_on() {
+            return;
+        }
         if let Some(aof) = self.aof.lock().as_mut() {
             aof.log(db, argv);
         }
@@ -64,6 +75,9 @@ impl Shared {
     /// Writes (and with `always`, fsyncs) what the batch logged. Called
     /// before replies are sent, so an acknowledged write is on disk.
     pub fn flush_aof(&self) {
+        if !self.aof.is_on() {
+            return;
+        }
         let mut aof = self.aof.lock();
         if let Some(a) = aof.as_mut() {
             if a.has_pending() {

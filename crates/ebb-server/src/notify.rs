@@ -3,6 +3,9 @@
 
 use bytes::Bytes;
 use ebb_core::Event;
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Parsed `notify-keyspace-events` flags.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -189,6 +192,79 @@ fn member_list(members: &[Bytes]) -> Vec<u8> {
         p.extend_from_slice(m);
     }
     p
+}
+
+/// The `notify-keyspace-events` flags in force, with lock-free answers for
+/// the per-command checks (a shared read lock per command would bounce its
+/// cache line between cores).
+pub struct NotifySettings {
+    flags: RwLock<Flags>,
+    any: AtomicBool,
+    member_names: AtomicBool,
+}
+
+/// Write access to [`NotifySettings`]; the cached answers are refreshed
+/// when it is dropped.
+pub struct NotifyWrite<'a> {
+    guard: RwLockWriteGuard<'a, Flags>,
+    any: &'a AtomicBool,
+    member_names: &'a AtomicBool,
+}
+
+impl NotifySettings {
+    /// Settings holding `flags`.
+    pub fn new(flags: Flags) -> NotifySettings {
+        NotifySettings {
+            any: AtomicBool::new(flags.any()),
+            member_names: AtomicBool::new(flags.wants_member_names()),
+            flags: RwLock::new(flags),
+        }
+    }
+
+    /// The flags.
+    pub fn read(&self) -> RwLockReadGuard<'_, Flags> {
+        self.flags.read()
+    }
+
+    /// The flags, for replacing them.
+    pub fn write(&self) -> NotifyWrite<'_> {
+        NotifyWrite {
+            guard: self.flags.write(),
+            any: &self.any,
+            member_names: &self.member_names,
+        }
+    }
+
+    /// Whether anything at all is published ([`Flags::any`]).
+    pub fn any(&self) -> bool {
+        self.any.load(Ordering::Relaxed)
+    }
+
+    /// Whether member names are needed ([`Flags::wants_member_names`]).
+    pub fn member_names(&self) -> bool {
+        self.member_names.load(Ordering::Relaxed)
+    }
+}
+
+impl Deref for NotifyWrite<'_> {
+    type Target = Flags;
+    fn deref(&self) -> &Flags {
+        &self.guard
+    }
+}
+
+impl DerefMut for NotifyWrite<'_> {
+    fn deref_mut(&mut self) -> &mut Flags {
+        &mut self.guard
+    }
+}
+
+impl Drop for NotifyWrite<'_> {
+    fn drop(&mut self) {
+        self.any.store(self.guard.any(), Ordering::Relaxed);
+        self.member_names
+            .store(self.guard.wants_member_names(), Ordering::Relaxed);
+    }
 }
 
 #[cfg(test)]

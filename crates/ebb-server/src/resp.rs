@@ -45,6 +45,15 @@ fn find_byte(buf: &[u8], from: usize, byte: u8) -> Option<usize> {
         .map(|i| from + i)
 }
 
+/// A header number (`*<count>`, `$<len>`) with Redis's string2ll rules:
+/// plain short digit strings, by far the common case, are read directly.
+fn header_int(b: &[u8]) -> Option<i64> {
+    if !b.is_empty() && b.len() <= 18 && b[0] != b'0' && b.iter().all(u8::is_ascii_digit) {
+        return Some(b.iter().fold(0i64, |n, &c| n * 10 + (c - b'0') as i64));
+    }
+    parse_i64(b)
+}
+
 /// Where the header line starting at `from` ends, as Redis finds it in a
 /// multibulk request: at the first `\r`, with one more byte (the `\n`,
 /// which is skipped unread) already received. `Ok(None)`: not complete yet.
@@ -64,22 +73,63 @@ fn header_end(
 
 /// Parses one request from the front of `buf`, consuming it when complete.
 pub fn parse(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoError> {
-    if buf.is_empty() {
-        return Ok(Parsed::Incomplete);
-    }
-    if buf[0] == b'*' {
-        parse_multibulk(buf, lim)
+    let mut req = Request::default();
+    Ok(if req.parse(buf, lim)? {
+        Parsed::Command(req.argv)
     } else {
-        parse_inline(buf, lim)
+        Parsed::Incomplete
+    })
+}
+
+/// A reusable request buffer: parsing many requests in a row through one
+/// `Request` allocates nothing per request once its vectors have grown.
+#[derive(Debug, Default)]
+pub struct Request {
+    /// The arguments of the last complete request (the command name
+    /// first), slices of the read buffer; empty for blank lines and `*0`.
+    pub argv: Vec<Bytes>,
+    spans: Vec<(usize, usize)>,
+}
+
+impl Request {
+    /// Parses one request from the front of `buf` into `argv`, consuming
+    /// it when complete. Returns false (and leaves `buf` alone) when the
+    /// request is not complete yet.
+    pub fn parse(&mut self, buf: &mut BytesMut, lim: &Limits) -> Result<bool, ProtoError> {
+        self.argv.clear();
+        if self.argv.capacity() > 1024 {
+            // Do not keep the room a huge request needed.
+            self.argv = Vec::new();
+            self.spans = Vec::new();
+        }
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        if buf[0] == b'*' {
+            parse_multibulk(buf, lim, &mut self.spans, &mut self.argv)
+        } else {
+            match parse_inline(buf, lim)? {
+                Parsed::Command(argv) => {
+                    self.argv = argv;
+                    Ok(true)
+                }
+                Parsed::Incomplete => Ok(false),
+            }
+        }
     }
 }
 
-fn parse_multibulk(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoError> {
+fn parse_multibulk(
+    buf: &mut BytesMut,
+    lim: &Limits,
+    spans: &mut Vec<(usize, usize)>,
+    argv: &mut Vec<Bytes>,
+) -> Result<bool, ProtoError> {
     let too_big = "ERR Protocol error: too big mbulk count string";
     let Some(cr) = header_end(buf, 0, lim.max_inline, too_big)? else {
-        return Ok(Parsed::Incomplete);
+        return Ok(false);
     };
-    let count = match parse_i64(&buf[1..cr]) {
+    let count = match header_int(&buf[1..cr]) {
         Some(n) if n <= lim.max_multibulk => n,
         _ => {
             return Err(ProtoError(
@@ -90,17 +140,17 @@ fn parse_multibulk(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoErro
     let mut pos = cr + 2;
     if count <= 0 {
         let _ = buf.split_to(pos);
-        return Ok(Parsed::Command(Vec::new()));
+        return Ok(true);
     }
     // The count is the client's word: grow as arguments actually arrive.
-    let mut spans = Vec::with_capacity(count.min(1024) as usize);
+    spans.clear();
     for _ in 0..count {
         if pos >= buf.len() {
-            return Ok(Parsed::Incomplete);
+            return Ok(false);
         }
         let too_big = "ERR Protocol error: too big bulk count string";
         let Some(cr) = header_end(buf, pos, lim.max_inline, too_big)? else {
-            return Ok(Parsed::Incomplete);
+            return Ok(false);
         };
         if buf[pos] != b'$' {
             return Err(ProtoError(format!(
@@ -108,21 +158,20 @@ fn parse_multibulk(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoErro
                 buf[pos] as char
             )));
         }
-        let len = match parse_i64(&buf[pos + 1..cr]) {
+        let len = match header_int(&buf[pos + 1..cr]) {
             Some(n) if n >= 0 && (n as u64) <= lim.max_bulk_len => n as usize,
             _ => return Err(ProtoError("ERR Protocol error: invalid bulk length".into())),
         };
         let start = cr + 2;
         if buf.len() < start + len + 2 {
-            return Ok(Parsed::Incomplete);
+            return Ok(false);
         }
         spans.push((start, start + len));
         pos = start + len + 2;
     }
     let frame = buf.split_to(pos).freeze();
-    Ok(Parsed::Command(
-        spans.into_iter().map(|(s, e)| frame.slice(s..e)).collect(),
-    ))
+    argv.extend(spans.iter().map(|&(s, e)| frame.slice(s..e)));
+    Ok(true)
 }
 
 fn parse_inline(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoError> {
@@ -436,5 +485,51 @@ mod tests {
             outcome(b"*-5\r\nPING\r\n"),
             Ok(vec![vec![], vec![Bytes::from("PING")]])
         );
+    }
+
+    #[test]
+    fn header_numbers_read_as_string2ll_does() {
+        let cases: &[&[u8]] = &[
+            b"0",
+            b"1",
+            b"7",
+            b"10",
+            b"042",
+            b"-1",
+            b"-0",
+            b"+5",
+            b" 5",
+            b"5 ",
+            b"",
+            b"x",
+            b"123456789012345678",
+            b"1234567890123456789",
+            b"9223372036854775807",
+            b"9223372036854775808",
+            b"99999999999999999999",
+            b"1a",
+        ];
+        for c in cases {
+            assert_eq!(
+                header_int(c),
+                parse_i64(c),
+                "{:?}",
+                String::from_utf8_lossy(c)
+            );
+        }
+    }
+
+    #[test]
+    fn a_request_buffer_is_reused() {
+        let mut b =
+            BytesMut::from(&b"*2\r\n$3\r\nGET\r\n$1\r\na\r\n*1\r\n$4\r\nPING\r\n*0\r\n"[..]);
+        let mut req = Request::default();
+        assert!(matches!(req.parse(&mut b, &Limits::default()), Ok(true)));
+        assert_eq!(req.argv, vec![Bytes::from("GET"), Bytes::from("a")]);
+        assert!(matches!(req.parse(&mut b, &Limits::default()), Ok(true)));
+        assert_eq!(req.argv, vec![Bytes::from("PING")]);
+        assert!(matches!(req.parse(&mut b, &Limits::default()), Ok(true)));
+        assert!(req.argv.is_empty());
+        assert!(matches!(req.parse(&mut b, &Limits::default()), Ok(false)));
     }
 }

@@ -12,7 +12,7 @@ use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::config::Config;
-use crate::notify::Flags;
+use crate::notify::NotifySettings;
 use ebb_core::glob::glob_match;
 
 /// Something sent to a connection from elsewhere.
@@ -42,10 +42,11 @@ pub struct ClientEntry {
     pub db: AtomicUsize,
     /// Connected since.
     pub created: Instant,
-    /// Last command time.
-    pub last_active: Mutex<Instant>,
-    /// Last command name.
-    pub last_cmd: Mutex<String>,
+    /// Time of the last command (Unix ms).
+    pub last_active: AtomicU64,
+    /// The last command: the address of its table entry (0 = none yet),
+    /// so that recording it takes no lock.
+    pub last_cmd: AtomicUsize,
     /// Subscriptions (channels, patterns) for CLIENT LIST.
     pub subs: AtomicUsize,
     /// Pattern subscriptions.
@@ -60,6 +61,26 @@ pub struct ClientEntry {
     pub no_evict: AtomicBool,
     /// Channel to the connection task.
     pub tx: UnboundedSender<Msg>,
+}
+
+impl ClientEntry {
+    /// Records the last command and its time.
+    pub fn set_last_command(&self, spec: &'static ebb_core::CommandSpec, now_ms: u64) {
+        self.last_cmd.store(
+            spec as *const ebb_core::CommandSpec as usize,
+            Ordering::Relaxed,
+        );
+        self.last_active.store(now_ms, Ordering::Relaxed);
+    }
+
+    /// The name of the last command, `NULL` before the first.
+    pub fn last_command_name(&self) -> &'static str {
+        let addr = self.last_cmd.load(Ordering::Relaxed);
+        ebb_core::table::all()
+            .iter()
+            .find(|s| *s as *const ebb_core::CommandSpec as usize == addr)
+            .map_or("NULL", |s| s.name)
+    }
 }
 
 /// Counters for INFO.
@@ -125,7 +146,7 @@ pub struct Shared {
     /// Number of databases (fixed at start).
     pub databases: usize,
     /// Parsed notify-keyspace-events.
-    pub notify: RwLock<Flags>,
+    pub notify: NotifySettings,
     /// Connected clients.
     pub clients: Mutex<HashMap<u64, Arc<ClientEntry>>>,
     /// Next client id.
@@ -135,6 +156,8 @@ pub struct Shared {
     watches: Mutex<HashMap<(usize, Bytes), Vec<Watcher>>>,
     watch_count: AtomicUsize,
     blocking: Mutex<Blocking>,
+    /// Number of parked clients (read without the blocking lock).
+    waiting: AtomicUsize,
     /// Statistics.
     pub stats: Stats,
     /// Values to free off the hot path.
@@ -154,7 +177,7 @@ pub struct Shared {
     /// Unix time of the last successful save.
     pub last_save: AtomicU64,
     /// The append-only file, when enabled.
-    pub aof: Mutex<Option<crate::persist::aof::Aof>>,
+    pub aof: crate::persist::aof::AofSlot,
     /// Whether the last AOF write succeeded.
     pub aof_write_ok: AtomicBool,
     /// A BGSAVE runs.
@@ -192,13 +215,14 @@ impl Shared {
             store: Mutex::new(store),
             config: RwLock::new(config),
             databases: dbs,
-            notify: RwLock::new(flags),
+            notify: NotifySettings::new(flags),
             clients: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             pubsub: Mutex::new(PubSub::default()),
             watches: Mutex::new(HashMap::new()),
             watch_count: AtomicUsize::new(0),
             blocking: Mutex::new(Blocking::default()),
+            waiting: AtomicUsize::new(0),
             stats: Stats::default(),
             dropper: Mutex::new(spawn_dropper()),
             started: Instant::now(),
@@ -208,7 +232,7 @@ impl Shared {
             shutdown: tokio::sync::Notify::new(),
             port: AtomicUsize::new(0),
             last_save: AtomicU64::new(now_ms() / 1000),
-            aof: Mutex::new(None),
+            aof: crate::persist::aof::AofSlot::new(None),
             aof_write_ok: AtomicBool::new(true),
             bgsave_running: AtomicBool::new(false),
             rewrite_running: AtomicBool::new(false),
@@ -222,9 +246,20 @@ impl Shared {
     /// A fresh effects record for one command or sweep.
     pub fn effects(&self) -> Effects {
         Effects {
-            skip_member_names: !self.notify.read().wants_member_names(),
+            skip_member_names: !self.notify.member_names(),
             ..Effects::default()
         }
+    }
+
+    /// Prepares a (cleared) effects record for one client command: what no
+    /// one will look at is not recorded. Called with the store locked, so
+    /// no WATCH, blocked client or AOF can appear before the effects are
+    /// applied.
+    pub fn prepare_effects(&self, fx: &mut Effects) {
+        fx.skip_member_names = !self.notify.member_names();
+        fx.skip_events = !self.notify.any();
+        fx.skip_touched = self.watch_count.load(Ordering::Relaxed) == 0;
+        fx.skip_ready = self.waiting.load(Ordering::Relaxed) == 0;
     }
 
     /// Handles what a command (or the sweeper) changed, with the store
@@ -253,23 +288,27 @@ impl Shared {
                 }
             }
         }
-        self.stats.dirty.fetch_add(fx.dirty, Ordering::Relaxed);
-        // The effects count expired members whether or not their names were
-        // collected for notifications: the one source for this statistic.
-        self.stats
-            .expired_members
-            .fetch_add(fx.expired_members, Ordering::Relaxed);
+        if fx.dirty > 0 {
+            self.stats.dirty.fetch_add(fx.dirty, Ordering::Relaxed);
+        }
+        // The effects count expired keys and members whether or not events
+        // were recorded: the one source for these statistics.
+        if fx.expired_keys > 0 {
+            self.stats
+                .expired_keys
+                .fetch_add(fx.expired_keys, Ordering::Relaxed);
+        }
+        if fx.expired_members > 0 {
+            self.stats
+                .expired_members
+                .fetch_add(fx.expired_members, Ordering::Relaxed);
+        }
         if !fx.garbage.is_empty() {
             // Freeing a huge value takes long: do it on another thread.
             let garbage = std::mem::take(&mut fx.garbage);
             let _ = self.dropper.lock().send(garbage);
         }
-        if !fx.events.is_empty() {
-            for ev in &fx.events {
-                if ev.class == b'x' {
-                    self.stats.expired_keys.fetch_add(1, Ordering::Relaxed);
-                }
-            }
+        if !fx.events.is_empty() && self.notify.any() {
             let flags = *self.notify.read();
             if flags.any() {
                 for ev in &fx.events {
@@ -415,6 +454,7 @@ impl Shared {
         for k in &keys {
             b.by_key.entry((db, k.clone())).or_default().push_back(id);
         }
+        self.waiting.fetch_add(1, Ordering::Relaxed);
         b.waiters.insert(
             id,
             Waiter {
@@ -432,7 +472,7 @@ impl Shared {
     /// Removes a waiter (timeout, disconnect); false if it was already served.
     pub fn unblock(&self, id: u64) -> bool {
         let mut b = self.blocking.lock();
-        remove_waiter(&mut b, id).is_some()
+        self.remove_waiter(&mut b, id).is_some()
     }
 
     /// Ends a client's block with `reply` (CLIENT UNBLOCK); false if not blocked.
@@ -446,7 +486,7 @@ impl Shared {
         else {
             return false;
         };
-        match remove_waiter(&mut b, id) {
+        match self.remove_waiter(&mut b, id) {
             Some(w) => w.tx.send(Msg::Unblocked(reply)).is_ok(),
             None => false,
         }
@@ -499,7 +539,7 @@ impl Shared {
                     self.log_command(db, spec, &argv, &mut fx);
                     let w = {
                         let mut b = self.blocking.lock();
-                        remove_waiter(&mut b, id)
+                        self.remove_waiter(&mut b, id)
                     };
                     if let Some(w) = w {
                         let _ = w.tx.send(Msg::Unblocked(reply));
@@ -533,7 +573,7 @@ impl Shared {
             .map(|(i, _)| *i)
             .collect();
         for i in ids {
-            remove_waiter(&mut b, i);
+            self.remove_waiter(&mut b, i);
         }
     }
 
@@ -569,8 +609,16 @@ fn spawn_dropper() -> std::sync::mpsc::Sender<Vec<ebb_core::Value>> {
     tx
 }
 
-fn remove_waiter(b: &mut Blocking, id: u64) -> Option<Waiter> {
-    let w = b.waiters.remove(&id)?;
+impl Shared {
+    fn remove_waiter(&self, b: &mut Blocking, id: u64) -> Option<Waiter> {
+        let w = b.waiters.remove(&id)?;
+        self.waiting.fetch_sub(1, Ordering::Relaxed);
+        forget_waiter_keys(b, id, &w);
+        Some(w)
+    }
+}
+
+fn forget_waiter_keys(b: &mut Blocking, id: u64, w: &Waiter) {
     for k in &w.keys {
         let key = (w.db, k.clone());
         if let Some(q) = b.by_key.get_mut(&key) {
@@ -580,7 +628,6 @@ fn remove_waiter(b: &mut Blocking, id: u64) -> Option<Waiter> {
             }
         }
     }
-    Some(w)
 }
 
 /// Copies the options command semantics depend on into the store.

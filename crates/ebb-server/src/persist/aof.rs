@@ -149,3 +149,59 @@ impl Aof {
         Ok(())
     }
 }
+
+/// The append-only file when enabled, with a lock-free "is it on" answer
+/// so that commands pay no lock when the AOF is off.
+pub struct AofSlot {
+    inner: parking_lot::Mutex<Option<Aof>>,
+    on: std::sync::atomic::AtomicBool,
+}
+
+/// Locked access to an [`AofSlot`]; the "on" answer follows on drop.
+pub struct AofGuard<'a> {
+    guard: parking_lot::MutexGuard<'a, Option<Aof>>,
+    on: &'a std::sync::atomic::AtomicBool,
+}
+
+impl AofSlot {
+    /// A slot holding `aof`.
+    pub fn new(aof: Option<Aof>) -> AofSlot {
+        AofSlot {
+            on: std::sync::atomic::AtomicBool::new(aof.is_some()),
+            inner: parking_lot::Mutex::new(aof),
+        }
+    }
+
+    /// Locks the slot.
+    pub fn lock(&self) -> AofGuard<'_> {
+        AofGuard {
+            guard: self.inner.lock(),
+            on: &self.on,
+        }
+    }
+
+    /// Whether an AOF is open (without locking).
+    pub fn is_on(&self) -> bool {
+        self.on.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
+
+impl std::ops::Deref for AofGuard<'_> {
+    type Target = Option<Aof>;
+    fn deref(&self) -> &Option<Aof> {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for AofGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Option<Aof> {
+        &mut self.guard
+    }
+}
+
+impl Drop for AofGuard<'_> {
+    fn drop(&mut self) {
+        self.on
+            .store(self.guard.is_some(), std::sync::atomic::Ordering::Release);
+    }
+}

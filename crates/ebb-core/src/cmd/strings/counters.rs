@@ -4,20 +4,57 @@
 use bytes::Bytes;
 
 use super::long_double::LongDouble;
-use super::store_keep_ttl;
+use super::{edit_bytes, store_keep_ttl};
 use crate::args::{parse_i64, Args};
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
+use crate::value::Value;
+
+/// Writes `n` in decimal into `buf`, returning the digits.
+fn format_i64(n: i64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    let mut m = n.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    &buf[i..]
+}
 
 /// Adds `delta` to the integer stored at `key` (0 if missing).
 fn incr_by(ctx: &mut Ctx, key: &[u8], delta: i64) -> CmdResult<Reply> {
-    let cur = match ctx.get::<Bytes>(key)? {
-        None => 0,
-        Some(v) => parse_i64(v).ok_or(Error::NotInteger)?,
+    let mut digits = [0u8; 20];
+    let new = match ctx.get_mut::<Bytes>(key)? {
+        None => {
+            let new = delta;
+            ctx.set_value(
+                key,
+                Value::Str(Bytes::copy_from_slice(format_i64(new, &mut digits))),
+            );
+            new
+        }
+        Some(v) => {
+            let cur = parse_i64(v).ok_or(Error::NotInteger)?;
+            let new = cur.checked_add(delta).ok_or(Error::Overflow)?;
+            // Rewritten in place (keeping the TTL), reusing the buffer when
+            // no one else holds it.
+            let text = format_i64(new, &mut digits);
+            edit_bytes(v, |m| {
+                m.clear();
+                m.extend_from_slice(text);
+            });
+            new
+        }
     };
-    let new = cur.checked_add(delta).ok_or(Error::Overflow)?;
-    store_keep_ttl(ctx, key, Bytes::from(new.to_string()))?;
     ctx.modified(key);
     ctx.notify(b'$', "incrby", key);
     Ok(Reply::Int(new))
@@ -87,4 +124,28 @@ pub(super) fn incrbyfloat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         Bytes::from_static(b"KEEPTTL"),
     ]]);
     Ok(Reply::Bulk(new))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_i64;
+
+    #[test]
+    fn integers_format_like_redis() {
+        for n in [
+            0,
+            1,
+            -1,
+            9,
+            10,
+            -10,
+            12345,
+            i64::MAX,
+            i64::MIN,
+            i64::MIN + 1,
+        ] {
+            let mut buf = [0u8; 20];
+            assert_eq!(format_i64(n, &mut buf), n.to_string().as_bytes());
+        }
+    }
 }

@@ -23,7 +23,7 @@ fn num(n: u64) -> Bytes {
 /// Calls `emit` with every command that rebuilds `key` (value, member
 /// deadlines, key TTL). Members already due at `now` are skipped.
 pub fn entry_commands(key: &Bytes, e: &Entry, now: u64, emit: &mut dyn FnMut(Vec<Bytes>)) {
-    let live = |d: &MemberDeadlines, m: &[u8]| !d.is_due(m, now);
+    let live = |d: MemberDeadlines<'_>, m: &[u8]| !d.is_due(m, now);
     match &e.value {
         Value::Str(v) => emit(vec![b("SET"), key.clone(), v.clone()]),
         Value::List(l) => {
@@ -81,7 +81,7 @@ fn deadline_commands(
     cmd: &'static str,
     word: &'static str,
     key: &Bytes,
-    d: &MemberDeadlines,
+    d: MemberDeadlines<'_>,
     now: u64,
     emit: &mut dyn FnMut(Vec<Bytes>),
 ) {

@@ -353,7 +353,7 @@ fn sampled(costs: impl Iterator<Item = usize>, n: usize, samples: usize) -> usiz
 
 /// Member deadlines: a member → deadline map and a (deadline, member)
 /// order, sharing the member's bytes.
-fn deadlines_usage(d: &MemberDeadlines) -> usize {
+fn deadlines_usage(d: MemberDeadlines<'_>) -> usize {
     let n = d.len();
     if n == 0 {
         return 0;

@@ -2,7 +2,9 @@
 
 pub mod hash;
 pub mod list;
+pub(crate) mod order;
 pub mod set;
+pub(crate) mod table;
 pub mod zset;
 
 pub use hash::HashValue;
@@ -196,7 +198,9 @@ mod tests {
     /// Every key pays for one entry: keep it from growing back.
     #[test]
     fn entries_stay_small() {
-        assert!(size_of::<crate::expiry::MemberDeadlines>() <= 8);
+        // A collection without member deadlines pays one null pointer for them.
+        assert!(size_of::<Option<Box<crate::expiry::DeadlineIndex>>>() <= 8);
+        assert!(size_of::<super::SetValue>() <= 64);
         assert!(size_of::<super::Value>() <= 96);
         // (120 for the value, TTL and member-due mark, plus 8 for the access time)
         assert!(size_of::<crate::db::Entry>() <= 128);

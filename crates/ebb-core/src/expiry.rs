@@ -10,8 +10,6 @@
 //! deadline keeps no index and pays one null pointer; a member with one
 //! pays 8 bytes plus about 6 for its place in the order.
 
-use bytes::Bytes;
-
 use crate::value::order::IdOrder;
 
 /// The stored deadline of a member without one.
@@ -29,7 +27,7 @@ pub(crate) struct DeadlineIndex {
 /// What a deadline view needs from the table holding the members.
 pub(crate) trait MemberNames {
     /// The member with id `id` (an id the index holds).
-    fn member(&self, id: u32) -> &Bytes;
+    fn member(&self, id: u32) -> &[u8];
     /// The id of `member`, if present.
     fn find(&self, member: &[u8]) -> Option<u32>;
 }
@@ -83,7 +81,7 @@ impl<'a> MemberDeadlines<'a> {
     }
 
     /// Iterates over `(member, deadline)` pairs in deadline order.
-    pub fn iter(&self) -> impl Iterator<Item = (&'a Bytes, u64)> + 'a {
+    pub fn iter(&self) -> impl Iterator<Item = (&'a [u8], u64)> + 'a {
         let names = self.names;
         self.index.into_iter().flat_map(move |d| {
             d.order

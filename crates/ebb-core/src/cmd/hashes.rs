@@ -138,7 +138,7 @@ fn hget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let (key, field) = (&argv[1], &argv[2]);
     Ok(
         match ctx.get::<HashValue>(key)?.and_then(|h| h.get(field)) {
-            Some(v) => Reply::Bulk(v.clone()),
+            Some(v) => Reply::Bulk(Bytes::copy_from_slice(v)),
             None => Reply::Nil,
         },
     )
@@ -152,7 +152,7 @@ fn hmget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let out = argv[2..]
         .iter()
         .map(|f| match h.and_then(|h| h.get(f)) {
-            Some(v) => Reply::Bulk(v.clone()),
+            Some(v) => Reply::Bulk(Bytes::copy_from_slice(v)),
             None => Reply::Nil,
         })
         .collect();
@@ -165,7 +165,12 @@ fn hgetall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let pairs = match ctx.get::<HashValue>(&argv[1])? {
         Some(h) => h
             .iter()
-            .map(|(f, v)| (Reply::Bulk(f.clone()), Reply::Bulk(v.clone())))
+            .map(|(f, v)| {
+                (
+                    Reply::Bulk(Bytes::copy_from_slice(f)),
+                    Reply::Bulk(Bytes::copy_from_slice(v)),
+                )
+            })
             .collect(),
         None => Vec::new(),
     };
@@ -176,7 +181,10 @@ fn hgetall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `HKEYS key` → an array of the fields.
 fn hkeys(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let out = match ctx.get::<HashValue>(&argv[1])? {
-        Some(h) => h.iter().map(|(f, _)| Reply::Bulk(f.clone())).collect(),
+        Some(h) => h
+            .iter()
+            .map(|(f, _)| Reply::Bulk(Bytes::copy_from_slice(f)))
+            .collect(),
         None => Vec::new(),
     };
     Ok(Reply::Array(out))
@@ -186,7 +194,10 @@ fn hkeys(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `HVALS key` → an array of the values.
 fn hvals(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let out = match ctx.get::<HashValue>(&argv[1])? {
-        Some(h) => h.iter().map(|(_, v)| Reply::Bulk(v.clone())).collect(),
+        Some(h) => h
+            .iter()
+            .map(|(_, v)| Reply::Bulk(Bytes::copy_from_slice(v)))
+            .collect(),
         None => Vec::new(),
     };
     Ok(Reply::Array(out))

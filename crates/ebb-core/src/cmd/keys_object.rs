@@ -176,7 +176,7 @@ pub fn encoding_name(v: &Value, cfg: &CoreConfig) -> &'static str {
             }
         }
         Value::Hash(h) => {
-            let small = |b: &Bytes| b.len() <= cfg.hash_max_listpack_value;
+            let small = |b: &[u8]| b.len() <= cfg.hash_max_listpack_value;
             if h.len() <= cfg.hash_max_listpack_entries
                 && h.iter().all(|(f, v)| small(f) && small(v))
             {

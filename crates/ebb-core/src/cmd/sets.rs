@@ -83,10 +83,10 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// A reply element for each member.
-pub(super) fn member_replies<'a>(members: impl IntoIterator<Item = &'a Bytes>) -> Vec<Reply> {
+pub(super) fn member_replies<M: AsRef<[u8]>>(members: impl IntoIterator<Item = M>) -> Vec<Reply> {
     members
         .into_iter()
-        .map(|m| Reply::Bulk(m.clone()))
+        .map(|m| Reply::bulk(m.as_ref()))
         .collect()
 }
 

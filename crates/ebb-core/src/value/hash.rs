@@ -2,8 +2,12 @@
 
 use bytes::Bytes;
 
+use super::member::Member;
 use super::table::MemberTable;
 use crate::expiry::MemberDeadlines;
+
+/// A field and its value, as stored.
+pub type FieldValue<'a> = (&'a [u8], &'a [u8]);
 
 /// Up to this many fields, removals keep the order of the other fields
 /// (Redis's default `hash-max-listpack-entries`).
@@ -15,7 +19,7 @@ const ORDERED_REMOVAL_MAX: usize = 128;
 /// move the last field into the hole instead (O(1)).
 #[derive(Debug, Default, Clone)]
 pub struct HashValue {
-    fields: MemberTable<Bytes>,
+    fields: MemberTable<Member>,
     /// Most fields the hash ever held, and longest field or value ever
     /// stored: Redis converts a listpack to a hash table past its limits
     /// and never back, and HSCAN/OBJECT ENCODING follow that encoding.
@@ -40,7 +44,7 @@ impl HashValue {
     }
 
     /// The value of `field`.
-    pub fn get(&self, field: &[u8]) -> Option<&Bytes> {
+    pub fn get(&self, field: &[u8]) -> Option<&[u8]> {
         self.get_entry(field).map(|(_, v)| v)
     }
 
@@ -51,8 +55,9 @@ impl HashValue {
 
     /// Sets `field` to `value`, clearing its deadline (HSET rule); returns
     /// true if the field is new.
-    pub fn insert(&mut self, field: Bytes, value: Bytes) -> bool {
-        if let Some(id) = self.fields.find(&field) {
+    pub fn insert(&mut self, field: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> bool {
+        let field = field.as_ref();
+        if let Some(id) = self.fields.find(field) {
             self.fields.clear_deadline(id);
         }
         self.insert_keep_deadline(field, value)
@@ -60,18 +65,23 @@ impl HashValue {
 
     /// Sets `field` to `value` keeping any deadline it has (HINCRBY rule);
     /// returns true if the field is new.
-    pub fn insert_keep_deadline(&mut self, field: Bytes, value: Bytes) -> bool {
+    pub fn insert_keep_deadline(
+        &mut self,
+        field: impl AsRef<[u8]>,
+        value: impl AsRef<[u8]>,
+    ) -> bool {
+        let (field, value) = (field.as_ref(), value.as_ref());
         let item = field.len().max(value.len()).min(u32::MAX as usize) as u32;
         self.peak_item = self.peak_item.max(item);
-        let new = match self.fields.find(&field) {
+        let new = match self.fields.find(field) {
             Some(id) => {
                 if let Some(v) = self.fields.value_mut(id) {
-                    *v = value;
+                    *v = Member::new(value);
                 }
                 false
             }
             None => {
-                self.fields.push(field, value);
+                self.fields.push(field, Member::new(value));
                 true
             }
         };
@@ -88,13 +98,19 @@ impl HashValue {
     }
 
     /// The field/value pair at position `i`, for random picks.
-    pub fn get_index(&self, i: usize) -> Option<(&Bytes, &Bytes)> {
-        self.fields.nodes().get(i).map(|n| (&n.member, &n.value))
+    pub fn get_index(&self, i: usize) -> Option<(&[u8], &[u8])> {
+        self.fields
+            .nodes()
+            .get(i)
+            .map(|n| (&n.member[..], &n.value[..]))
     }
 
     /// Iterates over field/value pairs.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Bytes, &Bytes)> + DoubleEndedIterator {
-        self.fields.nodes().iter().map(|n| (&n.member, &n.value))
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&[u8], &[u8])> + DoubleEndedIterator {
+        self.fields
+            .nodes()
+            .iter()
+            .map(|n| (&n.member[..], &n.value[..]))
     }
 
     /// The field deadlines.
@@ -121,9 +137,9 @@ impl HashValue {
 
     /// The stored field and value of `field` (cloning the stored field is
     /// cheaper than copying the caller's bytes).
-    pub fn get_entry(&self, field: &[u8]) -> Option<(&Bytes, &Bytes)> {
+    pub fn get_entry(&self, field: &[u8]) -> Option<(&[u8], &[u8])> {
         let n = self.fields.node(self.fields.find(field)?)?;
-        Some((&n.member, &n.value))
+        Some((&n.member[..], &n.value[..]))
     }
 
     /// The deadline of `field`, if it has one.
@@ -147,7 +163,7 @@ impl HashValue {
         } else {
             self.fields.swap_remove(id)
         }?;
-        Some((n.member, n.value))
+        Some((n.member.into_bytes(), n.value.into_bytes()))
     }
 
     /// One step of a cursor walk. Cursor 0 starts a walk; a returned cursor
@@ -159,7 +175,7 @@ impl HashValue {
     /// at least once (some possibly twice), and fields added during it (at
     /// the end) may be missed.
     /// Returns the next cursor and up to `count` field/value pairs.
-    pub fn scan(&self, cursor: u64, count: usize) -> (u64, Vec<(&Bytes, &Bytes)>) {
+    pub fn scan(&self, cursor: u64, count: usize) -> (u64, Vec<FieldValue<'_>>) {
         let len = self.fields.len();
         let from = if cursor == 0 {
             len

@@ -2,6 +2,7 @@
 
 pub mod hash;
 pub mod list;
+pub(crate) mod member;
 pub(crate) mod order;
 pub mod set;
 pub(crate) mod table;
@@ -115,9 +116,9 @@ impl Value {
     /// The names of every member of a set, sorted set or hash.
     pub fn member_names(&self) -> Vec<Bytes> {
         match self {
-            Value::Hash(h) => h.iter().map(|(f, _)| f.clone()).collect(),
-            Value::Set(s) => s.iter().cloned().collect(),
-            Value::ZSet(z) => z.iter().map(|(m, _)| m.clone()).collect(),
+            Value::Hash(h) => h.iter().map(|(f, _)| Bytes::copy_from_slice(f)).collect(),
+            Value::Set(s) => s.iter().map(Bytes::copy_from_slice).collect(),
+            Value::ZSet(z) => z.iter().map(|(m, _)| Bytes::copy_from_slice(m)).collect(),
             _ => Vec::new(),
         }
     }

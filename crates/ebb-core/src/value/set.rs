@@ -35,8 +35,9 @@ impl SetValue {
     }
 
     /// Adds `m`; returns true if it was new. An existing member keeps its deadline.
-    pub fn insert(&mut self, m: Bytes) -> bool {
-        if self.table.find(&m).is_some() {
+    pub fn insert(&mut self, m: impl AsRef<[u8]>) -> bool {
+        let m = m.as_ref();
+        if self.table.find(m).is_some() {
             return false;
         }
         self.table.push(m, ());
@@ -52,13 +53,13 @@ impl SetValue {
     }
 
     /// The member at position `i` (0..len), for random picks.
-    pub fn get_index(&self, i: usize) -> Option<&Bytes> {
-        self.table.nodes().get(i).map(|n| &n.member)
+    pub fn get_index(&self, i: usize) -> Option<&[u8]> {
+        self.table.nodes().get(i).map(|n| &n.member[..])
     }
 
     /// Iterates over the members.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &Bytes> + DoubleEndedIterator {
-        self.table.nodes().iter().map(|n| &n.member)
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + DoubleEndedIterator {
+        self.table.nodes().iter().map(|n| &n.member[..])
     }
 
     /// The deadline of `m`, if it is a member with one.
@@ -96,8 +97,9 @@ impl SetValue {
 
     /// Adds `m` with the deadline `at`, replacing any deadline it had;
     /// returns true if it was new.
-    pub fn insert_with_deadline(&mut self, m: Bytes, at: u64) -> bool {
-        let (id, new) = match self.table.find(&m) {
+    pub fn insert_with_deadline(&mut self, m: impl AsRef<[u8]>, at: u64) -> bool {
+        let m = m.as_ref();
+        let (id, new) = match self.table.find(m) {
             Some(id) => (id, false),
             None => (self.table.push(m, ()), true),
         };
@@ -108,7 +110,7 @@ impl SetValue {
     /// Removes the earliest member whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
         let id = self.table.first_due(now)?;
-        self.table.swap_remove(id).map(|n| n.member)
+        self.table.swap_remove(id).map(|n| n.member.into_bytes())
     }
 
     /// Heap bytes held by the structure (not the members' own bytes).
@@ -117,9 +119,9 @@ impl SetValue {
     }
 }
 
-impl FromIterator<Bytes> for SetValue {
+impl<B: AsRef<[u8]>> FromIterator<B> for SetValue {
     /// A set of the given members, none with a deadline.
-    fn from_iter<I: IntoIterator<Item = Bytes>>(iter: I) -> SetValue {
+    fn from_iter<I: IntoIterator<Item = B>>(iter: I) -> SetValue {
         let mut s = SetValue::new();
         for m in iter {
             s.insert(m);

@@ -8,18 +8,18 @@
 //! order an index map's `swap_remove` gives) or, for small hashes, shifts
 //! the nodes above it down (`shift_remove`); every index is fixed up.
 
-use bytes::Bytes;
 use hashbrown::HashTable;
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
+use super::member::Member;
 use crate::expiry::{DeadlineIndex, MemberDeadlines, MemberNames, NO_DEADLINE};
 
 /// One member and what it maps to (nothing, a score or a value).
 #[derive(Debug, Clone)]
 pub struct Node<V> {
     /// The member (or field) name.
-    pub member: Bytes,
+    pub member: Member,
     /// Its score (sorted sets), value (hashes) or `()` (sets).
     pub value: V,
 }
@@ -58,7 +58,7 @@ fn hash_of(m: &[u8]) -> u64 {
 }
 
 impl<V> MemberNames for MemberTable<V> {
-    fn member(&self, id: u32) -> &Bytes {
+    fn member(&self, id: u32) -> &[u8] {
         &self.nodes[id as usize].member
     }
 
@@ -104,14 +104,17 @@ impl<V> MemberTable<V> {
         self.nodes.get_mut(id as usize).map(|n| &mut n.value)
     }
 
-    /// Appends a member known to be absent; returns its id.
-    pub fn push(&mut self, member: Bytes, value: V) -> u32 {
+    /// Appends a member known to be absent (stored as a copy of
+    /// `member`); returns its id.
+    pub fn push(&mut self, member: &[u8], value: V) -> u32 {
         let id = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
         let nodes = &self.nodes;
-        self.index.insert_unique(hash_of(&member), id, |&i| {
-            hash_of(&nodes[i as usize].member)
+        self.index
+            .insert_unique(hash_of(member), id, |&i| hash_of(&nodes[i as usize].member));
+        self.nodes.push(Node {
+            member: Member::new(member),
+            value,
         });
-        self.nodes.push(Node { member, value });
         if let Some(d) = &mut self.deadlines {
             d.at.push(NO_DEADLINE);
         }
@@ -285,15 +288,11 @@ impl<V> MemberTable<V> {
 mod tests {
     use super::*;
 
-    fn b(s: &str) -> Bytes {
-        Bytes::copy_from_slice(s.as_bytes())
-    }
-
     #[test]
     fn removals_keep_every_index_in_step() {
         let mut t: MemberTable<u32> = MemberTable::default();
         for i in 0..300u32 {
-            t.push(b(&format!("m{i}")), i);
+            t.push(format!("m{i}").as_bytes(), i);
             if i % 3 != 0 {
                 t.set_deadline(i, 1000 - u64::from(i % 50));
             }

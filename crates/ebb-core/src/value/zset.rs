@@ -193,8 +193,8 @@ impl ZSetValue {
     }
 
     /// The node of id `id` as (member, score).
-    fn pair(&self, id: u32) -> Option<(&Bytes, f64)> {
-        self.table.node(id).map(|n| (&n.member, n.value))
+    fn pair(&self, id: u32) -> Option<(&[u8], f64)> {
+        self.table.node(id).map(|n| (&n.member[..], n.value))
     }
 
     /// The score of `m`.
@@ -210,9 +210,10 @@ impl ZSetValue {
     /// Inserts `m` with `score` or updates its score (keeping its deadline);
     /// returns true if it is new. A score of -0 is stored as 0, as Redis's
     /// compact encoding does.
-    pub fn insert(&mut self, m: Bytes, score: f64) -> bool {
+    pub fn insert(&mut self, m: impl AsRef<[u8]>, score: f64) -> bool {
+        let m = m.as_ref();
         let score = if score == 0.0 { 0.0 } else { score };
-        match self.table.find(&m) {
+        match self.table.find(m) {
             Some(id) => {
                 let old = self.pair(id).map_or(score, |(_, s)| s);
                 if old != score {
@@ -249,7 +250,7 @@ impl ZSetValue {
         if let Some(slot) = moved {
             self.order.set_slot(slot, id);
         }
-        Some((node.member, node.value))
+        Some((node.member.into_bytes(), node.value))
     }
 
     /// Removes `m` and its deadline; returns its score.
@@ -267,7 +268,7 @@ impl ZSetValue {
     }
 
     /// The member at ascending rank `r`.
-    pub fn by_rank(&self, r: usize) -> Option<(&Bytes, f64)> {
+    pub fn by_rank(&self, r: usize) -> Option<(&[u8], f64)> {
         self.pair(self.order.get(r)?)
     }
 
@@ -276,16 +277,16 @@ impl ZSetValue {
         &self,
         start: usize,
         end: usize,
-    ) -> impl DoubleEndedIterator<Item = (&Bytes, f64)> + ExactSizeIterator {
+    ) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + ExactSizeIterator {
         let nodes = self.table.nodes();
         self.order.range(start, end).map(move |id| {
             let n = &nodes[id as usize];
-            (&n.member, n.value)
+            (&n.member[..], n.value)
         })
     }
 
     /// Members in ascending order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&Bytes, f64)> + ExactSizeIterator {
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + ExactSizeIterator {
         self.range_by_rank(0, self.len())
     }
 
@@ -294,7 +295,7 @@ impl ZSetValue {
         &self,
         min: Bound<f64>,
         max: Bound<f64>,
-    ) -> impl DoubleEndedIterator<Item = (&Bytes, f64)> {
+    ) -> impl DoubleEndedIterator<Item = (&[u8], f64)> {
         let (lo, hi) = self.score_span(&bounds_to_range(min, max));
         self.range_by_rank(lo, hi)
     }
@@ -407,7 +408,7 @@ impl ZSetValue {
     pub fn remove_rank_range(&mut self, start: usize, end: usize) -> Vec<(Bytes, f64)> {
         let gone: Vec<(Bytes, f64)> = self
             .range_by_rank(start, end)
-            .map(|(m, s)| (m.clone(), s))
+            .map(|(m, s)| (Bytes::copy_from_slice(m), s))
             .collect();
         for (m, _) in &gone {
             self.remove(m);
@@ -416,12 +417,12 @@ impl ZSetValue {
     }
 
     /// The member at dictionary position `i`, for random picks.
-    pub fn get_index(&self, i: usize) -> Option<(&Bytes, f64)> {
+    pub fn get_index(&self, i: usize) -> Option<(&[u8], f64)> {
         self.pair(u32::try_from(i).ok()?)
     }
 
     /// The lowest (or with `max`, highest) member.
-    pub fn first(&self, max: bool) -> Option<(&Bytes, f64)> {
+    pub fn first(&self, max: bool) -> Option<(&[u8], f64)> {
         let e = if max {
             self.order.last()
         } else {
@@ -525,8 +526,8 @@ mod tests {
         Bytes::copy_from_slice(s.as_bytes())
     }
 
-    fn members<'a>(it: impl Iterator<Item = (&'a Bytes, f64)>) -> Vec<Bytes> {
-        it.map(|(m, _)| m.clone()).collect()
+    fn members<'a>(it: impl Iterator<Item = (&'a [u8], f64)>) -> Vec<Bytes> {
+        it.map(|(m, _)| Bytes::copy_from_slice(m)).collect()
     }
 
     #[test]
@@ -670,11 +671,11 @@ mod tests {
             z.check();
             let mut want: Vec<(Bytes, f64)> = model.into_iter().collect();
             want.sort_by(|a, b| Score(a.1).cmp(&Score(b.1)).then(a.0.cmp(&b.0)));
-            let got: Vec<(Bytes, f64)> = z.iter().map(|(m, s)| (m.clone(), s)).collect();
+            let got: Vec<(Bytes, f64)> = z.iter().map(|(m, s)| (Bytes::copy_from_slice(m), s)).collect();
             proptest::prop_assert_eq!(&got, &want);
             for (i, (m, _)) in want.iter().enumerate().step_by(7) {
                 proptest::prop_assert_eq!(z.rank(m, false), Some(i));
-                proptest::prop_assert_eq!(z.by_rank(i).map(|(k, _)| k.clone()), Some(m.clone()));
+                proptest::prop_assert_eq!(z.by_rank(i).map(|(k, _)| k), Some(&m[..]));
             }
             let r = ScoreRange { min: 10.0, min_exclusive: true, max: 30.0, max_exclusive: false };
             let n = want.iter().filter(|(_, s)| r.above_min(*s) && r.below_max(*s)).count();

@@ -152,7 +152,7 @@ fn walk(
     rev: bool,
     offset: i64,
     count: i64,
-    keep: impl Fn(&Bytes, f64) -> bool,
+    keep: impl Fn(&[u8], f64) -> bool,
 ) -> Vec<(Bytes, f64)> {
     let Some(start) = start else {
         return Vec::new();
@@ -161,10 +161,10 @@ fn walk(
         return Vec::new();
     };
     let max = usize::try_from(count).unwrap_or(usize::MAX);
-    let take = |it: &mut dyn Iterator<Item = (&Bytes, f64)>| {
+    let take = |it: &mut dyn Iterator<Item = (&[u8], f64)>| {
         it.take(max)
             .take_while(|(m, s)| keep(m, *s))
-            .map(|(m, s)| (m.clone(), s))
+            .map(|(m, s)| (Bytes::copy_from_slice(m), s))
             .collect()
     };
     if rev {
@@ -189,10 +189,10 @@ pub(crate) fn select(z: &ZSetValue, q: &RangeRequest) -> Vec<(Bytes, f64)> {
                 // Reverse ranks count from the highest member.
                 let n = z.len();
                 let it = z.range_by_rank(n - hi.min(n), n - lo.min(n)).rev();
-                it.map(|(m, s)| (m.clone(), s)).collect()
+                it.map(|(m, s)| (Bytes::copy_from_slice(m), s)).collect()
             } else {
                 z.range_by_rank(lo, hi)
-                    .map(|(m, s)| (m.clone(), s))
+                    .map(|(m, s)| (Bytes::copy_from_slice(m), s))
                     .collect()
             }
         }

@@ -114,6 +114,25 @@ impl std::fmt::Debug for Member {
     }
 }
 
+/// Copies of many byte strings (for one reply), all in one shared buffer:
+/// one allocation instead of one per string.
+pub fn shared_copies<'a>(items: impl IntoIterator<Item = &'a [u8]>) -> Vec<Bytes> {
+    let items: Vec<&[u8]> = items.into_iter().collect();
+    let mut buf = bytes::BytesMut::with_capacity(items.iter().map(|b| b.len()).sum());
+    for b in &items {
+        buf.extend_from_slice(b);
+    }
+    let buf = buf.freeze();
+    let mut at = 0;
+    items
+        .iter()
+        .map(|b| {
+            at += b.len();
+            buf.slice(at - b.len()..at)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +149,7 @@ mod tests {
         }
         assert!(Member::new(b"ab") < Member::new(b"abc"));
         assert!(Member::new(b"b") > Member::new(&[b'a'; 30]));
+        let parts: [&[u8]; 3] = [b"ab", b"", b"cde"];
+        assert_eq!(shared_copies(parts), vec![&b"ab"[..], b"", b"cde"]);
     }
 }

@@ -9,6 +9,7 @@ use crate::args::parse_i64;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
+use crate::value::member::shared_copies;
 use crate::value::zset::{LexRange, ScoreRange};
 use crate::value::{Value, ZSetValue};
 
@@ -143,6 +144,17 @@ pub(crate) fn rank_span(len: usize, start: i64, end: i64) -> (usize, usize) {
     (start as usize, (end + 1) as usize)
 }
 
+/// Owned copies of (member, score) pairs, the members in one buffer.
+fn owned<'a>(items: impl Iterator<Item = (&'a [u8], f64)>) -> Vec<(Bytes, f64)> {
+    let items: Vec<(&[u8], f64)> = items.collect();
+    let members = shared_copies(items.iter().map(|(m, _)| *m));
+    members
+        .into_iter()
+        .zip(items)
+        .map(|(m, (_, s))| (m, s))
+        .collect()
+}
+
 /// Walks from rank `start` (downwards with `rev`), skips `offset` members,
 /// then takes up to `count` (all if negative) while `keep` holds, as
 /// Redis's range loops do.
@@ -162,10 +174,7 @@ fn walk(
     };
     let max = usize::try_from(count).unwrap_or(usize::MAX);
     let take = |it: &mut dyn Iterator<Item = (&[u8], f64)>| {
-        it.take(max)
-            .take_while(|(m, s)| keep(m, *s))
-            .map(|(m, s)| (Bytes::copy_from_slice(m), s))
-            .collect()
+        owned(it.take(max).take_while(|(m, s)| keep(m, *s)))
     };
     if rev {
         match start.checked_sub(offset) {
@@ -188,12 +197,9 @@ pub(crate) fn select(z: &ZSetValue, q: &RangeRequest) -> Vec<(Bytes, f64)> {
             if q.rev {
                 // Reverse ranks count from the highest member.
                 let n = z.len();
-                let it = z.range_by_rank(n - hi.min(n), n - lo.min(n)).rev();
-                it.map(|(m, s)| (Bytes::copy_from_slice(m), s)).collect()
+                owned(z.range_by_rank(n - hi.min(n), n - lo.min(n)).rev())
             } else {
-                z.range_by_rank(lo, hi)
-                    .map(|(m, s)| (Bytes::copy_from_slice(m), s))
-                    .collect()
+                owned(z.range_by_rank(lo, hi))
             }
         }
         Bounds::Score(r) => {

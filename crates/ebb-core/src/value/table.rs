@@ -3,7 +3,8 @@
 //! Members (with their score or value) live in one dense vector of nodes
 //! addressed by `u32` ids (their positions). A hash index of ids, hashing
 //! and comparing through the nodes, finds a member in O(1) without a second
-//! copy of it; the member-deadline index and a sorted set's order hold ids
+//! copy of it (built once the collection passes a few dozen members;
+//! smaller ones are scanned); the member-deadline index and a sorted set's order hold ids
 //! as well. Removing a member moves the last node into its place (the same
 //! order an index map's `swap_remove` gives) or, for small hashes, shifts
 //! the nodes above it down (`shift_remove`); every index is fixed up.
@@ -23,6 +24,11 @@ pub struct Node<V> {
     /// Its score (sorted sets), value (hashes) or `()` (sets).
     pub value: V,
 }
+
+/// Up to this many members, lookups scan the nodes instead of keeping a
+/// hash index (a small collection saves the index's memory; comparing a
+/// few dozen short members costs about one hash lookup).
+const LINEAR_MAX: usize = 32;
 
 /// The members of one collection with their deadlines.
 #[derive(Debug, Clone)]
@@ -88,9 +94,20 @@ impl<V> MemberTable<V> {
         self.nodes.get(id as usize)
     }
 
+    /// Whether the hash index is built (otherwise lookups scan the nodes).
+    fn indexed(&self) -> bool {
+        !self.index.is_empty()
+    }
+
     /// The id of `member`.
     pub fn find(&self, member: &[u8]) -> Option<u32> {
         let nodes = &self.nodes;
+        if !self.indexed() {
+            return nodes
+                .iter()
+                .position(|n| n.member[..] == *member)
+                .map(|i| i as u32);
+        }
         self.index
             .find(hash_of(member), |&id| {
                 nodes[id as usize].member[..] == *member
@@ -108,13 +125,22 @@ impl<V> MemberTable<V> {
     /// `member`); returns its id.
     pub fn push(&mut self, member: &[u8], value: V) -> u32 {
         let id = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
-        let nodes = &self.nodes;
-        self.index
-            .insert_unique(hash_of(member), id, |&i| hash_of(&nodes[i as usize].member));
         self.nodes.push(Node {
             member: Member::new(member),
             value,
         });
+        let nodes = &self.nodes;
+        let rehash = |&i: &u32| hash_of(&nodes[i as usize].member);
+        if !self.index.is_empty() {
+            self.index.insert_unique(hash_of(member), id, rehash);
+        } else if nodes.len() > LINEAR_MAX {
+            // Large enough to be worth a hash index: index every node.
+            self.index.reserve(nodes.len(), rehash);
+            for (i, n) in nodes.iter().enumerate() {
+                self.index
+                    .insert_unique(hash_of(&n.member), i as u32, rehash);
+            }
+        }
         if let Some(d) = &mut self.deadlines {
             d.at.push(NO_DEADLINE);
         }
@@ -182,9 +208,11 @@ impl<V> MemberTable<V> {
 
     /// Takes node `id` out of the hash index and the deadline order.
     fn unlink(&mut self, id: u32) {
-        let h = hash_of(&self.nodes[id as usize].member);
-        if let Ok(e) = self.index.find_entry(h, |&x| x == id) {
-            e.remove();
+        if self.indexed() {
+            let h = hash_of(&self.nodes[id as usize].member);
+            if let Ok(e) = self.index.find_entry(h, |&x| x == id) {
+                e.remove();
+            }
         }
         let Self {
             nodes, deadlines, ..
@@ -207,9 +235,11 @@ impl<V> MemberTable<V> {
         self.unlink(id);
         let last = (n - 1) as u32;
         if id != last {
-            let h = hash_of(&self.nodes[last as usize].member);
-            if let Some(x) = self.index.find_mut(h, |&x| x == last) {
-                *x = id;
+            if self.indexed() {
+                let h = hash_of(&self.nodes[last as usize].member);
+                if let Some(x) = self.index.find_mut(h, |&x| x == last) {
+                    *x = id;
+                }
             }
             let Self {
                 nodes, deadlines, ..
@@ -226,7 +256,9 @@ impl<V> MemberTable<V> {
         if let Some(d) = &mut self.deadlines {
             d.at.swap_remove(id as usize);
         }
-        Some(self.nodes.swap_remove(id as usize))
+        let node = self.nodes.swap_remove(id as usize);
+        self.maybe_shrink();
+        Some(node)
     }
 
     /// Removes node `id`, shifting the nodes above it down by one (keeps
@@ -247,13 +279,33 @@ impl<V> MemberTable<V> {
         if let Some(d) = &mut self.deadlines {
             d.at.remove(id as usize);
         }
-        Some(self.nodes.remove(id as usize))
+        let node = self.nodes.remove(id as usize);
+        self.maybe_shrink();
+        Some(node)
     }
 
     /// Drops the deadline index once no member has a deadline.
     fn finish_removal(&mut self) {
         if self.deadlines.as_ref().is_some_and(|d| d.order.is_empty()) {
             self.deadlines = None;
+        }
+    }
+
+    /// Gives memory back once removals left the table under a quarter
+    /// full (halving keeps the cost amortized O(1) per removal), as Redis
+    /// shrinks its dictionaries.
+    fn maybe_shrink(&mut self) {
+        let (len, cap) = (self.nodes.len(), self.nodes.capacity());
+        if cap <= 16 || len >= cap / 4 {
+            return;
+        }
+        let target = (len * 2).max(8);
+        self.nodes.shrink_to(target);
+        let nodes = &self.nodes;
+        self.index
+            .shrink_to(len, |&i| hash_of(&nodes[i as usize].member));
+        if let Some(d) = &mut self.deadlines {
+            d.at.shrink_to(target);
         }
     }
 
@@ -270,7 +322,11 @@ impl<V> MemberTable<V> {
     /// Checks that the index, the nodes and the deadlines agree (tests).
     #[cfg(test)]
     pub fn check(&self) {
-        assert_eq!(self.index.len(), self.nodes.len());
+        if self.indexed() {
+            assert_eq!(self.index.len(), self.nodes.len());
+        } else {
+            assert!(self.nodes.len() <= LINEAR_MAX);
+        }
         for (i, n) in self.nodes.iter().enumerate() {
             assert_eq!(self.find(&n.member), Some(i as u32));
         }
@@ -287,6 +343,26 @@ impl<V> MemberTable<V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_tables_scan_and_large_ones_index() {
+        let mut t: MemberTable<()> = MemberTable::default();
+        for i in 0..40u32 {
+            t.push(format!("m{i}").as_bytes(), ());
+            assert_eq!(t.indexed(), t.len() > LINEAR_MAX);
+            t.check();
+        }
+        assert_eq!(t.find(b"m39"), Some(39));
+        assert_eq!(t.find(b"m40"), None);
+        while t.len() > 1 {
+            t.swap_remove(0);
+            t.check();
+        }
+        t.swap_remove(0);
+        t.push(b"again", ());
+        assert_eq!(t.find(b"again"), Some(0));
+        t.check();
+    }
 
     #[test]
     fn removals_keep_every_index_in_step() {
@@ -316,6 +392,8 @@ mod tests {
         }
         assert!(t.deadlines().is_empty());
         assert_eq!(t.len(), 100);
+        // Removals gave memory back.
+        assert!(t.nodes.capacity() <= 256, "{}", t.nodes.capacity());
         for i in (0..100).rev() {
             t.set_deadline(i, 5);
             t.clear_deadline(i);

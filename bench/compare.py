@@ -6,9 +6,11 @@ Workloads:
   std     redis-benchmark standard commands, 50 clients, -P 1 and -P 16
   recipes the five recipes: Redis's best way (one EVAL per operation)
           against ebb's native command
-  memory  used_memory_rss per member: 1,000,000 members with TTLs over
-          1,000 keys, and 10,000 keys of 30 members; per key: 1,000,000
-          string keys (each case on a freshly started server)
+  memory  used_memory_rss per member: 1,000,000 sorted-set members with
+          TTLs over 1,000 keys, and 10,000 keys of 30 members; 1,000,000 set
+          members (SADDEX) and hash fields (HSET + HPEXPIRE) with TTLs over
+          1,000 keys against Redis's without TTL; per key: 1,000,000 string
+          keys (each case on a freshly started server)
   expiry  1,000,000 members of one sorted set sharing one deadline
 """
 
@@ -204,6 +206,37 @@ def fill_members(s, keys, per_key):
         p.execute()
 
 
+def fill_set_members(s, keys, per_key):
+    """Set members: Redis SADD (no TTL) against SADDEX (a TTL on each)."""
+    for k in range(keys):
+        p = s.c.pipeline(transaction=False)
+        members = [f"member:{k:05d}:{i:06d}" for i in range(per_key)]
+        for i in range(0, per_key, 1000):
+            chunk = members[i:i + 1000]
+            if s.kind == "redis":
+                p.sadd(f"key:{k}", *chunk)
+            else:
+                p.execute_command("SADDEX", f"key:{k}", 3600, *chunk)
+        p.execute()
+
+
+def fill_hash_fields(s, keys, per_key):
+    """Hash fields with 10-byte values: Redis HSET (no TTL) against HSET
+    then HPEXPIRE on every field."""
+    for k in range(keys):
+        p = s.c.pipeline(transaction=False)
+        fields = [f"field:{k:05d}:{i:06d}" for i in range(per_key)]
+        for i in range(0, per_key, 1000):
+            chunk = fields[i:i + 1000]
+            flat = []
+            for j, f in enumerate(chunk):
+                flat += [f, "value:%04d" % ((i + j) % 10000)]
+            p.execute_command("HSET", f"key:{k}", *flat)
+            if s.kind != "redis":
+                p.execute_command("HPEXPIRE", f"key:{k}", 3_600_000, "FIELDS", len(chunk), *chunk)
+        p.execute()
+
+
 def fill_strings(s, n):
     """Plain string keys: SET key:NNNNNNN with a 10-byte value."""
     for start in range(0, n, 10000):
@@ -223,6 +256,8 @@ def memory_workload(servers, binaries, cores):
     cases = [
         ("1M members / 1,000 keys (B/member)", lambda s: fill_members(s, 1000, 1000), 1_000_000),
         ("10,000 keys x 30 members (B/member)", lambda s: fill_members(s, 10000, 30), 300_000),
+        ("1M set members / 1,000 keys, Redis without TTL (B/member)", lambda s: fill_set_members(s, 1000, 1000), 1_000_000),
+        ("1M hash fields / 1,000 keys, Redis without TTL (B/field)", lambda s: fill_hash_fields(s, 1000, 1000), 1_000_000),
         ("1M string keys (B/key)", lambda s: fill_strings(s, 1_000_000), 1_000_000),
     ]
     res = {"redis": {}, "ebb": {}}

@@ -23,7 +23,7 @@ fn num(n: u64) -> Bytes {
 /// Calls `emit` with every command that rebuilds `key` (value, member
 /// deadlines, key TTL). Members already due at `now` are skipped.
 pub fn entry_commands(key: &Bytes, e: &Entry, now: u64, emit: &mut dyn FnMut(Vec<Bytes>)) {
-    let live = |d: &MemberDeadlines, m: &[u8]| !d.is_due(m, now);
+    let live = |d: MemberDeadlines<'_>, m: &[u8]| !d.is_due(m, now);
     match &e.value {
         Value::Str(v) => emit(vec![b("SET"), key.clone(), v.clone()]),
         Value::List(l) => {
@@ -36,22 +36,22 @@ pub fn entry_commands(key: &Bytes, e: &Entry, now: u64, emit: &mut dyn FnMut(Vec
         }
         Value::Set(s) => {
             let d = s.deadlines();
-            let members: Vec<&Bytes> = s.iter().filter(|m| live(d, m)).collect();
+            let members: Vec<&[u8]> = s.iter().filter(|m| live(d, m)).collect();
             for c in members.chunks(CHUNK) {
                 let mut cmd = vec![b("SADD"), key.clone()];
-                cmd.extend(c.iter().map(|x| (*x).clone()));
+                cmd.extend(c.iter().map(|x| Bytes::copy_from_slice(x)));
                 emit(cmd);
             }
             deadline_commands("SPEXPIREAT", "MEMBERS", key, d, now, emit);
         }
         Value::Hash(h) => {
             let d = h.deadlines();
-            let fields: Vec<(&Bytes, &Bytes)> = h.iter().filter(|(f, _)| live(d, f)).collect();
+            let fields: Vec<(&[u8], &[u8])> = h.iter().filter(|(f, _)| live(d, f)).collect();
             for c in fields.chunks(CHUNK) {
                 let mut cmd = vec![b("HSET"), key.clone()];
                 for (f, v) in c {
-                    cmd.push((*f).clone());
-                    cmd.push((*v).clone());
+                    cmd.push(Bytes::copy_from_slice(f));
+                    cmd.push(Bytes::copy_from_slice(v));
                 }
                 emit(cmd);
             }
@@ -59,12 +59,12 @@ pub fn entry_commands(key: &Bytes, e: &Entry, now: u64, emit: &mut dyn FnMut(Vec
         }
         Value::ZSet(z) => {
             let d = z.deadlines();
-            let members: Vec<(&Bytes, f64)> = z.iter().filter(|(m, _)| live(d, m)).collect();
+            let members: Vec<(&[u8], f64)> = z.iter().filter(|(m, _)| live(d, m)).collect();
             for c in members.chunks(CHUNK) {
                 let mut cmd = vec![b("ZADD"), key.clone()];
                 for (m, s) in c {
                     cmd.push(Bytes::from(format_double(*s)));
-                    cmd.push((*m).clone());
+                    cmd.push(Bytes::copy_from_slice(m));
                 }
                 emit(cmd);
             }
@@ -81,7 +81,7 @@ fn deadline_commands(
     cmd: &'static str,
     word: &'static str,
     key: &Bytes,
-    d: &MemberDeadlines,
+    d: MemberDeadlines<'_>,
     now: u64,
     emit: &mut dyn FnMut(Vec<Bytes>),
 ) {
@@ -109,7 +109,7 @@ fn deadline_commands(
             flush(at, &mut group);
             at = t;
         }
-        group.push(m.clone());
+        group.push(Bytes::copy_from_slice(m));
     }
     flush(at, &mut group);
 }

@@ -1,120 +1,97 @@
-//! Member deadlines: the per-collection record of which members carry an
-//! absolute deadline (Unix milliseconds), ordered so the earliest is found
-//! in O(log n). Collections without any deadline keep this empty and pay
-//! only its empty size.
+//! Member deadlines: which members of one collection carry an absolute
+//! deadline (Unix milliseconds), ordered so the earliest is found in
+//! O(log n).
+//!
+//! A collection's members live once, in its
+//! [`MemberTable`](crate::value::table::MemberTable), under dense `u32` ids.
+//! The deadlines of a table are a [`DeadlineIndex`]: one `u64` per member,
+//! parallel to the table's nodes, plus the ids of the members that have a
+//! deadline ordered by (deadline, member). A collection without any
+//! deadline keeps no index and pays one null pointer; a member with one
+//! pays 8 bytes plus about 6 for its place in the order.
 
-use bytes::Bytes;
-use std::collections::BTreeSet;
-use std::collections::HashMap;
+use crate::value::order::IdOrder;
 
-/// Deadlines of the members of one collection. A collection without any
-/// deadline pays one null pointer.
+/// The stored deadline of a member without one.
+pub(crate) const NO_DEADLINE: u64 = u64::MAX;
+
+/// Deadlines of one table's members.
 #[derive(Debug, Default, Clone)]
-pub struct MemberDeadlines {
-    inner: Option<Box<Indexes>>,
+pub(crate) struct DeadlineIndex {
+    /// Deadline of each node by id, [`NO_DEADLINE`] when it has none.
+    pub(crate) at: Vec<u64>,
+    /// Ids of the nodes with a deadline, by (deadline, member).
+    pub(crate) order: IdOrder,
 }
 
-#[derive(Debug, Default, Clone)]
-struct Indexes {
-    by_member: HashMap<Bytes, u64, ahash::RandomState>,
-    by_time: BTreeSet<(u64, Bytes)>,
+/// What a deadline view needs from the table holding the members.
+pub(crate) trait MemberNames {
+    /// The member with id `id` (an id the index holds).
+    fn member(&self, id: u32) -> &[u8];
+    /// The id of `member`, if present.
+    fn find(&self, member: &[u8]) -> Option<u32>;
 }
 
-impl MemberDeadlines {
+/// A read-only view of the deadlines of one collection's members.
+#[derive(Clone, Copy)]
+pub struct MemberDeadlines<'a> {
+    names: &'a dyn MemberNames,
+    index: Option<&'a DeadlineIndex>,
+}
+
+impl std::fmt::Debug for MemberDeadlines<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<'a> MemberDeadlines<'a> {
+    pub(crate) fn new(names: &'a dyn MemberNames, index: Option<&'a DeadlineIndex>) -> Self {
+        MemberDeadlines { names, index }
+    }
+
     /// The deadline of `member`, if it has one.
     pub fn get(&self, member: &[u8]) -> Option<u64> {
-        self.inner.as_ref()?.by_member.get(member).copied()
-    }
-
-    /// Gives `member` the deadline `at`, replacing any previous one.
-    pub fn set(&mut self, member: Bytes, at: u64) {
-        let d = self.inner.get_or_insert_with(Default::default);
-        if let Some(old) = d.by_member.insert(member.clone(), at) {
-            d.by_time.remove(&(old, member.clone()));
-        }
-        d.by_time.insert((at, member));
-    }
-
-    /// Removes the deadline of `member`; returns the one it had.
-    pub fn clear(&mut self, member: &[u8]) -> Option<u64> {
-        let d = self.inner.as_mut()?;
-        let (k, old) = d.by_member.remove_entry(member)?;
-        d.by_time.remove(&(old, k));
-        if d.by_member.is_empty() {
-            self.inner = None;
-        }
-        Some(old)
+        let d = self.index?;
+        let id = self.names.find(member)?;
+        let t = *d.at.get(id as usize)?;
+        (t != NO_DEADLINE).then_some(t)
     }
 
     /// The earliest deadline of any member.
     pub fn earliest(&self) -> Option<u64> {
-        self.inner.as_ref()?.by_time.first().map(|(t, _)| *t)
+        let d = self.index?;
+        d.at.get(d.order.first()? as usize).copied()
     }
 
     /// The latest deadline of any member.
     pub fn latest(&self) -> Option<u64> {
-        self.inner.as_ref()?.by_time.last().map(|(t, _)| *t)
-    }
-
-    /// Removes and returns the earliest member whose deadline is `<= now`.
-    pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
-        let d = self.inner.as_mut()?;
-        let (t, _) = d.by_time.first()?;
-        if *t > now {
-            return None;
-        }
-        let (_, m) = d.by_time.pop_first()?;
-        d.by_member.remove(&m);
-        if d.by_member.is_empty() {
-            self.inner = None;
-        }
-        Some(m)
+        let d = self.index?;
+        d.at.get(d.order.last()? as usize).copied()
     }
 
     /// How many members carry a deadline.
     pub fn len(&self) -> usize {
-        self.inner.as_ref().map_or(0, |d| d.by_member.len())
+        self.index.map_or(0, |d| d.order.len())
     }
 
     /// Whether no member carries a deadline.
     pub fn is_empty(&self) -> bool {
-        self.inner.is_none()
-    }
-
-    /// Forgets every deadline.
-    pub fn clear_all(&mut self) {
-        self.inner = None;
+        self.len() == 0
     }
 
     /// Iterates over `(member, deadline)` pairs in deadline order.
-    pub fn iter(&self) -> impl Iterator<Item = (&Bytes, u64)> {
-        self.inner
-            .iter()
-            .flat_map(|d| d.by_time.iter().map(|(t, m)| (m, *t)))
+    pub fn iter(&self) -> impl Iterator<Item = (&'a [u8], u64)> + 'a {
+        let names = self.names;
+        self.index.into_iter().flat_map(move |d| {
+            d.order
+                .iter()
+                .map(move |id| (names.member(id), d.at[id as usize]))
+        })
     }
 
     /// Whether `member` is expired at `now` (has a deadline `<= now`).
     pub fn is_due(&self, member: &[u8], now: u64) -> bool {
         matches!(self.get(member), Some(t) if t <= now)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn set_replace_clear_pop() {
-        let mut d = MemberDeadlines::default();
-        d.set(Bytes::from_static(b"a"), 10);
-        d.set(Bytes::from_static(b"b"), 5);
-        d.set(Bytes::from_static(b"a"), 3);
-        assert_eq!(d.earliest(), Some(3));
-        assert_eq!(d.len(), 2);
-        assert_eq!(d.pop_due(2), None);
-        assert_eq!(d.pop_due(3).as_deref(), Some(&b"a"[..]));
-        assert_eq!(d.clear(b"b"), Some(5));
-        assert!(d.is_empty());
-        assert_eq!(d.earliest(), None);
     }
 }

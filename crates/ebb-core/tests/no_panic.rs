@@ -859,7 +859,7 @@ fn check_value(v: &Value) -> Result<(), String> {
             if z.iter().len() != z.len() {
                 return Err("sorted set length disagrees with its order".into());
             }
-            let mut prev: Option<(&Bytes, f64)> = None;
+            let mut prev: Option<(&[u8], f64)> = None;
             for (rank, (m, s)) in z.iter().enumerate() {
                 if s.is_nan() {
                     return Err(format!("NaN score for \"{}\"", m.escape_ascii()));

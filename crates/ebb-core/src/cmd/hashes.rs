@@ -13,6 +13,7 @@ use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
+use crate::value::member::shared_copies;
 use crate::value::{HashValue, Value};
 
 mod field_ttl;
@@ -138,7 +139,7 @@ fn hget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let (key, field) = (&argv[1], &argv[2]);
     Ok(
         match ctx.get::<HashValue>(key)?.and_then(|h| h.get(field)) {
-            Some(v) => Reply::Bulk(v.clone()),
+            Some(v) => Reply::Bulk(Bytes::copy_from_slice(v)),
             None => Reply::Nil,
         },
     )
@@ -152,7 +153,7 @@ fn hmget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let out = argv[2..]
         .iter()
         .map(|f| match h.and_then(|h| h.get(f)) {
-            Some(v) => Reply::Bulk(v.clone()),
+            Some(v) => Reply::Bulk(Bytes::copy_from_slice(v)),
             None => Reply::Nil,
         })
         .collect();
@@ -163,10 +164,14 @@ fn hmget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `HGETALL key` → a map of fields to values (a flat array in RESP2).
 fn hgetall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let pairs = match ctx.get::<HashValue>(&argv[1])? {
-        Some(h) => h
-            .iter()
-            .map(|(f, v)| (Reply::Bulk(f.clone()), Reply::Bulk(v.clone())))
-            .collect(),
+        Some(h) => {
+            let mut all = shared_copies(h.iter().flat_map(|(f, v)| [f, v])).into_iter();
+            let mut pairs = Vec::with_capacity(h.len());
+            while let (Some(f), Some(v)) = (all.next(), all.next()) {
+                pairs.push((Reply::Bulk(f), Reply::Bulk(v)));
+            }
+            pairs
+        }
         None => Vec::new(),
     };
     Ok(Reply::Map(pairs))
@@ -176,7 +181,10 @@ fn hgetall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `HKEYS key` → an array of the fields.
 fn hkeys(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let out = match ctx.get::<HashValue>(&argv[1])? {
-        Some(h) => h.iter().map(|(f, _)| Reply::Bulk(f.clone())).collect(),
+        Some(h) => shared_copies(h.iter().map(|(f, _)| f))
+            .into_iter()
+            .map(Reply::Bulk)
+            .collect(),
         None => Vec::new(),
     };
     Ok(Reply::Array(out))
@@ -186,7 +194,10 @@ fn hkeys(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `HVALS key` → an array of the values.
 fn hvals(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let out = match ctx.get::<HashValue>(&argv[1])? {
-        Some(h) => h.iter().map(|(_, v)| Reply::Bulk(v.clone())).collect(),
+        Some(h) => shared_copies(h.iter().map(|(_, v)| v))
+            .into_iter()
+            .map(Reply::Bulk)
+            .collect(),
         None => Vec::new(),
     };
     Ok(Reply::Array(out))

@@ -394,7 +394,7 @@ fn step<T: Subject>(h: &mut Harness, model: &mut Model, op: &Op) {
 trait DueCheck {
     fn is_none_or_after(&self, now: u64) -> bool;
 }
-impl DueCheck for crate::expiry::MemberDeadlines {
+impl DueCheck for crate::expiry::MemberDeadlines<'_> {
     fn is_none_or_after(&self, now: u64) -> bool {
         self.earliest().is_none_or(|t| t > now)
     }
@@ -402,20 +402,20 @@ impl DueCheck for crate::expiry::MemberDeadlines {
 
 /// A read-only view of the member deadlines of each type.
 trait Deadlines {
-    fn deadlines(&self) -> &crate::expiry::MemberDeadlines;
+    fn deadlines(&self) -> crate::expiry::MemberDeadlines<'_>;
 }
 impl Deadlines for SetValue {
-    fn deadlines(&self) -> &crate::expiry::MemberDeadlines {
+    fn deadlines(&self) -> crate::expiry::MemberDeadlines<'_> {
         SetValue::deadlines(self)
     }
 }
 impl Deadlines for ZSetValue {
-    fn deadlines(&self) -> &crate::expiry::MemberDeadlines {
+    fn deadlines(&self) -> crate::expiry::MemberDeadlines<'_> {
         ZSetValue::deadlines(self)
     }
 }
 impl Deadlines for HashValue {
-    fn deadlines(&self) -> &crate::expiry::MemberDeadlines {
+    fn deadlines(&self) -> crate::expiry::MemberDeadlines<'_> {
         HashValue::deadlines(self)
     }
 }

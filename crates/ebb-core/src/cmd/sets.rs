@@ -13,6 +13,7 @@ use crate::ctx::Ctx;
 use crate::error::CmdResult;
 use crate::reply::Reply;
 use crate::table::CommandSpec;
+use crate::value::member::shared_copies;
 use crate::value::SetValue;
 
 /// The sets family's commands (membership and moves).
@@ -83,10 +84,11 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// A reply element for each member.
-pub(super) fn member_replies<'a>(members: impl IntoIterator<Item = &'a Bytes>) -> Vec<Reply> {
-    members
+pub(super) fn member_replies<M: AsRef<[u8]>>(members: impl IntoIterator<Item = M>) -> Vec<Reply> {
+    let members: Vec<M> = members.into_iter().collect();
+    shared_copies(members.iter().map(|m| m.as_ref()))
         .into_iter()
-        .map(|m| Reply::Bulk(m.clone()))
+        .map(Reply::Bulk)
         .collect()
 }
 

@@ -122,7 +122,7 @@ fn intersect(sets: &[Option<&SetValue>], limit: usize) -> Vec<Bytes> {
     let mut out = Vec::new();
     for m in smallest.iter() {
         if others.iter().all(|s| s.contains(m)) {
-            out.push(m.clone());
+            out.push(Bytes::copy_from_slice(m));
             if limit != 0 && out.len() >= limit {
                 break;
             }
@@ -136,11 +136,11 @@ fn compute(sets: &[Option<&SetValue>], op: SetOp) -> Vec<Bytes> {
     match op {
         SetOp::Inter => intersect(sets, 0),
         SetOp::Union => {
-            let mut acc: IndexSet<Bytes, ahash::RandomState> = IndexSet::default();
+            let mut acc: IndexSet<&[u8], ahash::RandomState> = IndexSet::default();
             for s in sets.iter().flatten() {
-                acc.extend(s.iter().cloned());
+                acc.extend(s.iter());
             }
-            acc.into_iter().collect()
+            acc.into_iter().map(Bytes::copy_from_slice).collect()
         }
         SetOp::Diff => {
             let Some(Some(first)) = sets.first() else {
@@ -150,7 +150,7 @@ fn compute(sets: &[Option<&SetValue>], op: SetOp) -> Vec<Bytes> {
             first
                 .iter()
                 .filter(|m| !others.iter().any(|s| s.contains(m)))
-                .cloned()
+                .map(Bytes::copy_from_slice)
                 .collect()
         }
     }
@@ -160,7 +160,7 @@ fn compute(sets: &[Option<&SetValue>], op: SetOp) -> Vec<Bytes> {
 fn read_op(ctx: &mut Ctx, argv: &[Bytes], op: SetOp) -> CmdResult<Reply> {
     let keys = &argv[1..];
     let sets = live_sets(ctx, keys)?;
-    Ok(Reply::Set(member_replies(&compute(&sets, op))))
+    Ok(Reply::Set(member_replies(compute(&sets, op))))
 }
 
 /// Runs `op` and stores the result: `CMD destination key [key …]`. An empty

@@ -43,7 +43,7 @@ fn sample_distinct(set: &SetValue, count: usize) -> Vec<Bytes> {
     let mut rng = rand::thread_rng();
     rand::seq::index::sample(&mut rng, set.len(), count.min(set.len()))
         .into_iter()
-        .filter_map(|i| set.get_index(i).cloned())
+        .filter_map(|i| set.get_index(i).map(Bytes::copy_from_slice))
         .collect()
 }
 
@@ -53,7 +53,7 @@ fn pick_one(set: &SetValue) -> Option<Bytes> {
         return None;
     }
     let i = rand::thread_rng().gen_range(0..set.len());
-    set.get_index(i).cloned()
+    set.get_index(i).map(Bytes::copy_from_slice)
 }
 
 /// # Format
@@ -168,7 +168,7 @@ fn srandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     if count as u64 >= set.len() as u64 {
         return Ok(Reply::Array(member_replies(set.iter())));
     }
-    Ok(Reply::Array(member_replies(&sample_distinct(
+    Ok(Reply::Array(member_replies(sample_distinct(
         set,
         count as usize,
     ))))

@@ -53,7 +53,7 @@ fn sscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let opts = parse_scan_options(&argv[3..], false)?;
     let pattern = opts.pattern.as_deref();
     let count = opts.count as u64;
-    let keep = |m: &&Bytes| pattern.is_none_or(|p| glob_match(p, m, false));
+    let keep = |m: &&[u8]| pattern.is_none_or(|p| glob_match(p, m, false));
     if returned_whole(set, intset_max) {
         return Ok(scan_reply(0, member_replies(set.iter().filter(keep))));
     }

@@ -170,10 +170,10 @@ fn sort_generic(ctx: &mut Ctx, argv: &[Bytes], readonly: bool) -> CmdResult<Repl
         }
         Some(Value::Set(s)) => {
             is_set = true;
-            s.iter().cloned().collect()
+            s.iter().map(Bytes::copy_from_slice).collect()
         }
         Some(Value::ZSet(z)) => {
-            let mut v: Vec<Bytes> = z.iter().map(|(m, _)| m.clone()).collect();
+            let mut v: Vec<Bytes> = z.iter().map(|(m, _)| Bytes::copy_from_slice(m)).collect();
             if c.dont_sort && c.desc {
                 v.reverse();
             }
@@ -351,7 +351,7 @@ pub fn lookup_by_pattern(ctx: &mut Ctx, pattern: &[u8], elem: &[u8]) -> Option<B
     key.extend_from_slice(elem);
     key.extend_from_slice(postfix);
     match (ctx.value(&key)?, field) {
-        (Value::Hash(h), Some(f)) => h.get(f).cloned(),
+        (Value::Hash(h), Some(f)) => h.get(f).map(Bytes::copy_from_slice),
         (Value::Str(s), None) => Some(s.clone()),
         _ => None,
     }

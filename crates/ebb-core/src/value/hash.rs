@@ -1,22 +1,25 @@
 //! Hashes whose fields may carry deadlines.
 
 use bytes::Bytes;
-use indexmap::IndexMap;
 
+use super::member::Member;
+use super::table::MemberTable;
 use crate::expiry::MemberDeadlines;
+
+/// A field and its value, as stored.
+pub type FieldValue<'a> = (&'a [u8], &'a [u8]);
 
 /// Up to this many fields, removals keep the order of the other fields
 /// (Redis's default `hash-max-listpack-entries`).
 const ORDERED_REMOVAL_MAX: usize = 128;
 
-/// A hash. Fields live in an index-addressable map so that random picks
+/// A hash. Fields live once in a dense [`MemberTable`] so that random picks
 /// (HRANDFIELD) cost O(1) and HSCAN can walk positions. Small hashes keep
 /// insertion order across removals, as Redis's listpack does; larger ones
 /// move the last field into the hole instead (O(1)).
 #[derive(Debug, Default, Clone)]
 pub struct HashValue {
-    fields: IndexMap<Bytes, Bytes, ahash::RandomState>,
-    deadlines: MemberDeadlines,
+    fields: MemberTable<Member>,
     /// Most fields the hash ever held, and longest field or value ever
     /// stored: Redis converts a listpack to a hash table past its limits
     /// and never back, and HSCAN/OBJECT ENCODING follow that encoding.
@@ -41,28 +44,47 @@ impl HashValue {
     }
 
     /// The value of `field`.
-    pub fn get(&self, field: &[u8]) -> Option<&Bytes> {
-        self.fields.get(field)
+    pub fn get(&self, field: &[u8]) -> Option<&[u8]> {
+        self.get_entry(field).map(|(_, v)| v)
     }
 
     /// Whether `field` exists.
     pub fn contains(&self, field: &[u8]) -> bool {
-        self.fields.contains_key(field)
+        self.fields.find(field).is_some()
     }
 
     /// Sets `field` to `value`, clearing its deadline (HSET rule); returns
     /// true if the field is new.
-    pub fn insert(&mut self, field: Bytes, value: Bytes) -> bool {
-        self.deadlines.clear(&field);
+    pub fn insert(&mut self, field: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> bool {
+        let field = field.as_ref();
+        if let Some(id) = self.fields.find(field) {
+            self.fields.clear_deadline(id);
+        }
         self.insert_keep_deadline(field, value)
     }
 
     /// Sets `field` to `value` keeping any deadline it has (HINCRBY rule);
     /// returns true if the field is new.
-    pub fn insert_keep_deadline(&mut self, field: Bytes, value: Bytes) -> bool {
+    pub fn insert_keep_deadline(
+        &mut self,
+        field: impl AsRef<[u8]>,
+        value: impl AsRef<[u8]>,
+    ) -> bool {
+        let (field, value) = (field.as_ref(), value.as_ref());
         let item = field.len().max(value.len()).min(u32::MAX as usize) as u32;
         self.peak_item = self.peak_item.max(item);
-        let new = self.fields.insert(field, value).is_none();
+        let new = match self.fields.find(field) {
+            Some(id) => {
+                if let Some(v) = self.fields.value_mut(id) {
+                    *v = Member::new(value);
+                }
+                false
+            }
+            None => {
+                self.fields.push(field, Member::new(value));
+                true
+            }
+        };
         self.peak_len = self
             .peak_len
             .max(self.fields.len().min(u32::MAX as usize) as u32);
@@ -71,31 +93,36 @@ impl HashValue {
 
     /// Removes `field` and its deadline; returns its value.
     pub fn remove(&mut self, field: &[u8]) -> Option<Bytes> {
-        let v = self.take(field)?;
-        self.deadlines.clear(field);
-        Some(v)
+        let id = self.fields.find(field)?;
+        self.take(id).map(|(_, v)| v)
     }
 
     /// The field/value pair at position `i`, for random picks.
-    pub fn get_index(&self, i: usize) -> Option<(&Bytes, &Bytes)> {
-        self.fields.get_index(i)
+    pub fn get_index(&self, i: usize) -> Option<(&[u8], &[u8])> {
+        self.fields
+            .nodes()
+            .get(i)
+            .map(|n| (&n.member[..], &n.value[..]))
     }
 
     /// Iterates over field/value pairs.
-    pub fn iter(&self) -> impl Iterator<Item = (&Bytes, &Bytes)> {
-        self.fields.iter()
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&[u8], &[u8])> + DoubleEndedIterator {
+        self.fields
+            .nodes()
+            .iter()
+            .map(|n| (&n.member[..], &n.value[..]))
     }
 
     /// The field deadlines.
-    pub fn deadlines(&self) -> &MemberDeadlines {
-        &self.deadlines
+    pub fn deadlines(&self) -> MemberDeadlines<'_> {
+        self.fields.deadlines()
     }
 
     /// Sets the deadline of an existing field; false if there is no such field.
     pub fn set_deadline(&mut self, field: &[u8], at: u64) -> bool {
-        match self.fields.get_key_value(field) {
-            Some((k, _)) => {
-                self.deadlines.set(k.clone(), at);
+        match self.fields.find(field) {
+            Some(id) => {
+                self.fields.set_deadline(id, at);
                 true
             }
             None => false,
@@ -104,18 +131,20 @@ impl HashValue {
 
     /// Clears the deadline of `field`; returns the one it had.
     pub fn clear_deadline(&mut self, field: &[u8]) -> Option<u64> {
-        self.deadlines.clear(field)
+        let id = self.fields.find(field)?;
+        self.fields.clear_deadline(id)
     }
 
     /// The stored field and value of `field` (cloning the stored field is
     /// cheaper than copying the caller's bytes).
-    pub fn get_entry(&self, field: &[u8]) -> Option<(&Bytes, &Bytes)> {
-        self.fields.get_key_value(field)
+    pub fn get_entry(&self, field: &[u8]) -> Option<(&[u8], &[u8])> {
+        let n = self.fields.node(self.fields.find(field)?)?;
+        Some((&n.member[..], &n.value[..]))
     }
 
     /// The deadline of `field`, if it has one.
     pub fn deadline(&self, field: &[u8]) -> Option<u64> {
-        self.deadlines.get(field)
+        self.fields.deadline(self.fields.find(field)?)
     }
 
     /// Whether Redis would still hold this hash as a listpack: it never
@@ -125,15 +154,16 @@ impl HashValue {
         self.peak_len as usize <= max_entries && self.peak_item as usize <= max_value
     }
 
-    /// Removes a field (not its deadline): keeping the order of the others
-    /// while the hash is as small as a default listpack, swapping the last
-    /// field into its place beyond.
-    fn take(&mut self, field: &[u8]) -> Option<Bytes> {
-        if self.fields.len() <= ORDERED_REMOVAL_MAX {
-            self.fields.shift_remove(field)
+    /// Removes field `id` and its deadline: keeping the order of the
+    /// others while the hash is as small as a default listpack, swapping
+    /// the last field into its place beyond. Returns (field, value).
+    fn take(&mut self, id: u32) -> Option<(Bytes, Bytes)> {
+        let n = if self.fields.len() <= ORDERED_REMOVAL_MAX {
+            self.fields.shift_remove(id)
         } else {
-            self.fields.swap_remove(field)
-        }
+            self.fields.swap_remove(id)
+        }?;
+        Some((n.member.into_bytes(), n.value.into_bytes()))
     }
 
     /// One step of a cursor walk. Cursor 0 starts a walk; a returned cursor
@@ -145,7 +175,7 @@ impl HashValue {
     /// at least once (some possibly twice), and fields added during it (at
     /// the end) may be missed.
     /// Returns the next cursor and up to `count` field/value pairs.
-    pub fn scan(&self, cursor: u64, count: usize) -> (u64, Vec<(&Bytes, &Bytes)>) {
+    pub fn scan(&self, cursor: u64, count: usize) -> (u64, Vec<FieldValue<'_>>) {
         let len = self.fields.len();
         let from = if cursor == 0 {
             len
@@ -153,17 +183,18 @@ impl HashValue {
             (cursor.min(len as u64)) as usize
         };
         let to = from.saturating_sub(count.max(1));
-        let items = (to..from)
-            .rev()
-            .filter_map(|i| self.fields.get_index(i))
-            .collect();
+        let items = (to..from).rev().filter_map(|i| self.get_index(i)).collect();
         (to as u64, items)
     }
 
     /// Removes the earliest field whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
-        let f = self.deadlines.pop_due(now)?;
-        self.take(&f);
-        Some(f)
+        let id = self.fields.first_due(now)?;
+        self.take(id).map(|(f, _)| f)
+    }
+
+    /// Heap bytes held by the structure (not the fields' own bytes).
+    pub fn heap_bytes(&self) -> usize {
+        self.fields.heap_bytes()
     }
 }

@@ -1,16 +1,16 @@
 //! Sets whose members may carry deadlines.
 
 use bytes::Bytes;
-use indexmap::IndexSet;
 
+use super::table::MemberTable;
 use crate::expiry::MemberDeadlines;
 
-/// A set. Members are kept in an index-addressable hash set so that random
-/// members (SPOP, SRANDMEMBER) cost O(1).
+/// A set. Members are stored once in a dense [`MemberTable`], so random
+/// members (SPOP, SRANDMEMBER) cost O(1); removal moves the last member
+/// into the hole, as an index set's `swap_remove` does.
 #[derive(Debug, Default, Clone)]
 pub struct SetValue {
-    members: IndexSet<Bytes, ahash::RandomState>,
-    deadlines: MemberDeadlines,
+    table: MemberTable<()>,
 }
 
 impl SetValue {
@@ -21,67 +21,68 @@ impl SetValue {
 
     /// Number of members.
     pub fn len(&self) -> usize {
-        self.members.len()
+        self.table.len()
     }
 
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty()
+        self.table.is_empty()
     }
 
     /// Whether `m` is a member.
     pub fn contains(&self, m: &[u8]) -> bool {
-        self.members.contains(m)
+        self.table.find(m).is_some()
     }
 
     /// Adds `m`; returns true if it was new. An existing member keeps its deadline.
-    pub fn insert(&mut self, m: Bytes) -> bool {
-        self.members.insert(m)
+    pub fn insert(&mut self, m: impl AsRef<[u8]>) -> bool {
+        let m = m.as_ref();
+        if self.table.find(m).is_some() {
+            return false;
+        }
+        self.table.push(m, ());
+        true
     }
 
     /// Removes `m` and its deadline; returns true if it was present.
     pub fn remove(&mut self, m: &[u8]) -> bool {
-        if self.members.swap_remove(m) {
-            self.deadlines.clear(m);
-            true
-        } else {
-            false
+        match self.table.find(m) {
+            Some(id) => self.table.swap_remove(id).is_some(),
+            None => false,
         }
     }
 
     /// The member at position `i` (0..len), for random picks.
-    pub fn get_index(&self, i: usize) -> Option<&Bytes> {
-        self.members.get_index(i)
+    pub fn get_index(&self, i: usize) -> Option<&[u8]> {
+        self.table.nodes().get(i).map(|n| &n.member[..])
     }
 
     /// Iterates over the members.
-    pub fn iter(&self) -> impl Iterator<Item = &Bytes> {
-        self.members.iter()
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + DoubleEndedIterator {
+        self.table.nodes().iter().map(|n| &n.member[..])
     }
 
     /// The deadline of `m`, if it is a member with one.
     pub fn deadline(&self, m: &[u8]) -> Option<u64> {
-        self.deadlines.get(m)
+        self.table.deadline(self.table.find(m)?)
     }
 
     /// Whether every member is a canonical 64-bit integer, the shape Redis
     /// 7.0 keeps in its compact `intset` encoding.
     pub fn all_integers(&self) -> bool {
-        self.members
-            .iter()
-            .all(|m| crate::args::parse_i64(m).is_some())
+        self.iter().all(|m| crate::args::parse_i64(m).is_some())
     }
 
     /// The member deadlines.
-    pub fn deadlines(&self) -> &MemberDeadlines {
-        &self.deadlines
+    pub fn deadlines(&self) -> MemberDeadlines<'_> {
+        self.table.deadlines()
     }
 
     /// Sets the deadline of an existing member; false if it is not a member.
     pub fn set_deadline(&mut self, m: &[u8], at: u64) -> bool {
-        match self.members.get(m) {
-            Some(k) => {
-                self.deadlines.set(k.clone(), at);
+        match self.table.find(m) {
+            Some(id) => {
+                self.table.set_deadline(id, at);
                 true
             }
             None => false,
@@ -90,34 +91,42 @@ impl SetValue {
 
     /// Clears the deadline of `m`; returns the one it had.
     pub fn clear_deadline(&mut self, m: &[u8]) -> Option<u64> {
-        self.deadlines.clear(m)
+        let id = self.table.find(m)?;
+        self.table.clear_deadline(id)
     }
 
     /// Adds `m` with the deadline `at`, replacing any deadline it had;
     /// returns true if it was new.
-    pub fn insert_with_deadline(&mut self, m: Bytes, at: u64) -> bool {
-        let (i, new) = self.members.insert_full(m);
-        if let Some(k) = self.members.get_index(i) {
-            self.deadlines.set(k.clone(), at);
-        }
+    pub fn insert_with_deadline(&mut self, m: impl AsRef<[u8]>, at: u64) -> bool {
+        let m = m.as_ref();
+        let (id, new) = match self.table.find(m) {
+            Some(id) => (id, false),
+            None => (self.table.push(m, ()), true),
+        };
+        self.table.set_deadline(id, at);
         new
     }
 
     /// Removes the earliest member whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
-        let m = self.deadlines.pop_due(now)?;
-        self.members.swap_remove(&m);
-        Some(m)
+        let id = self.table.first_due(now)?;
+        self.table.swap_remove(id).map(|n| n.member.into_bytes())
+    }
+
+    /// Heap bytes held by the structure (not the members' own bytes).
+    pub fn heap_bytes(&self) -> usize {
+        self.table.heap_bytes()
     }
 }
 
-impl FromIterator<Bytes> for SetValue {
+impl<B: AsRef<[u8]>> FromIterator<B> for SetValue {
     /// A set of the given members, none with a deadline.
-    fn from_iter<I: IntoIterator<Item = Bytes>>(iter: I) -> SetValue {
-        SetValue {
-            members: iter.into_iter().collect(),
-            deadlines: MemberDeadlines::default(),
+    fn from_iter<I: IntoIterator<Item = B>>(iter: I) -> SetValue {
+        let mut s = SetValue::new();
+        for m in iter {
+            s.insert(m);
         }
+        s
     }
 }
 

@@ -1,18 +1,17 @@
 //! Sorted sets whose members may carry deadlines.
 //!
-//! A member→score dictionary (O(1) score lookups and random picks) plus a
-//! [`RankedOrder`] of (score, member) pairs, which answers ranks, rank
-//! ranges and score/lex boundaries in O(log n).
-
-mod order;
+//! A [`MemberTable`] (each member stored once with its score; O(1) score
+//! lookups and random picks) plus an [`IdOrder`] of the member ids by
+//! (score, member), which answers ranks, rank ranges and score/lex
+//! boundaries in O(log n).
 
 use bytes::Bytes;
-use indexmap::IndexMap;
 use std::cmp::Ordering;
 use std::ops::Bound;
 
+use super::order::IdOrder;
+use super::table::{MemberTable, Node};
 use crate::expiry::MemberDeadlines;
-use order::RankedOrder;
 
 /// A score with a total order (scores are never NaN; -0 equals 0).
 #[derive(Debug, Clone, Copy)]
@@ -159,12 +158,22 @@ impl LexRange {
 /// scores differ (where ZRANGEBYLEX is otherwise unspecified).
 const LINEAR_LEX: usize = 128;
 
-/// A sorted set: a member→score dictionary plus (score, member) order.
+/// A sorted set: its members (with scores) stored once in a
+/// [`MemberTable`], plus the ids in (score, member) order.
 #[derive(Debug, Default, Clone)]
 pub struct ZSetValue {
-    dict: IndexMap<Bytes, f64, ahash::RandomState>,
-    order: RankedOrder,
-    deadlines: MemberDeadlines,
+    table: MemberTable<f64>,
+    order: IdOrder,
+}
+
+/// Orders ids by (score, member), reading both through the nodes.
+fn score_cmp(nodes: &[Node<f64>]) -> impl Fn(u32, u32) -> Ordering + '_ {
+    move |a, b| {
+        let (x, y) = (&nodes[a as usize], &nodes[b as usize]);
+        Score(x.value)
+            .cmp(&Score(y.value))
+            .then_with(|| x.member.cmp(&y.member))
+    }
 }
 
 impl ZSetValue {
@@ -175,64 +184,92 @@ impl ZSetValue {
 
     /// Number of members.
     pub fn len(&self) -> usize {
-        self.dict.len()
+        self.table.len()
     }
 
     /// Whether the sorted set is empty.
     pub fn is_empty(&self) -> bool {
-        self.dict.is_empty()
+        self.table.is_empty()
+    }
+
+    /// The node of id `id` as (member, score).
+    fn pair(&self, id: u32) -> Option<(&[u8], f64)> {
+        self.table.node(id).map(|n| (&n.member[..], n.value))
     }
 
     /// The score of `m`.
     pub fn score(&self, m: &[u8]) -> Option<f64> {
-        self.dict.get(m).copied()
+        self.pair(self.table.find(m)?).map(|(_, s)| s)
     }
 
     /// Whether `m` is a member.
     pub fn contains(&self, m: &[u8]) -> bool {
-        self.dict.contains_key(m)
+        self.table.find(m).is_some()
     }
 
     /// Inserts `m` with `score` or updates its score (keeping its deadline);
     /// returns true if it is new. A score of -0 is stored as 0, as Redis's
     /// compact encoding does.
-    pub fn insert(&mut self, m: Bytes, score: f64) -> bool {
+    pub fn insert(&mut self, m: impl AsRef<[u8]>, score: f64) -> bool {
+        let m = m.as_ref();
         let score = if score == 0.0 { 0.0 } else { score };
-        match self.dict.get_mut(&m) {
-            Some(old) => {
-                if *old != score {
-                    self.order.remove(&(Score(*old), m.clone()));
-                    *old = score;
-                    self.order.insert((Score(score), m));
+        match self.table.find(m) {
+            Some(id) => {
+                let old = self.pair(id).map_or(score, |(_, s)| s);
+                if old != score {
+                    self.order.remove(id, &score_cmp(self.table.nodes()));
+                    if let Some(s) = self.table.value_mut(id) {
+                        *s = score;
+                    }
+                    self.order.insert(id, &score_cmp(self.table.nodes()));
                 }
                 false
             }
             None => {
-                self.dict.insert(m.clone(), score);
-                self.order.insert((Score(score), m));
+                let id = self.table.push(m, score);
+                self.order.insert(id, &score_cmp(self.table.nodes()));
                 true
             }
         }
     }
 
+    /// Removes node `id` from the order and the table, keeping the order's
+    /// id of the node that moves into its place right.
+    fn remove_id(&mut self, id: u32) -> Option<(Bytes, f64)> {
+        let last = self.table.len().checked_sub(1)? as u32;
+        let moved = {
+            let cmp = score_cmp(self.table.nodes());
+            self.order.remove(id, &cmp);
+            if id != last {
+                self.order.slot_of(last, &cmp)
+            } else {
+                None
+            }
+        };
+        let node = self.table.swap_remove(id)?;
+        if let Some(slot) = moved {
+            self.order.set_slot(slot, id);
+        }
+        Some((node.member.into_bytes(), node.value))
+    }
+
     /// Removes `m` and its deadline; returns its score.
     pub fn remove(&mut self, m: &[u8]) -> Option<f64> {
-        let (k, s) = self.dict.swap_remove_entry(m)?;
-        self.order.remove(&(Score(s), k));
-        self.deadlines.clear(m);
-        Some(s)
+        let id = self.table.find(m)?;
+        self.remove_id(id).map(|(_, s)| s)
     }
 
     /// 0-based rank of `m` in ascending order (descending with `rev`).
     pub fn rank(&self, m: &[u8], rev: bool) -> Option<usize> {
-        let (k, s) = self.dict.get_key_value(m)?;
-        let below = self.order.rank_of(&(Score(*s), k.clone()));
+        let id = self.table.find(m)?;
+        let cmp = score_cmp(self.table.nodes());
+        let below = self.order.count_while(|e| cmp(e, id) == Ordering::Less);
         Some(if rev { self.len() - 1 - below } else { below })
     }
 
     /// The member at ascending rank `r`.
-    pub fn by_rank(&self, r: usize) -> Option<(&Bytes, f64)> {
-        self.order.get(r).map(|(s, m)| (m, s.0))
+    pub fn by_rank(&self, r: usize) -> Option<(&[u8], f64)> {
+        self.pair(self.order.get(r)?)
     }
 
     /// Members with ascending rank in `start..end` (reversible).
@@ -240,12 +277,16 @@ impl ZSetValue {
         &self,
         start: usize,
         end: usize,
-    ) -> impl DoubleEndedIterator<Item = (&Bytes, f64)> + ExactSizeIterator {
-        self.order.range(start, end).map(|(s, m)| (m, s.0))
+    ) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + ExactSizeIterator {
+        let nodes = self.table.nodes();
+        self.order.range(start, end).map(move |id| {
+            let n = &nodes[id as usize];
+            (&n.member[..], n.value)
+        })
     }
 
     /// Members in ascending order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&Bytes, f64)> + ExactSizeIterator {
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + ExactSizeIterator {
         self.range_by_rank(0, self.len())
     }
 
@@ -254,9 +295,19 @@ impl ZSetValue {
         &self,
         min: Bound<f64>,
         max: Bound<f64>,
-    ) -> impl DoubleEndedIterator<Item = (&Bytes, f64)> {
+    ) -> impl DoubleEndedIterator<Item = (&[u8], f64)> {
         let (lo, hi) = self.score_span(&bounds_to_range(min, max));
         self.range_by_rank(lo, hi)
+    }
+
+    /// The score of node `id` (for order walks).
+    fn score_of(&self, id: u32) -> f64 {
+        self.table.nodes()[id as usize].value
+    }
+
+    /// The member of node `id` (for order walks).
+    fn member_of(&self, id: u32) -> &[u8] {
+        &self.table.nodes()[id as usize].member
     }
 
     /// The ascending rank span `lo..hi` of the members whose score is in `r`.
@@ -264,8 +315,8 @@ impl ZSetValue {
         if r.is_empty() {
             return (0, 0);
         }
-        let lo = self.order.count_while(|e| !r.above_min(e.0 .0));
-        let hi = self.order.count_while(|e| r.below_max(e.0 .0));
+        let lo = self.order.count_while(|e| !r.above_min(self.score_of(e)));
+        let hi = self.order.count_while(|e| r.below_max(self.score_of(e)));
         (lo, hi.max(lo))
     }
 
@@ -294,7 +345,9 @@ impl ZSetValue {
             return false;
         }
         match (self.order.first(), self.order.last()) {
-            (Some(first), Some(last)) => r.above_min(&last.1) && r.below_max(&first.1),
+            (Some(first), Some(last)) => {
+                r.above_min(self.member_of(last)) && r.below_max(self.member_of(first))
+            }
             _ => false,
         }
     }
@@ -305,9 +358,11 @@ impl ZSetValue {
             return None;
         }
         let i = if self.len() <= LINEAR_LEX {
-            self.order.iter().position(|e| r.above_min(&e.1))?
+            self.order
+                .iter()
+                .position(|e| r.above_min(self.member_of(e)))?
         } else {
-            self.order.count_while(|e| !r.above_min(&e.1))
+            self.order.count_while(|e| !r.above_min(self.member_of(e)))
         };
         let (m, _) = self.by_rank(i)?;
         r.below_max(m).then_some(i)
@@ -319,10 +374,12 @@ impl ZSetValue {
             return None;
         }
         let i = if self.len() <= LINEAR_LEX {
-            self.order.iter().rposition(|e| r.below_max(&e.1))?
+            self.order
+                .iter()
+                .rposition(|e| r.below_max(self.member_of(e)))?
         } else {
             self.order
-                .count_while(|e| r.below_max(&e.1))
+                .count_while(|e| r.below_max(self.member_of(e)))
                 .checked_sub(1)?
         };
         let (m, _) = self.by_rank(i)?;
@@ -337,11 +394,11 @@ impl ZSetValue {
         if self.len() <= LINEAR_LEX {
             self.order
                 .range(first, self.len())
-                .take_while(|e| r.below_max(&e.1))
+                .take_while(|&e| r.below_max(self.member_of(e)))
                 .count()
         } else {
             self.order
-                .count_while(|e| r.below_max(&e.1))
+                .count_while(|e| r.below_max(self.member_of(e)))
                 .saturating_sub(first)
         }
     }
@@ -351,7 +408,7 @@ impl ZSetValue {
     pub fn remove_rank_range(&mut self, start: usize, end: usize) -> Vec<(Bytes, f64)> {
         let gone: Vec<(Bytes, f64)> = self
             .range_by_rank(start, end)
-            .map(|(m, s)| (m.clone(), s))
+            .map(|(m, s)| (Bytes::copy_from_slice(m), s))
             .collect();
         for (m, _) in &gone {
             self.remove(m);
@@ -360,44 +417,45 @@ impl ZSetValue {
     }
 
     /// The member at dictionary position `i`, for random picks.
-    pub fn get_index(&self, i: usize) -> Option<(&Bytes, f64)> {
-        self.dict.get_index(i).map(|(m, s)| (m, *s))
+    pub fn get_index(&self, i: usize) -> Option<(&[u8], f64)> {
+        self.pair(u32::try_from(i).ok()?)
     }
 
     /// The lowest (or with `max`, highest) member.
-    pub fn first(&self, max: bool) -> Option<(&Bytes, f64)> {
+    pub fn first(&self, max: bool) -> Option<(&[u8], f64)> {
         let e = if max {
             self.order.last()
         } else {
             self.order.first()
         };
-        e.map(|(s, m)| (m, s.0))
+        self.pair(e?)
     }
 
     /// Removes and returns the lowest (or highest) member.
     pub fn pop(&mut self, max: bool) -> Option<(Bytes, f64)> {
-        let rank = if max { self.len().checked_sub(1)? } else { 0 };
-        let (s, m) = self.order.remove_rank(rank)?;
-        self.dict.swap_remove(&m);
-        self.deadlines.clear(&m);
-        Some((m, s.0))
+        let id = if max {
+            self.order.last()
+        } else {
+            self.order.first()
+        };
+        self.remove_id(id?)
     }
 
     /// The member deadlines.
-    pub fn deadlines(&self) -> &MemberDeadlines {
-        &self.deadlines
+    pub fn deadlines(&self) -> MemberDeadlines<'_> {
+        self.table.deadlines()
     }
 
     /// The deadline of `m`, if it has one.
     pub fn deadline(&self, m: &[u8]) -> Option<u64> {
-        self.deadlines.get(m)
+        self.table.deadline(self.table.find(m)?)
     }
 
     /// Sets the deadline of an existing member; false if it is not a member.
     pub fn set_deadline(&mut self, m: &[u8], at: u64) -> bool {
-        match self.dict.get_key_value(m) {
-            Some((k, _)) => {
-                self.deadlines.set(k.clone(), at);
+        match self.table.find(m) {
+            Some(id) => {
+                self.table.set_deadline(id, at);
                 true
             }
             None => false,
@@ -406,34 +464,38 @@ impl ZSetValue {
 
     /// Clears the deadline of `m`; returns the one it had.
     pub fn clear_deadline(&mut self, m: &[u8]) -> Option<u64> {
-        self.deadlines.clear(m)
+        let id = self.table.find(m)?;
+        self.table.clear_deadline(id)
     }
 
     /// Removes the earliest member whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
-        let m = self.deadlines.pop_due(now)?;
-        if let Some((k, s)) = self.dict.swap_remove_entry(&m) {
-            self.order.remove(&(Score(s), k));
-        }
-        Some(m)
+        let id = self.table.first_due(now)?;
+        self.remove_id(id).map(|(m, _)| m)
     }
 
     /// How many members have a deadline `<= now` (present but not live).
     pub fn due_count(&self, now: u64) -> usize {
-        self.deadlines.iter().take_while(|(_, t)| *t <= now).count()
+        self.deadlines()
+            .iter()
+            .take_while(|(_, t)| *t <= now)
+            .count()
     }
 
-    /// Checks that the dictionary, the order and the deadlines agree (tests).
+    /// Heap bytes held by the structure (not the members' own bytes).
+    pub fn heap_bytes(&self) -> usize {
+        self.table.heap_bytes() + self.order.heap_bytes()
+    }
+
+    /// Checks that the table, the order and the deadlines agree (tests).
     #[cfg(test)]
     pub fn check(&self) {
-        self.order.check();
-        assert_eq!(self.order.len(), self.dict.len());
-        for (m, s) in &self.dict {
-            assert!(self.order.contains(&(Score(*s), m.clone())));
-        }
-        for (m, _) in self.deadlines.iter() {
-            assert!(self.dict.contains_key(m));
-        }
+        self.table.check();
+        self.order.check(&score_cmp(self.table.nodes()));
+        assert_eq!(self.order.len(), self.table.len());
+        let mut ids: Vec<u32> = self.order.iter().collect();
+        ids.sort_unstable();
+        assert!(ids.iter().enumerate().all(|(i, &id)| id == i as u32));
     }
 }
 
@@ -464,8 +526,8 @@ mod tests {
         Bytes::copy_from_slice(s.as_bytes())
     }
 
-    fn members<'a>(it: impl Iterator<Item = (&'a Bytes, f64)>) -> Vec<Bytes> {
-        it.map(|(m, _)| m.clone()).collect()
+    fn members<'a>(it: impl Iterator<Item = (&'a [u8], f64)>) -> Vec<Bytes> {
+        it.map(|(m, _)| Bytes::copy_from_slice(m)).collect()
     }
 
     #[test]
@@ -609,11 +671,11 @@ mod tests {
             z.check();
             let mut want: Vec<(Bytes, f64)> = model.into_iter().collect();
             want.sort_by(|a, b| Score(a.1).cmp(&Score(b.1)).then(a.0.cmp(&b.0)));
-            let got: Vec<(Bytes, f64)> = z.iter().map(|(m, s)| (m.clone(), s)).collect();
+            let got: Vec<(Bytes, f64)> = z.iter().map(|(m, s)| (Bytes::copy_from_slice(m), s)).collect();
             proptest::prop_assert_eq!(&got, &want);
             for (i, (m, _)) in want.iter().enumerate().step_by(7) {
                 proptest::prop_assert_eq!(z.rank(m, false), Some(i));
-                proptest::prop_assert_eq!(z.by_rank(i).map(|(k, _)| k.clone()), Some(m.clone()));
+                proptest::prop_assert_eq!(z.by_rank(i).map(|(k, _)| k), Some(&m[..]));
             }
             let r = ScoreRange { min: 10.0, min_exclusive: true, max: 30.0, max_exclusive: false };
             let n = want.iter().filter(|(_, s)| r.above_min(*s) && r.below_max(*s)).count();

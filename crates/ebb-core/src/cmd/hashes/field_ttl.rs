@@ -399,7 +399,7 @@ pub(super) fn hgetex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             out.push(Reply::Nil);
             continue;
         };
-        out.push(Reply::Bulk(v.clone()));
+        out.push(Reply::Bulk(Bytes::copy_from_slice(v)));
         match expiry {
             GetExpiry::Leave => {}
             GetExpiry::Persist => {

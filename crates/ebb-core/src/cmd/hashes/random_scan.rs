@@ -29,7 +29,7 @@ pub(super) fn hrandfield(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         let i = rand::thread_rng().gen_range(0..h.len());
         return Ok(h
             .get_index(i)
-            .map_or(Reply::Nil, |(f, _)| Reply::Bulk(f.clone())));
+            .map_or(Reply::Nil, |(f, _)| Reply::Bulk(Bytes::copy_from_slice(f))));
     }
     let l = parse_i64(&argv[2]).ok_or(Error::NotInteger)?;
     if l == i64::MIN {
@@ -51,17 +51,14 @@ pub(super) fn hrandfield(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     };
     let count = l.unsigned_abs();
     let mut out = Vec::new();
-    let mut push = |f: &Bytes, v: &Bytes| {
+    let mut push = |f: &[u8], v: &[u8]| {
         if !with_values {
-            out.push(Reply::Bulk(f.clone()));
+            out.push(Reply::bulk(f));
         } else if resp3 {
-            out.push(Reply::Array(vec![
-                Reply::Bulk(f.clone()),
-                Reply::Bulk(v.clone()),
-            ]));
+            out.push(Reply::Array(vec![Reply::bulk(f), Reply::bulk(v)]));
         } else {
-            out.push(Reply::Bulk(f.clone()));
-            out.push(Reply::Bulk(v.clone()));
+            out.push(Reply::bulk(f));
+            out.push(Reply::bulk(v));
         }
     };
     let size = h.len();
@@ -174,9 +171,9 @@ pub(super) fn hscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         if pattern.is_some_and(|p| !glob_match(p, f, false)) {
             continue;
         }
-        out.push(Reply::Bulk(f.clone()));
+        out.push(Reply::Bulk(Bytes::copy_from_slice(f)));
         if !no_values {
-            out.push(Reply::Bulk(v.clone()));
+            out.push(Reply::Bulk(Bytes::copy_from_slice(v)));
         }
     }
     Ok(Reply::Array(vec![

@@ -446,7 +446,7 @@ proptest! {
             h.run(&["ZRANGE", "z", "0", "-1", "WITHSCORES"])
         );
         let deadlines = |h: &Harness| match h.store.dbs[0].raw_get(b"z").map(|e| &e.value) {
-            Some(Value::ZSet(z)) => z.deadlines().iter().map(|(m, t)| (m.clone(), t)).collect(),
+            Some(Value::ZSet(z)) => z.deadlines().iter().map(|(m, t)| (m.to_vec(), t)).collect(),
             _ => Vec::new(),
         };
         prop_assert_eq!(deadlines(&replay), deadlines(&h));

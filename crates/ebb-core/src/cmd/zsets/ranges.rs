@@ -9,6 +9,7 @@ use crate::args::parse_i64;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
+use crate::value::member::shared_copies;
 use crate::value::zset::{LexRange, ScoreRange};
 use crate::value::{Value, ZSetValue};
 
@@ -143,6 +144,17 @@ pub(crate) fn rank_span(len: usize, start: i64, end: i64) -> (usize, usize) {
     (start as usize, (end + 1) as usize)
 }
 
+/// Owned copies of (member, score) pairs, the members in one buffer.
+fn owned<'a>(items: impl Iterator<Item = (&'a [u8], f64)>) -> Vec<(Bytes, f64)> {
+    let items: Vec<(&[u8], f64)> = items.collect();
+    let members = shared_copies(items.iter().map(|(m, _)| *m));
+    members
+        .into_iter()
+        .zip(items)
+        .map(|(m, (_, s))| (m, s))
+        .collect()
+}
+
 /// Walks from rank `start` (downwards with `rev`), skips `offset` members,
 /// then takes up to `count` (all if negative) while `keep` holds, as
 /// Redis's range loops do.
@@ -152,7 +164,7 @@ fn walk(
     rev: bool,
     offset: i64,
     count: i64,
-    keep: impl Fn(&Bytes, f64) -> bool,
+    keep: impl Fn(&[u8], f64) -> bool,
 ) -> Vec<(Bytes, f64)> {
     let Some(start) = start else {
         return Vec::new();
@@ -161,11 +173,8 @@ fn walk(
         return Vec::new();
     };
     let max = usize::try_from(count).unwrap_or(usize::MAX);
-    let take = |it: &mut dyn Iterator<Item = (&Bytes, f64)>| {
-        it.take(max)
-            .take_while(|(m, s)| keep(m, *s))
-            .map(|(m, s)| (m.clone(), s))
-            .collect()
+    let take = |it: &mut dyn Iterator<Item = (&[u8], f64)>| {
+        owned(it.take(max).take_while(|(m, s)| keep(m, *s)))
     };
     if rev {
         match start.checked_sub(offset) {
@@ -188,12 +197,9 @@ pub(crate) fn select(z: &ZSetValue, q: &RangeRequest) -> Vec<(Bytes, f64)> {
             if q.rev {
                 // Reverse ranks count from the highest member.
                 let n = z.len();
-                let it = z.range_by_rank(n - hi.min(n), n - lo.min(n)).rev();
-                it.map(|(m, s)| (m.clone(), s)).collect()
+                owned(z.range_by_rank(n - hi.min(n), n - lo.min(n)).rev())
             } else {
-                z.range_by_rank(lo, hi)
-                    .map(|(m, s)| (m.clone(), s))
-                    .collect()
+                owned(z.range_by_rank(lo, hi))
             }
         }
         Bounds::Score(r) => {

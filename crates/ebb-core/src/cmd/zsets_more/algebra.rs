@@ -96,7 +96,7 @@ impl<'a> Source<'a> {
         }
     }
 
-    fn members(&self) -> Box<dyn Iterator<Item = (&'a Bytes, f64)> + 'a> {
+    fn members(&self) -> Box<dyn Iterator<Item = (&'a [u8], f64)> + 'a> {
         match *self {
             Source::Missing => Box::new(std::iter::empty()),
             Source::Set(s) => Box::new(s.iter().map(|m| (m, 1.0))),
@@ -206,7 +206,7 @@ fn compute(sources: &[Source], o: &Options, kind: Kind) -> Outcome {
                         break;
                     }
                 } else {
-                    out.push((m.clone(), score));
+                    out.push((Bytes::copy_from_slice(m), score));
                 }
             }
             if kind.card_only {
@@ -214,7 +214,7 @@ fn compute(sources: &[Source], o: &Options, kind: Kind) -> Outcome {
             }
         }
         Op::Union => {
-            let mut acc: IndexMap<&Bytes, f64, ahash::RandomState> = IndexMap::default();
+            let mut acc: IndexMap<&[u8], f64, ahash::RandomState> = IndexMap::default();
             for (src, w) in &srcs {
                 for (m, s) in src.members() {
                     let mut score = w * s;
@@ -229,13 +229,16 @@ fn compute(sources: &[Source], o: &Options, kind: Kind) -> Outcome {
                     }
                 }
             }
-            out = acc.into_iter().map(|(m, s)| (m.clone(), s)).collect();
+            out = acc
+                .into_iter()
+                .map(|(m, s)| (Bytes::copy_from_slice(m), s))
+                .collect();
         }
         Op::Diff => {
             let (first, _) = srcs[0];
             for (m, s) in first.members() {
                 if !srcs[1..].iter().any(|(src, _)| src.score(m).is_some()) {
-                    out.push((m.clone(), s));
+                    out.push((Bytes::copy_from_slice(m), s));
                 }
             }
         }

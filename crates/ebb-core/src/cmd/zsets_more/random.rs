@@ -33,7 +33,7 @@ pub(super) fn zrandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         let i = rand::thread_rng().gen_range(0..z.len().max(1));
         return Ok(z
             .get_index(i)
-            .map_or(Reply::Nil, |(m, _)| Reply::Bulk(m.clone())));
+            .map_or(Reply::Nil, |(m, _)| Reply::Bulk(Bytes::copy_from_slice(m))));
     }
     let l = match parse_i64(&argv[2]) {
         None => return Err(Error::NotInteger),
@@ -107,14 +107,14 @@ pub(super) fn zrandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     Ok(Reply::Array(v))
 }
 
-fn push_entry(v: &mut Vec<Reply>, m: &Bytes, s: f64, withscores: bool, resp3: bool) {
+fn push_entry(v: &mut Vec<Reply>, m: &[u8], s: f64, withscores: bool, resp3: bool) {
     match (withscores, resp3) {
-        (false, _) => v.push(Reply::Bulk(m.clone())),
+        (false, _) => v.push(Reply::bulk(m)),
         (true, false) => {
-            v.push(Reply::Bulk(m.clone()));
+            v.push(Reply::bulk(m));
             v.push(Reply::Double(s));
         }
-        (true, true) => v.push(Reply::Array(vec![Reply::Bulk(m.clone()), Reply::Double(s)])),
+        (true, true) => v.push(Reply::Array(vec![Reply::bulk(m), Reply::Double(s)])),
     }
 }
 
@@ -156,9 +156,9 @@ pub(super) fn zscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         j += 2;
     }
     let mut items = Vec::new();
-    let mut emit = |m: &Bytes, s: f64| {
+    let mut emit = |m: &[u8], s: f64| {
         if pattern.is_none_or(|p| glob_match(p, m, false)) {
-            items.push(Reply::Bulk(m.clone()));
+            items.push(Reply::bulk(m));
             items.push(Reply::Bulk(Bytes::from(format_double(s))));
         }
     };

@@ -1,70 +1,72 @@
-//! The (score, member) order of a sorted set with positional access.
+//! An ordered sequence of member ids with positional access.
 //!
-//! Elements live in sorted chunks of a few hundred entries (no per-element
-//! node, so small and large sets stay compact); a Fenwick tree over the
-//! chunk lengths turns a rank into a chunk and back in O(log n). Inserting
-//! or removing shifts at most one chunk; the Fenwick tree is updated in
-//! place, or rebuilt in O(chunks) when a chunk splits, merges or vanishes,
-//! which happens at most once per `LOAD / 2` updates.
+//! The ids (`u32` positions in a [`MemberTable`](super::table::MemberTable))
+//! are kept sorted by a comparison the owner supplies, reading each id's
+//! node (score and member, or deadline and member): the order stores 4
+//! bytes per element and never a copy of a member. Elements live in sorted
+//! chunks of a few hundred ids; a Fenwick tree over the chunk lengths turns
+//! a rank into a chunk and back in O(log n). Inserting or removing shifts
+//! at most one chunk; the Fenwick tree is updated in place, or rebuilt in
+//! O(chunks) when a chunk splits, merges or vanishes, which happens at most
+//! once per `LOAD / 2` updates.
 
-use bytes::Bytes;
-
-use super::Score;
-
-/// One element: its score and member.
-pub type Item = (Score, Bytes);
+use std::cmp::Ordering;
 
 /// Target chunk length; chunks split above `2 * LOAD` and merge below `LOAD / 2`.
 const LOAD: usize = 128;
 
-/// Elements in ascending (score, member) order with O(log n) rank lookups.
+/// Where an element sits: (chunk, offset).
+pub type Slot = (usize, usize);
+
+/// Ids in ascending order (as the owner's comparison defines it) with
+/// O(log n) rank lookups.
 #[derive(Debug, Clone, Default)]
-pub struct RankedOrder {
-    chunks: Vec<Vec<Item>>,
+pub struct IdOrder {
+    chunks: Vec<Vec<u32>>,
     /// Fenwick tree over `chunks[i].len()`, 1-based (`tree[0]` unused).
     tree: Vec<usize>,
     len: usize,
 }
 
-impl RankedOrder {
+impl IdOrder {
     /// Number of elements.
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether there is no element.
-    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
-    /// The chunk that holds, or would hold, `item`.
-    fn chunk_for(&self, item: &Item) -> usize {
+    /// The chunk that holds, or would hold, `id`.
+    fn chunk_for(&self, id: u32, cmp: &impl Fn(u32, u32) -> Ordering) -> usize {
         let i = self
             .chunks
-            .partition_point(|c| c.last().is_some_and(|l| l < item));
+            .partition_point(|c| c.last().is_some_and(|&l| cmp(l, id) == Ordering::Less));
         i.min(self.chunks.len().saturating_sub(1))
     }
 
-    /// Inserts `item`; false if it was already present.
-    pub fn insert(&mut self, item: Item) -> bool {
+    /// Inserts `id`; false if an element comparing equal was present.
+    pub fn insert(&mut self, id: u32, cmp: &impl Fn(u32, u32) -> Ordering) -> bool {
         if self.chunks.is_empty() {
-            self.chunks.push(vec![item]);
+            self.chunks.push(vec![id]);
             self.len = 1;
             self.rebuild();
             return true;
         }
-        let ci = self.chunk_for(&item);
+        let ci = self.chunk_for(id, cmp);
         let chunk = &mut self.chunks[ci];
-        let pos = match chunk.binary_search(&item) {
+        let pos = match chunk.binary_search_by(|&e| cmp(e, id)) {
             Ok(_) => return false,
             Err(p) => p,
         };
-        chunk.insert(pos, item);
+        chunk.insert(pos, id);
         self.len += 1;
         if chunk.len() > 2 * LOAD {
             let tail = chunk.split_off(chunk.len() / 2);
+            // The head grew past its capacity just before the split.
+            chunk.shrink_to_fit();
             self.chunks.insert(ci + 1, tail);
             self.rebuild();
         } else {
@@ -73,28 +75,56 @@ impl RankedOrder {
         true
     }
 
-    /// Removes `item`; false if it was absent.
-    pub fn remove(&mut self, item: &Item) -> bool {
+    /// Where `id` sits, if present.
+    pub fn slot_of(&self, id: u32, cmp: &impl Fn(u32, u32) -> Ordering) -> Option<Slot> {
         if self.chunks.is_empty() {
-            return false;
+            return None;
         }
-        let ci = self.chunk_for(item);
-        match self.chunks[ci].binary_search(item) {
-            Ok(pos) => {
-                self.remove_at(ci, pos);
-                true
-            }
-            Err(_) => false,
+        let ci = self.chunk_for(id, cmp);
+        let off = self.chunks[ci].binary_search_by(|&e| cmp(e, id)).ok()?;
+        (self.chunks[ci][off] == id).then_some((ci, off))
+    }
+
+    /// Overwrites the id at `slot` (the node moved to another id).
+    pub fn set_slot(&mut self, slot: Slot, id: u32) {
+        if let Some(e) = self.chunks.get_mut(slot.0).and_then(|c| c.get_mut(slot.1)) {
+            *e = id;
         }
     }
 
-    fn remove_at(&mut self, ci: usize, pos: usize) -> Item {
-        let item = self.chunks[ci].remove(pos);
+    /// Rewrites every id through `f` (the nodes were renumbered without
+    /// changing their relative order).
+    pub fn renumber(&mut self, f: impl Fn(u32) -> u32) {
+        for c in &mut self.chunks {
+            for e in c.iter_mut() {
+                *e = f(*e);
+            }
+        }
+    }
+
+    /// Removes `id`; false if it was absent.
+    pub fn remove(&mut self, id: u32, cmp: &impl Fn(u32, u32) -> Ordering) -> bool {
+        match self.slot_of(id, cmp) {
+            Some((ci, pos)) => {
+                self.remove_at(ci, pos);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn remove_at(&mut self, ci: usize, pos: usize) -> u32 {
+        let id = self.chunks[ci].remove(pos);
         self.len -= 1;
         let n = self.chunks[ci].len();
         if n == 0 {
             self.chunks.remove(ci);
-            self.rebuild();
+            if self.chunks.is_empty() {
+                // Release everything once the order is empty.
+                *self = IdOrder::default();
+            } else {
+                self.rebuild();
+            }
         } else if n < LOAD / 2 && self.chunks.len() > 1 {
             // Merge into a neighbour so chunks never get tiny.
             let (a, b) = if ci + 1 < self.chunks.len() {
@@ -107,17 +137,19 @@ impl RankedOrder {
             if self.chunks[a].len() > 2 * LOAD {
                 let half = self.chunks[a].len() / 2;
                 let tail = self.chunks[a].split_off(half);
+                self.chunks[a].shrink_to_fit();
                 self.chunks.insert(a + 1, tail);
             }
             self.rebuild();
         } else {
             self.add(ci, usize::MAX); // -1 in wrapping arithmetic
         }
-        item
+        id
     }
 
     /// Removes and returns the element at `rank`.
-    pub fn remove_rank(&mut self, rank: usize) -> Option<Item> {
+    #[cfg(test)]
+    pub fn remove_rank(&mut self, rank: usize) -> Option<u32> {
         if rank >= self.len {
             return None;
         }
@@ -125,49 +157,35 @@ impl RankedOrder {
         Some(self.remove_at(ci, off))
     }
 
-    /// The number of elements less than `item` (its rank if present).
-    pub fn rank_of(&self, item: &Item) -> usize {
-        self.count_while(|e| e < item)
-    }
-
-    /// Whether `item` is present.
-    #[cfg(test)]
-    pub fn contains(&self, item: &Item) -> bool {
-        if self.chunks.is_empty() {
-            return false;
-        }
-        self.chunks[self.chunk_for(item)]
-            .binary_search(item)
-            .is_ok()
-    }
-
     /// For a predicate that holds on a prefix of the order (and not after),
     /// the length of that prefix.
-    pub fn count_while(&self, pred: impl Fn(&Item) -> bool) -> usize {
-        let ci = self.chunks.partition_point(|c| c.last().is_some_and(&pred));
+    pub fn count_while(&self, pred: impl Fn(u32) -> bool) -> usize {
+        let ci = self
+            .chunks
+            .partition_point(|c| c.last().is_some_and(|&l| pred(l)));
         if ci == self.chunks.len() {
             return self.len;
         }
-        self.prefix(ci) + self.chunks[ci].partition_point(&pred)
+        self.prefix(ci) + self.chunks[ci].partition_point(|&e| pred(e))
     }
 
     /// The element at `rank` (0-based, ascending).
-    pub fn get(&self, rank: usize) -> Option<&Item> {
+    pub fn get(&self, rank: usize) -> Option<u32> {
         if rank >= self.len {
             return None;
         }
         let (ci, off) = self.locate(rank);
-        self.chunks.get(ci)?.get(off)
+        self.chunks.get(ci)?.get(off).copied()
     }
 
     /// The lowest element.
-    pub fn first(&self) -> Option<&Item> {
-        self.chunks.first().and_then(|c| c.first())
+    pub fn first(&self) -> Option<u32> {
+        self.chunks.first().and_then(|c| c.first()).copied()
     }
 
     /// The highest element.
-    pub fn last(&self) -> Option<&Item> {
-        self.chunks.last().and_then(|c| c.last())
+    pub fn last(&self) -> Option<u32> {
+        self.chunks.last().and_then(|c| c.last()).copied()
     }
 
     /// Elements with rank in `start..end`, ascending (reversible).
@@ -187,8 +205,15 @@ impl RankedOrder {
         self.range(0, self.len)
     }
 
+    /// Heap bytes held (chunk capacities and the Fenwick tree).
+    pub fn heap_bytes(&self) -> usize {
+        self.chunks.capacity() * std::mem::size_of::<Vec<u32>>()
+            + self.chunks.iter().map(|c| c.capacity() * 4).sum::<usize>()
+            + self.tree.capacity() * std::mem::size_of::<usize>()
+    }
+
     /// Chunk and offset of `rank < len`.
-    fn locate(&self, rank: usize) -> (usize, usize) {
+    fn locate(&self, rank: usize) -> Slot {
         let n = self.chunks.len();
         let mut pos = 0;
         let mut rem = rank;
@@ -209,7 +234,7 @@ impl RankedOrder {
     }
 
     /// Like `locate`, but `len` maps to one past the last chunk.
-    fn locate_or_end(&self, rank: usize) -> (usize, usize) {
+    fn locate_or_end(&self, rank: usize) -> Slot {
         if rank >= self.len {
             (self.chunks.len(), 0)
         } else {
@@ -252,9 +277,9 @@ impl RankedOrder {
         }
     }
 
-    /// Checks the internal invariants (for tests).
+    /// Checks the internal invariants against `cmp` (for tests).
     #[cfg(test)]
-    pub fn check(&self) {
+    pub fn check(&self, cmp: &impl Fn(u32, u32) -> Ordering) {
         let mut total = 0;
         for (i, c) in self.chunks.iter().enumerate() {
             assert!(!c.is_empty());
@@ -263,38 +288,39 @@ impl RankedOrder {
             total += c.len();
         }
         assert_eq!(total, self.len);
-        let all: Vec<&Item> = self.chunks.iter().flatten().collect();
-        assert!(all.windows(2).all(|w| w[0] < w[1]));
+        let all: Vec<u32> = self.chunks.iter().flatten().copied().collect();
+        assert!(all.windows(2).all(|w| cmp(w[0], w[1]) == Ordering::Less));
     }
 }
 
-/// Iterator over a rank range of a [`RankedOrder`].
+/// Iterator over a rank range of an [`IdOrder`].
+#[derive(Debug, Clone)]
 pub struct RankIter<'a> {
-    order: &'a RankedOrder,
-    /// Next element from the front: (chunk, offset).
-    front: (usize, usize),
-    /// One past the next element from the back: (chunk, offset).
-    back: (usize, usize),
+    order: &'a IdOrder,
+    /// Next element from the front.
+    front: Slot,
+    /// One past the next element from the back.
+    back: Slot,
     remaining: usize,
 }
 
-impl<'a> Iterator for RankIter<'a> {
-    type Item = &'a Item;
+impl Iterator for RankIter<'_> {
+    type Item = u32;
 
-    fn next(&mut self) -> Option<&'a Item> {
+    fn next(&mut self) -> Option<u32> {
         if self.remaining == 0 {
             return None;
         }
         let (ci, off) = self.front;
         let chunk = self.order.chunks.get(ci)?;
-        let item = chunk.get(off)?;
+        let id = *chunk.get(off)?;
         self.front = if off + 1 < chunk.len() {
             (ci, off + 1)
         } else {
             (ci + 1, 0)
         };
         self.remaining -= 1;
-        Some(item)
+        Some(id)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -302,8 +328,8 @@ impl<'a> Iterator for RankIter<'a> {
     }
 }
 
-impl<'a> DoubleEndedIterator for RankIter<'a> {
-    fn next_back(&mut self) -> Option<&'a Item> {
+impl DoubleEndedIterator for RankIter<'_> {
+    fn next_back(&mut self) -> Option<u32> {
         if self.remaining == 0 {
             return None;
         }
@@ -313,10 +339,10 @@ impl<'a> DoubleEndedIterator for RankIter<'a> {
             off = self.order.chunks.get(ci)?.len();
         }
         off -= 1;
-        let item = self.order.chunks.get(ci)?.get(off)?;
+        let id = *self.order.chunks.get(ci)?.get(off)?;
         self.back = (ci, off);
         self.remaining -= 1;
-        Some(item)
+        Some(id)
     }
 }
 
@@ -326,50 +352,60 @@ impl ExactSizeIterator for RankIter<'_> {}
 mod tests {
     use super::*;
 
-    fn it(s: f64, m: u32) -> Item {
-        (Score(s), Bytes::from(format!("m{m:06}")))
+    /// Ids ordered by a key table: key `k / 3`, ties by `k`.
+    fn keyed(keys: &[u32]) -> impl Fn(u32, u32) -> Ordering + '_ {
+        move |a, b| {
+            let (x, y) = (keys[a as usize], keys[b as usize]);
+            (x / 3).cmp(&(y / 3)).then(x.cmp(&y))
+        }
     }
 
     #[test]
     fn ranks_survive_splits_and_merges() {
-        let mut o = RankedOrder::default();
         let n = 3000u32;
-        // Insert in a scrambled order to split chunks everywhere.
-        for i in 0..n {
-            let k = (i * 7919) % n;
-            assert!(o.insert(it((k / 3) as f64, k)));
+        // Id i holds key (i * 7919) % n: inserting ids in order scrambles keys.
+        let keys: Vec<u32> = (0..n).map(|i| (i * 7919) % n).collect();
+        let cmp = keyed(&keys);
+        let mut id_of = vec![0u32; n as usize];
+        for (i, &k) in keys.iter().enumerate() {
+            id_of[k as usize] = i as u32;
         }
-        assert!(!o.insert(it(0.0, 0)));
-        o.check();
+        let mut o = IdOrder::default();
+        for i in 0..n {
+            assert!(o.insert(i, &cmp));
+        }
+        assert!(!o.insert(0, &cmp));
+        o.check(&cmp);
         assert_eq!(o.len(), n as usize);
         for k in 0..n {
-            let item = it((k / 3) as f64, k);
-            assert_eq!(o.rank_of(&item), k as usize);
-            assert_eq!(o.get(k as usize), Some(&item));
+            let id = id_of[k as usize];
+            assert_eq!(o.count_while(|e| cmp(e, id) == Ordering::Less), k as usize);
+            assert_eq!(o.get(k as usize), Some(id));
         }
-        let fwd: Vec<_> = o.range(10, 700).cloned().collect();
-        let back: Vec<_> = o.range(10, 700).rev().cloned().collect();
+        let fwd: Vec<_> = o.range(10, 700).collect();
+        let back: Vec<_> = o.range(10, 700).rev().collect();
         assert_eq!(fwd.len(), 690);
-        assert_eq!(fwd.iter().rev().cloned().collect::<Vec<_>>(), back);
-        assert_eq!(fwd[0], it(3.0, 10));
+        assert_eq!(fwd.iter().rev().copied().collect::<Vec<_>>(), back);
+        assert_eq!(fwd[0], id_of[10]);
         // Remove most elements, scattered, to force merges.
         for i in 0..n {
             let k = (i * 104729) % n;
             if !k.is_multiple_of(10) {
-                assert!(o.remove(&it((k / 3) as f64, k)));
+                assert!(o.remove(id_of[k as usize], &cmp));
             }
         }
-        o.check();
+        o.check(&cmp);
         assert_eq!(o.len(), 300);
-        for (r, item) in o.iter().enumerate() {
-            assert_eq!(o.rank_of(item), r);
-            assert_eq!(item, &it(((r * 10 / 3) as u32) as f64, (r * 10) as u32));
+        for (r, id) in o.iter().enumerate() {
+            assert_eq!(keys[id as usize], (r * 10) as u32);
         }
-        assert_eq!(o.remove_rank(0), Some(it(0.0, 0)));
-        assert_eq!(o.first(), Some(&it(3.0, 10)));
-        assert_eq!(o.last(), Some(&it(996.0, 2990)));
+        assert_eq!(o.slot_of(id_of[20], &cmp), Some((0, 2)));
+        assert_eq!(o.slot_of(id_of[21], &cmp), None);
+        assert_eq!(o.remove_rank(0), Some(id_of[0]));
+        assert_eq!(o.first(), Some(id_of[10]));
+        assert_eq!(o.last(), Some(id_of[2990]));
         while o.remove_rank(0).is_some() {}
-        o.check();
+        o.check(&cmp);
         assert!(o.is_empty());
         assert_eq!(o.iter().next(), None);
         assert_eq!(o.range(0, 5).next_back(), None);
@@ -377,18 +413,22 @@ mod tests {
 
     #[test]
     fn mixed_iteration_meets_in_the_middle() {
-        let mut o = RankedOrder::default();
+        let keys: Vec<u32> = (0..600).map(|k| k * 3).collect();
+        let cmp = keyed(&keys);
+        let mut o = IdOrder::default();
         for k in 0..600 {
-            o.insert(it(k as f64, k));
+            o.insert(k, &cmp);
         }
         let mut r = o.range(100, 110);
         assert_eq!(r.len(), 10);
-        assert_eq!(r.next(), Some(&it(100.0, 100)));
-        assert_eq!(r.next_back(), Some(&it(109.0, 109)));
+        assert_eq!(r.next(), Some(100));
+        assert_eq!(r.next_back(), Some(109));
         assert_eq!(r.by_ref().count(), 8);
         assert_eq!(r.next_back(), None);
-        assert_eq!(o.count_while(|e| e.0 < Score(250.5)), 251);
+        assert_eq!(o.count_while(|e| e < 251), 251);
         assert_eq!(o.count_while(|_| true), 600);
         assert_eq!(o.count_while(|_| false), 0);
+        o.renumber(|e| e + 1000);
+        assert_eq!(o.first(), Some(1000));
     }
 }

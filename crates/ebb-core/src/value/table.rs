@@ -1,0 +1,404 @@
+//! The members of a set, sorted set or hash, each stored once.
+//!
+//! Members (with their score or value) live in one dense vector of nodes
+//! addressed by `u32` ids (their positions). A hash index of ids, hashing
+//! and comparing through the nodes, finds a member in O(1) without a second
+//! copy of it (built once the collection passes a few dozen members;
+//! smaller ones are scanned); the member-deadline index and a sorted set's order hold ids
+//! as well. Removing a member moves the last node into its place (the same
+//! order an index map's `swap_remove` gives) or, for small hashes, shifts
+//! the nodes above it down (`shift_remove`); every index is fixed up.
+
+use hashbrown::HashTable;
+use std::cmp::Ordering;
+use std::sync::OnceLock;
+
+use super::member::Member;
+use crate::expiry::{DeadlineIndex, MemberDeadlines, MemberNames, NO_DEADLINE};
+
+/// One member and what it maps to (nothing, a score or a value).
+#[derive(Debug, Clone)]
+pub struct Node<V> {
+    /// The member (or field) name.
+    pub member: Member,
+    /// Its score (sorted sets), value (hashes) or `()` (sets).
+    pub value: V,
+}
+
+/// Up to this many members, lookups scan the nodes instead of keeping a
+/// hash index (a small collection saves the index's memory; comparing a
+/// few dozen short members costs about one hash lookup).
+const LINEAR_MAX: usize = 32;
+
+/// The members of one collection with their deadlines.
+#[derive(Debug, Clone)]
+pub struct MemberTable<V> {
+    nodes: Vec<Node<V>>,
+    index: HashTable<u32>,
+    deadlines: Option<Box<DeadlineIndex>>,
+}
+
+impl<V> Default for MemberTable<V> {
+    fn default() -> Self {
+        MemberTable {
+            nodes: Vec::new(),
+            index: HashTable::new(),
+            deadlines: None,
+        }
+    }
+}
+
+/// Orders ids by (deadline, member), reading both through the nodes.
+fn deadline_cmp<'a, V>(at: &'a [u64], nodes: &'a [Node<V>]) -> impl Fn(u32, u32) -> Ordering + 'a {
+    move |a, b| {
+        at[a as usize]
+            .cmp(&at[b as usize])
+            .then_with(|| nodes[a as usize].member.cmp(&nodes[b as usize].member))
+    }
+}
+
+/// Hash of a member: one process-wide random seed, as Redis has.
+fn hash_of(m: &[u8]) -> u64 {
+    static SEED: OnceLock<ahash::RandomState> = OnceLock::new();
+    SEED.get_or_init(ahash::RandomState::new).hash_one(m)
+}
+
+impl<V> MemberNames for MemberTable<V> {
+    fn member(&self, id: u32) -> &[u8] {
+        &self.nodes[id as usize].member
+    }
+
+    fn find(&self, member: &[u8]) -> Option<u32> {
+        MemberTable::find(self, member)
+    }
+}
+
+impl<V> MemberTable<V> {
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether there is no member.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// All nodes by id.
+    pub fn nodes(&self) -> &[Node<V>] {
+        &self.nodes
+    }
+
+    /// The node with id `id`.
+    pub fn node(&self, id: u32) -> Option<&Node<V>> {
+        self.nodes.get(id as usize)
+    }
+
+    /// Whether the hash index is built (otherwise lookups scan the nodes).
+    fn indexed(&self) -> bool {
+        !self.index.is_empty()
+    }
+
+    /// The id of `member`.
+    pub fn find(&self, member: &[u8]) -> Option<u32> {
+        let nodes = &self.nodes;
+        if !self.indexed() {
+            return nodes
+                .iter()
+                .position(|n| n.member[..] == *member)
+                .map(|i| i as u32);
+        }
+        self.index
+            .find(hash_of(member), |&id| {
+                nodes[id as usize].member[..] == *member
+            })
+            .copied()
+    }
+
+    /// Mutable access to the value of node `id` (not to be used for a
+    /// sorted set's score while the node is in its order).
+    pub fn value_mut(&mut self, id: u32) -> Option<&mut V> {
+        self.nodes.get_mut(id as usize).map(|n| &mut n.value)
+    }
+
+    /// Appends a member known to be absent (stored as a copy of
+    /// `member`); returns its id.
+    pub fn push(&mut self, member: &[u8], value: V) -> u32 {
+        let id = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+        self.nodes.push(Node {
+            member: Member::new(member),
+            value,
+        });
+        let nodes = &self.nodes;
+        let rehash = |&i: &u32| hash_of(&nodes[i as usize].member);
+        if !self.index.is_empty() {
+            self.index.insert_unique(hash_of(member), id, rehash);
+        } else if nodes.len() > LINEAR_MAX {
+            // Large enough to be worth a hash index: index every node.
+            self.index.reserve(nodes.len(), rehash);
+            for (i, n) in nodes.iter().enumerate() {
+                self.index
+                    .insert_unique(hash_of(&n.member), i as u32, rehash);
+            }
+        }
+        if let Some(d) = &mut self.deadlines {
+            d.at.push(NO_DEADLINE);
+        }
+        id
+    }
+
+    /// The deadline of node `id`.
+    pub fn deadline(&self, id: u32) -> Option<u64> {
+        let t = *self.deadlines.as_ref()?.at.get(id as usize)?;
+        (t != NO_DEADLINE).then_some(t)
+    }
+
+    /// Gives node `id` the deadline `at`, replacing any it had.
+    pub fn set_deadline(&mut self, id: u32, at: u64) {
+        let at = at.min(NO_DEADLINE - 1);
+        let n = self.nodes.len();
+        let Self {
+            nodes, deadlines, ..
+        } = self;
+        let d = deadlines.get_or_insert_with(|| {
+            Box::new(DeadlineIndex {
+                at: vec![NO_DEADLINE; n],
+                order: Default::default(),
+            })
+        });
+        let Some(&old) = d.at.get(id as usize) else {
+            return;
+        };
+        if old == at {
+            return;
+        }
+        if old != NO_DEADLINE {
+            d.order.remove(id, &deadline_cmp(&d.at, nodes));
+        }
+        d.at[id as usize] = at;
+        d.order.insert(id, &deadline_cmp(&d.at, nodes));
+    }
+
+    /// Removes the deadline of node `id`; returns the one it had.
+    pub fn clear_deadline(&mut self, id: u32) -> Option<u64> {
+        let old = self.deadline(id)?;
+        let Self {
+            nodes, deadlines, ..
+        } = self;
+        let d = deadlines.as_mut()?;
+        d.order.remove(id, &deadline_cmp(&d.at, nodes));
+        d.at[id as usize] = NO_DEADLINE;
+        if d.order.is_empty() {
+            *deadlines = None;
+        }
+        Some(old)
+    }
+
+    /// The id of the member with the earliest deadline, if that is `<= now`.
+    pub fn first_due(&self, now: u64) -> Option<u32> {
+        let d = self.deadlines.as_ref()?;
+        let id = d.order.first()?;
+        (d.at[id as usize] <= now).then_some(id)
+    }
+
+    /// A read-only view of the deadlines.
+    pub fn deadlines(&self) -> MemberDeadlines<'_> {
+        MemberDeadlines::new(self, self.deadlines.as_deref())
+    }
+
+    /// Takes node `id` out of the hash index and the deadline order.
+    fn unlink(&mut self, id: u32) {
+        if self.indexed() {
+            let h = hash_of(&self.nodes[id as usize].member);
+            if let Ok(e) = self.index.find_entry(h, |&x| x == id) {
+                e.remove();
+            }
+        }
+        let Self {
+            nodes, deadlines, ..
+        } = self;
+        if let Some(d) = deadlines {
+            if d.at[id as usize] != NO_DEADLINE {
+                d.order.remove(id, &deadline_cmp(&d.at, nodes));
+            }
+        }
+    }
+
+    /// Removes node `id`, moving the last node into its place (the last
+    /// node's id becomes `id`). The caller fixes its own indexes of the
+    /// last node first. Returns the removed node.
+    pub fn swap_remove(&mut self, id: u32) -> Option<Node<V>> {
+        let n = self.nodes.len();
+        if id as usize >= n {
+            return None;
+        }
+        self.unlink(id);
+        let last = (n - 1) as u32;
+        if id != last {
+            if self.indexed() {
+                let h = hash_of(&self.nodes[last as usize].member);
+                if let Some(x) = self.index.find_mut(h, |&x| x == last) {
+                    *x = id;
+                }
+            }
+            let Self {
+                nodes, deadlines, ..
+            } = &mut *self;
+            if let Some(d) = deadlines {
+                if d.at[last as usize] != NO_DEADLINE {
+                    if let Some(slot) = d.order.slot_of(last, &deadline_cmp(&d.at, nodes)) {
+                        d.order.set_slot(slot, id);
+                    }
+                }
+            }
+        }
+        self.finish_removal();
+        if let Some(d) = &mut self.deadlines {
+            d.at.swap_remove(id as usize);
+        }
+        let node = self.nodes.swap_remove(id as usize);
+        self.maybe_shrink();
+        Some(node)
+    }
+
+    /// Removes node `id`, shifting the nodes above it down by one (keeps
+    /// the order of the others; O(n)). Returns the removed node.
+    pub fn shift_remove(&mut self, id: u32) -> Option<Node<V>> {
+        if id as usize >= self.nodes.len() {
+            return None;
+        }
+        self.unlink(id);
+        let down = |x: u32| if x > id { x - 1 } else { x };
+        for x in self.index.iter_mut() {
+            *x = down(*x);
+        }
+        if let Some(d) = &mut self.deadlines {
+            d.order.renumber(down);
+        }
+        self.finish_removal();
+        if let Some(d) = &mut self.deadlines {
+            d.at.remove(id as usize);
+        }
+        let node = self.nodes.remove(id as usize);
+        self.maybe_shrink();
+        Some(node)
+    }
+
+    /// Drops the deadline index once no member has a deadline.
+    fn finish_removal(&mut self) {
+        if self.deadlines.as_ref().is_some_and(|d| d.order.is_empty()) {
+            self.deadlines = None;
+        }
+    }
+
+    /// Gives memory back once removals left the table under a quarter
+    /// full (halving keeps the cost amortized O(1) per removal), as Redis
+    /// shrinks its dictionaries.
+    fn maybe_shrink(&mut self) {
+        let (len, cap) = (self.nodes.len(), self.nodes.capacity());
+        if cap <= 16 || len >= cap / 4 {
+            return;
+        }
+        let target = (len * 2).max(8);
+        self.nodes.shrink_to(target);
+        let nodes = &self.nodes;
+        self.index
+            .shrink_to(len, |&i| hash_of(&nodes[i as usize].member));
+        if let Some(d) = &mut self.deadlines {
+            d.at.shrink_to(target);
+        }
+    }
+
+    /// Heap bytes held by the table (nodes, index, deadlines), not
+    /// counting the members' own bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node<V>>()
+            + self.index.allocation_size()
+            + self.deadlines.as_ref().map_or(0, |d| {
+                std::mem::size_of::<DeadlineIndex>() + d.at.capacity() * 8 + d.order.heap_bytes()
+            })
+    }
+
+    /// Checks that the index, the nodes and the deadlines agree (tests).
+    #[cfg(test)]
+    pub fn check(&self) {
+        if self.indexed() {
+            assert_eq!(self.index.len(), self.nodes.len());
+        } else {
+            assert!(self.nodes.len() <= LINEAR_MAX);
+        }
+        for (i, n) in self.nodes.iter().enumerate() {
+            assert_eq!(self.find(&n.member), Some(i as u32));
+        }
+        if let Some(d) = &self.deadlines {
+            assert_eq!(d.at.len(), self.nodes.len());
+            d.order.check(&deadline_cmp(&d.at, &self.nodes));
+            let with = d.at.iter().filter(|&&t| t != NO_DEADLINE).count();
+            assert_eq!(with, d.order.len());
+            assert!(with > 0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_tables_scan_and_large_ones_index() {
+        let mut t: MemberTable<()> = MemberTable::default();
+        for i in 0..40u32 {
+            t.push(format!("m{i}").as_bytes(), ());
+            assert_eq!(t.indexed(), t.len() > LINEAR_MAX);
+            t.check();
+        }
+        assert_eq!(t.find(b"m39"), Some(39));
+        assert_eq!(t.find(b"m40"), None);
+        while t.len() > 1 {
+            t.swap_remove(0);
+            t.check();
+        }
+        t.swap_remove(0);
+        t.push(b"again", ());
+        assert_eq!(t.find(b"again"), Some(0));
+        t.check();
+    }
+
+    #[test]
+    fn removals_keep_every_index_in_step() {
+        let mut t: MemberTable<u32> = MemberTable::default();
+        for i in 0..300u32 {
+            t.push(format!("m{i}").as_bytes(), i);
+            if i % 3 != 0 {
+                t.set_deadline(i, 1000 - u64::from(i % 50));
+            }
+        }
+        t.check();
+        let id = t.find(b"m10").unwrap_or(u32::MAX);
+        assert_eq!(t.deadline(id), Some(990));
+        assert_eq!(t.swap_remove(id).map(|n| n.value), Some(10));
+        assert_eq!(t.node(id).map(|n| n.value), Some(299));
+        t.check();
+        let id = t.find(b"m20").unwrap_or(u32::MAX);
+        assert_eq!(t.shift_remove(id).map(|n| n.value), Some(20));
+        assert_eq!(t.node(id).map(|n| n.value), Some(21));
+        t.check();
+        assert_eq!(t.deadlines().earliest(), Some(951));
+        let first = t.first_due(951).and_then(|i| t.node(i)).map(|n| n.value);
+        assert_eq!(first, Some(149));
+        while let Some(id) = t.first_due(u64::MAX - 1) {
+            t.swap_remove(id);
+            t.check();
+        }
+        assert!(t.deadlines().is_empty());
+        assert_eq!(t.len(), 100);
+        // Removals gave memory back.
+        assert!(t.nodes.capacity() <= 256, "{}", t.nodes.capacity());
+        for i in (0..100).rev() {
+            t.set_deadline(i, 5);
+            t.clear_deadline(i);
+        }
+        t.check();
+        assert!(t.deadlines.is_none());
+    }
+}

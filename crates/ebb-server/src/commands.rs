@@ -404,6 +404,10 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
         shared.log_raw(s.db, &[Bytes::from_static(b"MULTI")]);
     }
     let mut replies = Vec::with_capacity(queue.len());
+    // Keys made ready inside the transaction wake blocked clients only once
+    // it is over, as in Redis: a list pushed and deleted again by the same
+    // EXEC wakes nobody, and a woken client sees the final state.
+    let mut ready = Vec::new();
     for argv in queue {
         let Some(spec) = ebb_core::lookup(&argv[0]) else {
             continue;
@@ -411,8 +415,7 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
         let r = match spec.exec {
             Exec::Core(_) => {
                 let store = guard.get_or_insert_with(|| shared.store.lock());
-                s.run_core(store, spec, &argv, false)
-                    .unwrap_or_else(Reply::from)
+                run_core_in_exec(s, shared, store, spec, &argv, &mut ready)
             }
             Exec::Server => match spec.name {
                 "exec" | "multi" | "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe"
@@ -425,7 +428,37 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
     if writes {
         shared.log_raw(s.db, &[Bytes::from_static(b"EXEC")]);
     }
+    if !ready.is_empty() {
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let mut fx = shared.effects();
+        fx.ready = ready;
+        shared.apply_effects(store, &mut fx);
+    }
     Reply::Array(replies)
+}
+
+/// Runs one queued core command of an EXEC like `Session::run_core`, but
+/// keeps the keys it made ready in `ready` instead of serving blocked
+/// clients at once.
+fn run_core_in_exec(
+    s: &mut Session,
+    shared: &Arc<Shared>,
+    store: &mut Store,
+    spec: &CommandSpec,
+    argv: &[Bytes],
+    ready: &mut Vec<(usize, Bytes)>,
+) -> Reply {
+    let mut fx = shared.effects();
+    let r = {
+        let mut ctx = ebb_core::Ctx::new(store, s.db, now_ms(), &mut fx);
+        ctx.resp3 = s.resp3;
+        ctx.may_block = false;
+        ebb_core::execute_result(&mut ctx, spec, argv)
+    };
+    shared.log_command(s.db, spec, argv, &mut fx);
+    ready.append(&mut fx.ready);
+    shared.apply_effects(store, &mut fx);
+    r.unwrap_or_else(Reply::from)
 }
 
 fn pubsub(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {

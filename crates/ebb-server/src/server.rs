@@ -279,6 +279,16 @@ impl Shared {
                 }
             }
         }
+        if !fx.touched_dbs.is_empty() {
+            // SWAPDB (and flushes) change whole databases: every key a
+            // client blocks on there may now hold data, as in Redis.
+            let b = self.blocking.lock();
+            for (db, key) in b.by_key.keys() {
+                if fx.touched_dbs.contains(db) {
+                    fx.ready.push((*db, key.clone()));
+                }
+            }
+        }
         if !fx.ready.is_empty() {
             let ready = std::mem::take(&mut fx.ready);
             self.serve_blocked(store, ready);

@@ -420,7 +420,7 @@ pub fn command(argv: &[Bytes]) -> Reply {
     }
 }
 
-/// DEBUG SLEEP / SET-ACTIVE-EXPIRE / OBJECT / HELP.
+/// DEBUG SLEEP / SET-ACTIVE-EXPIRE / OBJECT / DIGEST / DIGEST-VALUE / RELOAD / HELP.
 pub fn debug<'a>(
     s: &mut Session,
     shared: &'a Arc<Shared>,
@@ -462,6 +462,24 @@ pub fn debug<'a>(
             ),
             _ => err("ERR no such key"),
         }
+    } else if eq(sub, "digest") && argv.len() == 2 {
+        use ebb_core::cmd::debug_digest;
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let d = debug_digest::dataset_digest(store.dbs.iter(), crate::server::now_ms());
+        Reply::Simple(lossy(&debug_digest::hex(&d)).into())
+    } else if eq(sub, "digest-value") {
+        use ebb_core::cmd::debug_digest;
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let now = crate::server::now_ms();
+        Reply::Array(
+            argv[2..]
+                .iter()
+                .map(|k| {
+                    let d = debug_digest::key_digest(&store.dbs[s.db], k, now);
+                    Reply::Simple(lossy(&debug_digest::hex(&d)).into())
+                })
+                .collect(),
+        )
     } else if eq(sub, "reload") {
         let store = guard.get_or_insert_with(|| shared.store.lock());
         let data = crate::persist::snapshot::encode(store, crate::server::now_ms());
@@ -483,6 +501,10 @@ pub fn debug<'a>(
         Reply::bulks(
             [
                 "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "DIGEST",
+                "    Output a hex signature representing the current DB content.",
+                "DIGEST-VALUE <key> [<key> ...]",
+                "    Output a hex signature of the values of all the specified keys.",
                 "OBJECT <key>",
                 "    Show low level info about the `key` and associated value.",
                 "RELOAD",

@@ -675,7 +675,7 @@ mod tests {
             assert!(LongDouble::parse(good.as_bytes()).is_some(), "{good}");
         }
         assert_eq!(incr("1\0garbage", "1"), None);
-        assert_eq!(incr("1\02", "1"), None);
+        assert_eq!(incr("1\x002", "1"), None);
         assert_eq!(incr("inf", "1"), None);
         assert_eq!(incr("1e4932", "1e4932"), None);
     }

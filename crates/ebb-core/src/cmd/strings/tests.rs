@@ -670,7 +670,7 @@ fn incrbyfloat_refuses_a_value_with_an_embedded_nul() {
         h.run(&["INCRBYFLOAT", "f", "1"]),
         err("ERR value is not a valid float")
     );
-    assert_eq!(h.run(&["GET", "f"]), bulk("1\02"));
+    assert_eq!(h.run(&["GET", "f"]), bulk("1\x002"));
     assert_eq!(
         h.run(&["INCRBYFLOAT", "f", "1\0"]),
         err("ERR value is not a valid float")

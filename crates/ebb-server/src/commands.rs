@@ -193,7 +193,8 @@ fn reply_for<'a>(
                     store.dbs[s.db].expire_if_due(s.db, &key, now_ms(), &mut fx);
                     shared.apply_effects(store, &mut fx);
                     if !s.watched.iter().any(|(d, k2)| *d == s.db && *k2 == key) {
-                        shared.watch(s.id, s.db, key.clone(), &s.watch_dirty);
+                        let live = store.dbs[s.db].raw_get(&key).is_some();
+                        shared.watch(s.id, s.db, key.clone(), &s.watch_dirty, live);
                         s.watched.push((s.db, key));
                     }
                 }
@@ -390,6 +391,11 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
     for (db, key) in s.watched.clone() {
         let mut fx = shared.effects();
         store.dbs[db].expire_if_due(db, &key, now, &mut fx);
+        if !shared.watched_live(s.id, db, &key) {
+            // Missing when watched and already expired now (SWAPDB brought
+            // in a stale key): logically it never existed, no change.
+            fx.touched.retain(|(d, k)| !(*d == db && *k == key));
+        }
         shared.apply_effects(store, &mut fx);
     }
     if s.watch_dirty.load(Ordering::Relaxed) {

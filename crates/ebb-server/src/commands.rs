@@ -91,6 +91,10 @@ pub fn run<'a>(
             sync_sub_counts(s);
             Flow::Continue
         }
+        "debug" if argv.len() == 3 && eq(&argv[1], "protocol") => {
+            debug_protocol(s, &argv[2], out);
+            Flow::Continue
+        }
         _ => {
             let r = reply_for(s, shared, guard, spec, &argv);
             let close = matches!(r, Some(Reply::Simple(ref t)) if t == "__shutdown__");
@@ -103,6 +107,57 @@ pub fn run<'a>(
             Flow::Continue
         }
     }
+}
+
+/// `DEBUG PROTOCOL <type>`: one sample reply of each RESP type, written as
+/// Redis 7.0 writes it (big numbers, attributes and pushes have no [`Reply`]
+/// value, so they are written out here).
+fn debug_protocol(s: &mut Session, name: &[u8], out: &mut BytesMut) {
+    let ints = || (0..3).map(Reply::Int).collect::<Vec<_>>();
+    let r = match () {
+        _ if eq(name, "string") => Reply::text("Hello World"),
+        _ if eq(name, "integer") => Reply::Int(12345),
+        // Redis's sample value, not an approximation of pi.
+        #[allow(clippy::approx_constant)]
+        _ if eq(name, "double") => Reply::Double(3.141),
+        _ if eq(name, "bignum") => {
+            let n = "1234567999999999999999999999999999999";
+            if s.resp3 {
+                out.extend_from_slice(format!("({n}\r\n").as_bytes());
+                return;
+            }
+            Reply::text(n)
+        }
+        _ if eq(name, "null") => Reply::Nil,
+        _ if eq(name, "array") => Reply::Array(ints()),
+        _ if eq(name, "set") => Reply::Set(ints()),
+        _ if eq(name, "map") => Reply::Map(
+            (0..3)
+                .map(|j| (Reply::Int(j), Reply::Bool(j == 1)))
+                .collect(),
+        ),
+        _ if eq(name, "attrib") => {
+            if s.resp3 {
+                out.extend_from_slice(
+                    b"|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n",
+                );
+            }
+            Reply::text("Some real reply following the attribute")
+        }
+        _ if eq(name, "push") => {
+            if !s.resp3 {
+                err("ERR RESP2 is not supported by this command")
+            } else {
+                out.extend_from_slice(b">2\r\n$16\r\nserver-cpu-usage\r\n:42\r\n");
+                Reply::text("Some real reply following the push reply")
+            }
+        }
+        _ if eq(name, "true") => Reply::Bool(true),
+        _ if eq(name, "false") => Reply::Bool(false),
+        _ if eq(name, "verbatim") => Reply::Verbatim(Bytes::from_static(b"This is a verbatim\nstring")),
+        _ => err("ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false"),
+    };
+    s.reply(&r, out);
 }
 
 fn sync_sub_counts(s: &Session) {

@@ -464,7 +464,7 @@ fn bitfield_creates_and_notifies() {
 #[test]
 fn bitfield_counts_changes_only_when_a_value_changed() {
     let mut h = Harness::new();
-    let mut dirty = |h: &mut Harness, args: &[&str]| {
+    let dirty = |h: &mut Harness, args: &[&str]| {
         h.run(args);
         (h.fx.dirty, h.fx.events.len(), h.fx.touched.len())
     };

@@ -95,3 +95,12 @@ def test_debug_digest_value_matches_a_copy(r):
     assert r.execute_command("DEBUG", "DIGEST") != full
     r.flushall()
     assert r.execute_command("DEBUG", "DIGEST") == "0" * 40
+
+
+def test_info_cpu_reports_process_cpu_times(r):
+    cpu = r.info("cpu")
+    for f in ("used_cpu_sys", "used_cpu_user", "used_cpu_sys_children", "used_cpu_user_children"):
+        assert isinstance(cpu[f], float) and cpu[f] >= 0
+    assert "used_cpu_user" in r.info()
+    raw = r.execute_command("INFO", "cpu")
+    assert "used_cpu_user:" in raw and "used_memory" not in raw

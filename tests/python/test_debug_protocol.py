@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from conftest import raw_cmd
+
 
 class Raw:
     """A bare connection returning whatever bytes the server sent."""
@@ -102,5 +104,6 @@ def test_info_cpu_reports_process_cpu_times(r):
     for f in ("used_cpu_sys", "used_cpu_user", "used_cpu_sys_children", "used_cpu_user_children"):
         assert isinstance(cpu[f], float) and cpu[f] >= 0
     assert "used_cpu_user" in r.info()
-    raw = r.execute_command("INFO", "cpu")
-    assert "used_cpu_user:" in raw and "used_memory" not in raw
+    raw = raw_cmd(r, "INFO", "cpu")
+    raw = raw.decode() if isinstance(raw, bytes) else raw
+    assert raw.startswith("# CPU\r\n") and "used_cpu_user:" in raw and "used_memory" not in raw

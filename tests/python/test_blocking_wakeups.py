@@ -133,3 +133,19 @@ def test_swapdb_without_data_keeps_the_client_blocked(srv, r):
     r.rpush("k", "x")
     t.join(5)
     assert t.result == b"*2\r\n$1\r\nk\r\n$1\r\nx\r\n"
+
+
+@pytest.mark.parametrize("pop", [["BLPOP", "list", 0], ["BLMPOP", 0, 1, "list", "LEFT"]])
+def test_key_of_another_type_keeps_the_client_blocked(srv, r, pop):
+    t = blocked(srv.port, *pop)
+    wait_until(lambda: blocked_count(r) == 1)
+    p = r.pipeline(transaction=True)
+    p.lpush("list", "a")
+    p.delete("list")
+    p.set("list", "foo")
+    p.execute()
+    assert blocked_count(r) == 1
+    r.delete("list")
+    r.lpush("list", "b")
+    t.join(5)
+    assert t.result is not None and t.result.endswith(b"$1\r\nb\r\n")

@@ -522,7 +522,10 @@ impl Shared {
                         ebb_core::execute_result(&mut ctx, spec, &argv)
                     };
                     let reply = match result {
-                        Err(Error::WouldBlock { .. }) => {
+                        // A key of another type now (e.g. SET in the same
+                        // EXEC) does not serve the client: as in Redis, it
+                        // stays blocked until the key holds its type again.
+                        Err(Error::WouldBlock { .. }) | Err(Error::WrongType) => {
                             self.log_propagated(&mut fx);
                             self.apply_effects(store, &mut fx);
                             continue;

@@ -107,3 +107,17 @@ def test_info_cpu_reports_process_cpu_times(r):
     raw = raw_cmd(r, "INFO", "cpu")
     raw = raw.decode() if isinstance(raw, bytes) else raw
     assert raw.startswith("# CPU\r\n") and "used_cpu_user:" in raw and "used_memory" not in raw
+
+
+def test_debug_quicklist_packed_threshold_checks_its_argument(r):
+    for ok in ("1b", "5b", "100b", "0", "1gb", "4294967295"):
+        assert raw_cmd(r, "DEBUG", "QUICKLIST-PACKED-THRESHOLD", ok) in (b"OK", "OK")
+    for bad in ("4gb", "abc", "-1"):
+        with pytest.raises(Exception) as e:
+            r.execute_command("DEBUG", "QUICKLIST-PACKED-THRESHOLD", bad)
+        assert "argument must be a memory value bigger than 1 and smaller than 4gb" in str(e.value)
+    # Lists with large elements behave the same whatever the threshold.
+    r.execute_command("DEBUG", "QUICKLIST-PACKED-THRESHOLD", "1b")
+    r.rpush("l", "a" * 100, "bb", "c" * 50)
+    assert r.lrange("l", 0, -1) == ["a" * 100, "bb", "c" * 50]
+    r.execute_command("DEBUG", "QUICKLIST-PACKED-THRESHOLD", "0")

@@ -480,6 +480,17 @@ pub fn debug<'a>(
                 })
                 .collect(),
         )
+    } else if eq(sub, "quicklist-packed-threshold") && argv.len() == 3 {
+        // ebb keeps every list element the same way whatever its size, so
+        // the size above which Redis gives an element a node of its own
+        // changes nothing here; the argument is still checked as Redis does.
+        let size = std::str::from_utf8(&argv[2])
+            .ok()
+            .and_then(crate::config::parse_memory);
+        match size {
+            Some(n) if n < 1 << 32 => Reply::Ok,
+            _ => err("ERR argument must be a memory value bigger than 1 and smaller than 4gb"),
+        }
     } else if eq(sub, "reload") {
         let store = guard.get_or_insert_with(|| shared.store.lock());
         let data = crate::persist::snapshot::encode(store, crate::server::now_ms());
@@ -511,6 +522,9 @@ pub fn debug<'a>(
                 "    Reply with a test value of the specified type. <type> can be: string,",
                 "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
                 "    true, false.",
+                "QUICKLIST-PACKED-THRESHOLD <size>",
+                "    Sets the threshold for elements to be inserted as plain vs packed nodes",
+                "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
                 "RELOAD",
                 "    Save the dataset to a snapshot, empty it and load it back.",
                 "SET-ACTIVE-EXPIRE <0|1>",

@@ -420,7 +420,7 @@ pub fn command(argv: &[Bytes]) -> Reply {
     }
 }
 
-/// DEBUG SLEEP / SET-ACTIVE-EXPIRE / OBJECT / HELP.
+/// DEBUG SLEEP / SET-ACTIVE-EXPIRE / OBJECT / DIGEST / DIGEST-VALUE / RELOAD / HELP.
 pub fn debug<'a>(
     s: &mut Session,
     shared: &'a Arc<Shared>,
@@ -462,6 +462,35 @@ pub fn debug<'a>(
             ),
             _ => err("ERR no such key"),
         }
+    } else if eq(sub, "digest") && argv.len() == 2 {
+        use ebb_core::cmd::debug_digest;
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let d = debug_digest::dataset_digest(store.dbs.iter(), crate::server::now_ms());
+        Reply::Simple(lossy(&debug_digest::hex(&d)).into())
+    } else if eq(sub, "digest-value") {
+        use ebb_core::cmd::debug_digest;
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let now = crate::server::now_ms();
+        Reply::Array(
+            argv[2..]
+                .iter()
+                .map(|k| {
+                    let d = debug_digest::key_digest(&store.dbs[s.db], k, now);
+                    Reply::Simple(lossy(&debug_digest::hex(&d)).into())
+                })
+                .collect(),
+        )
+    } else if eq(sub, "quicklist-packed-threshold") && argv.len() == 3 {
+        // ebb keeps every list element the same way whatever its size, so
+        // the size above which Redis gives an element a node of its own
+        // changes nothing here; the argument is still checked as Redis does.
+        let size = std::str::from_utf8(&argv[2])
+            .ok()
+            .and_then(crate::config::parse_memory);
+        match size {
+            Some(n) if n < 1 << 32 => Reply::Ok,
+            _ => err("ERR argument must be a memory value bigger than 1 and smaller than 4gb"),
+        }
     } else if eq(sub, "reload") {
         let store = guard.get_or_insert_with(|| shared.store.lock());
         let data = crate::persist::snapshot::encode(store, crate::server::now_ms());
@@ -483,8 +512,19 @@ pub fn debug<'a>(
         Reply::bulks(
             [
                 "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "DIGEST",
+                "    Output a hex signature representing the current DB content.",
+                "DIGEST-VALUE <key> [<key> ...]",
+                "    Output a hex signature of the values of all the specified keys.",
                 "OBJECT <key>",
                 "    Show low level info about the `key` and associated value.",
+                "PROTOCOL <type>",
+                "    Reply with a test value of the specified type. <type> can be: string,",
+                "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+                "    true, false.",
+                "QUICKLIST-PACKED-THRESHOLD <size>",
+                "    Sets the threshold for elements to be inserted as plain vs packed nodes",
+                "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
                 "RELOAD",
                 "    Save the dataset to a snapshot, empty it and load it back.",
                 "SET-ACTIVE-EXPIRE <0|1>",

@@ -91,6 +91,10 @@ pub fn run<'a>(
             sync_sub_counts(s);
             Flow::Continue
         }
+        "debug" if argv.len() == 3 && eq(&argv[1], "protocol") => {
+            debug_protocol(s, &argv[2], out);
+            Flow::Continue
+        }
         _ => {
             let r = reply_for(s, shared, guard, spec, argv);
             let close = matches!(r, Some(Reply::Simple(ref t)) if t == "__shutdown__");
@@ -103,6 +107,57 @@ pub fn run<'a>(
             Flow::Continue
         }
     }
+}
+
+/// `DEBUG PROTOCOL <type>`: one sample reply of each RESP type, written as
+/// Redis 7.0 writes it (big numbers, attributes and pushes have no [`Reply`]
+/// value, so they are written out here).
+fn debug_protocol(s: &mut Session, name: &[u8], out: &mut BytesMut) {
+    let ints = || (0..3).map(Reply::Int).collect::<Vec<_>>();
+    let r = match () {
+        _ if eq(name, "string") => Reply::text("Hello World"),
+        _ if eq(name, "integer") => Reply::Int(12345),
+        // Redis's sample value, not an approximation of pi.
+        #[allow(clippy::approx_constant)]
+        _ if eq(name, "double") => Reply::Double(3.141),
+        _ if eq(name, "bignum") => {
+            let n = "1234567999999999999999999999999999999";
+            if s.resp3 {
+                out.extend_from_slice(format!("({n}\r\n").as_bytes());
+                return;
+            }
+            Reply::text(n)
+        }
+        _ if eq(name, "null") => Reply::Nil,
+        _ if eq(name, "array") => Reply::Array(ints()),
+        _ if eq(name, "set") => Reply::Set(ints()),
+        _ if eq(name, "map") => Reply::Map(
+            (0..3)
+                .map(|j| (Reply::Int(j), Reply::Bool(j == 1)))
+                .collect(),
+        ),
+        _ if eq(name, "attrib") => {
+            if s.resp3 {
+                out.extend_from_slice(
+                    b"|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n",
+                );
+            }
+            Reply::text("Some real reply following the attribute")
+        }
+        _ if eq(name, "push") => {
+            if !s.resp3 {
+                err("ERR RESP2 is not supported by this command")
+            } else {
+                out.extend_from_slice(b">2\r\n$16\r\nserver-cpu-usage\r\n:42\r\n");
+                Reply::text("Some real reply following the push reply")
+            }
+        }
+        _ if eq(name, "true") => Reply::Bool(true),
+        _ if eq(name, "false") => Reply::Bool(false),
+        _ if eq(name, "verbatim") => Reply::Verbatim(Bytes::from_static(b"This is a verbatim\nstring")),
+        _ => err("ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false"),
+    };
+    s.reply(&r, out);
 }
 
 fn sync_sub_counts(s: &Session) {
@@ -199,7 +254,8 @@ fn reply_for<'a>(
                     store.dbs[s.db].expire_if_due(s.db, &key, now_ms(), &mut fx);
                     shared.apply_effects(store, &mut fx);
                     if !s.watched.iter().any(|(d, k2)| *d == s.db && *k2 == key) {
-                        shared.watch(s.id, s.db, key.clone(), &s.watch_dirty);
+                        let live = store.dbs[s.db].raw_get(&key).is_some();
+                        shared.watch(s.id, s.db, key.clone(), &s.watch_dirty, live);
                         s.watched.push((s.db, key));
                     }
                 }
@@ -396,6 +452,11 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
     for (db, key) in s.watched.clone() {
         let mut fx = shared.effects();
         store.dbs[db].expire_if_due(db, &key, now, &mut fx);
+        if !shared.watched_live(s.id, db, &key) {
+            // Missing when watched and already expired now (SWAPDB brought
+            // in a stale key): logically it never existed, no change.
+            fx.touched.retain(|(d, k)| !(*d == db && *k == key));
+        }
         shared.apply_effects(store, &mut fx);
     }
     if s.watch_dirty.load(Ordering::Relaxed) {
@@ -410,6 +471,10 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
         shared.log_raw(s.db, &[Bytes::from_static(b"MULTI")]);
     }
     let mut replies = Vec::with_capacity(queue.len());
+    // Keys made ready inside the transaction wake blocked clients only once
+    // it is over, as in Redis: a list pushed and deleted again by the same
+    // EXEC wakes nobody, and a woken client sees the final state.
+    let mut ready = Vec::new();
     for argv in queue {
         let Some(spec) = ebb_core::lookup(&argv[0]) else {
             continue;
@@ -417,8 +482,7 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
         let r = match spec.exec {
             Exec::Core(_) => {
                 let store = guard.get_or_insert_with(|| shared.store.lock());
-                s.run_core(store, spec, &argv, false)
-                    .unwrap_or_else(Reply::from)
+                run_core_in_exec(s, shared, store, spec, &argv, &mut ready)
             }
             Exec::Server => match spec.name {
                 "exec" | "multi" | "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe"
@@ -431,7 +495,37 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
     if writes {
         shared.log_raw(s.db, &[Bytes::from_static(b"EXEC")]);
     }
+    if !ready.is_empty() {
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let mut fx = shared.effects();
+        fx.ready = ready;
+        shared.apply_effects(store, &mut fx);
+    }
     Reply::Array(replies)
+}
+
+/// Runs one queued core command of an EXEC like `Session::run_core`, but
+/// keeps the keys it made ready in `ready` instead of serving blocked
+/// clients at once.
+fn run_core_in_exec(
+    s: &mut Session,
+    shared: &Arc<Shared>,
+    store: &mut Store,
+    spec: &CommandSpec,
+    argv: &[Bytes],
+    ready: &mut Vec<(usize, Bytes)>,
+) -> Reply {
+    let mut fx = shared.effects();
+    let r = {
+        let mut ctx = ebb_core::Ctx::new(store, s.db, now_ms(), &mut fx);
+        ctx.resp3 = s.resp3;
+        ctx.may_block = false;
+        ebb_core::execute_result(&mut ctx, spec, argv)
+    };
+    shared.log_command(s.db, spec, argv, &mut fx);
+    ready.append(&mut fx.ready);
+    shared.apply_effects(store, &mut fx);
+    r.unwrap_or_else(Reply::from)
 }
 
 fn pubsub(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {

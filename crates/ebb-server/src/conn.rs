@@ -460,6 +460,15 @@ impl Session {
                     | "quit"
                     | "reset"
             );
+            if spec.name == "ping" && argv.len() <= 2 {
+                // RESP2 subscribed mode: PING answers as a message array.
+                let msg = argv.get(1).cloned().unwrap_or_default();
+                self.reply(
+                    &Reply::Array(vec![Reply::bulk(b"pong"), Reply::Bulk(msg)]),
+                    out,
+                );
+                return Flow::Continue;
+            }
             if !ok {
                 let e = format!(
                     "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",

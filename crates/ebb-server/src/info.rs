@@ -264,6 +264,16 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
         }
         "cpu" => {
             out.push_str("# CPU\r\n");
+            for (who, suffix) in [
+                (libc::RUSAGE_SELF, ""),
+                (libc::RUSAGE_CHILDREN, "_children"),
+            ] {
+                let (sys, user) = cpu_times(who);
+                let _ = write!(
+                    out,
+                    "used_cpu_sys{suffix}:{sys}\r\nused_cpu_user{suffix}:{user}\r\n"
+                );
+            }
         }
         "modules" => out.push_str("# Modules\r\n"),
         "errorstats" => out.push_str("# Errorstats\r\n"),
@@ -299,4 +309,16 @@ fn human(b: u64) -> String {
     } else {
         format!("{b}B")
     }
+}
+
+/// System and user CPU time of `who` (a `getrusage` target), formatted as
+/// Redis prints them: seconds with six decimals.
+fn cpu_times(who: libc::c_int) -> (String, String) {
+    // SAFETY: getrusage only writes into the zeroed struct we pass.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(who, &mut ru) } != 0 {
+        return ("0.000000".into(), "0.000000".into());
+    }
+    let fmt = |t: libc::timeval| format!("{}.{:06}", t.tv_sec, t.tv_usec);
+    (fmt(ru.ru_stime), fmt(ru.ru_utime))
 }

@@ -135,7 +135,9 @@ pub struct PubSub {
 }
 
 /// A client watching a key: its id and the flag EXEC checks.
-type Watcher = (u64, Arc<AtomicBool>);
+/// A WATCH: the client, its dirty flag, and whether the key existed (live)
+/// when it was watched.
+type Watcher = (u64, Arc<AtomicBool>, bool);
 
 /// Server-wide shared state.
 pub struct Shared {
@@ -273,16 +275,28 @@ impl Shared {
             let w = self.watches.lock();
             for k in &fx.touched {
                 if let Some(list) = w.get(k) {
-                    for (_, flag) in list {
+                    for (_, flag, _) in list {
                         flag.store(true, Ordering::Relaxed);
                     }
                 }
             }
+            // A flushed or swapped database changes a watched key only if
+            // the key logically existed before (when watched) or exists now,
+            // as in Redis 7.0: a missing or already-expired key that stays
+            // missing or expired is no change.
+            let now = now_ms();
             for db in &fx.touched_dbs {
-                for ((d, _), list) in w.iter() {
+                for ((d, key), list) in w.iter() {
                     if d == db {
-                        for (_, flag) in list {
-                            flag.store(true, Ordering::Relaxed);
+                        let live_now = store
+                            .dbs
+                            .get(*d)
+                            .and_then(|x| x.raw_get(key))
+                            .is_some_and(|e| e.expire_at.is_none_or(|t| t > now));
+                        for (_, flag, live_then) in list {
+                            if *live_then || live_now {
+                                flag.store(true, Ordering::Relaxed);
+                            }
                         }
                     }
                 }
@@ -315,6 +329,16 @@ impl Shared {
                     for (ch, msg) in flags.messages(ev) {
                         self.publish(&ch, &msg);
                     }
+                }
+            }
+        }
+        if !fx.touched_dbs.is_empty() {
+            // SWAPDB (and flushes) change whole databases: every key a
+            // client blocks on there may now hold data, as in Redis.
+            let b = self.blocking.lock();
+            for (db, key) in b.by_key.keys() {
+                if fx.touched_dbs.contains(db) {
+                    fx.ready.push((*db, key.clone()));
                 }
             }
         }
@@ -412,14 +436,23 @@ impl Shared {
         self.pubsub.lock().patterns.len()
     }
 
-    /// Registers WATCH of `key` by `client`.
-    pub fn watch(&self, client: u64, db: usize, key: Bytes, flag: &Arc<AtomicBool>) {
+    /// Registers WATCH of `key` by `client`; `live` says whether the key
+    /// exists (unexpired) at this moment.
+    pub fn watch(&self, client: u64, db: usize, key: Bytes, flag: &Arc<AtomicBool>, live: bool) {
         let mut w = self.watches.lock();
         let list = w.entry((db, key)).or_default();
-        if !list.iter().any(|(c, _)| *c == client) {
-            list.push((client, flag.clone()));
+        if !list.iter().any(|(c, _, _)| *c == client) {
+            list.push((client, flag.clone(), live));
             self.watch_count.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// Whether `key` existed (unexpired) when `client` watched it.
+    pub fn watched_live(&self, client: u64, db: usize, key: &Bytes) -> bool {
+        let w = self.watches.lock();
+        w.get(&(db, key.clone()))
+            .and_then(|list| list.iter().find(|(c, _, _)| *c == client))
+            .is_some_and(|(_, _, live)| *live)
     }
 
     /// Forgets every WATCH of `client` on `keys`.
@@ -428,7 +461,7 @@ impl Shared {
         for k in keys {
             if let Some(list) = w.get_mut(k) {
                 let before = list.len();
-                list.retain(|(c, _)| *c != client);
+                list.retain(|(c, _, _)| *c != client);
                 self.watch_count
                     .fetch_sub(before - list.len(), Ordering::Relaxed);
                 if list.is_empty() {
@@ -529,7 +562,10 @@ impl Shared {
                         ebb_core::execute_result(&mut ctx, spec, &argv)
                     };
                     let reply = match result {
-                        Err(Error::WouldBlock { .. }) => {
+                        // A key of another type now (e.g. SET in the same
+                        // EXEC) does not serve the client: as in Redis, it
+                        // stays blocked until the key holds its type again.
+                        Err(Error::WouldBlock { .. }) | Err(Error::WrongType) => {
                             self.log_propagated(&mut fx);
                             self.apply_effects(store, &mut fx);
                             continue;

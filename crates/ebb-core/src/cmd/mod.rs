@@ -9,6 +9,7 @@ use crate::table::{CommandSpec, Exec};
 
 pub mod bits;
 pub mod connection;
+pub mod debug_digest;
 pub mod hashes;
 pub mod keys;
 pub mod keys_expire;

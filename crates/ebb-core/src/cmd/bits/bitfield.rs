@@ -153,21 +153,23 @@ fn fit(op: &Op, n: i128) -> Option<i128> {
     }
 }
 
-/// Runs one SET or INCRBY on `buf`: the reply and whether it wrote.
-fn write_op(buf: &mut [u8], op: &Op) -> (Reply, bool) {
+/// Runs one SET or INCRBY on `buf`: the reply, whether it wrote, and
+/// whether the field's value actually changed.
+fn write_op(buf: &mut [u8], op: &Op) -> (Reply, bool, bool) {
     let old = read_field(buf, op);
     let (target, reply_new) = match op.kind {
         OpKind::IncrBy(by) => (old + by as i128, true),
         // Unsigned fields take the argument's 64-bit pattern, as Redis does.
         OpKind::Set(v) if !op.signed => (v as u64 as i128, false),
         OpKind::Set(v) => (v as i128, false),
-        OpKind::Get => return (Reply::Int(old as i64), false),
+        OpKind::Get => return (Reply::Int(old as i64), false, false),
     };
     match fit(op, target) {
-        None => (Reply::Nil, false),
+        None => (Reply::Nil, false, false),
         Some(new) => {
             write_bits(buf, op.offset, op.bits, new as u64);
-            (Reply::Int(if reply_new { new } else { old } as i64), true)
+            let reply = Reply::Int(if reply_new { new } else { old } as i64);
+            (reply, true, new != old)
         }
     }
 }
@@ -193,21 +195,25 @@ fn bitfield_generic(ctx: &mut Ctx, argv: &[Bytes], read_only_cmd: bool) -> CmdRe
             "ERR BITFIELD_RO only supports the GET subcommand",
         ));
     }
-    grow_for_bit(ctx, key, highest)?;
+    let grown = grow_for_bit(ctx, key, highest)?;
     let b = ctx.get_mut::<Bytes>(key)?.ok_or(Error::NoSuchKey)?;
-    let (replies, changes) = edit_bytes(b, |m| {
+    let (replies, changes, changed) = edit_bytes(b, |m| {
         let mut changes = 0u64;
+        let mut changed = false;
         let replies: Vec<Reply> = ops
             .iter()
             .map(|op| {
-                let (r, wrote) = write_op(m, op);
+                let (r, wrote, differs) = write_op(m, op);
                 changes += wrote as u64;
+                changed |= differs;
                 r
             })
             .collect();
-        (replies, changes)
+        (replies, changes, changed)
     });
-    if changes > 0 {
+    // As in Redis 7.0: nothing is reported unless the key was created or
+    // grown or some field really changed; then every write counts.
+    if changes > 0 && (grown || changed) {
         ctx.modified(key);
         ctx.fx.dirty += changes - 1;
         ctx.notify(b'$', "setbit", key);

@@ -460,3 +460,53 @@ fn bitfield_creates_and_notifies() {
     assert_eq!(h.run(&["GET", "t"]), bulk("A"));
     assert_eq!(h.store.dbs[0].raw_get(b"t").and_then(|e| e.expire_at), at);
 }
+
+#[test]
+fn bitfield_counts_changes_only_when_a_value_changed() {
+    let mut h = Harness::new();
+    let dirty = |h: &mut Harness, args: &[&str]| {
+        h.run(args);
+        (h.fx.dirty, h.fx.events.len(), h.fx.touched.len())
+    };
+    // Creating the key always counts.
+    assert_eq!(
+        dirty(&mut h, &["BITFIELD", "f", "SET", "i5", "0", "0"]),
+        (1, 1, 1)
+    );
+    // Same value again: no change, no event, nothing touched.
+    assert_eq!(
+        dirty(&mut h, &["BITFIELD", "f", "SET", "i5", "0", "0"]),
+        (0, 0, 0)
+    );
+    assert_eq!(
+        dirty(&mut h, &["BITFIELD", "f", "INCRBY", "i5", "0", "0"]),
+        (0, 0, 0)
+    );
+    // One real change: every write of the call counts, as in Redis.
+    assert_eq!(
+        dirty(
+            &mut h,
+            &[
+                "BITFIELD", "f", "SET", "i5", "0", "1", "SET", "i5", "0", "1", "SET", "i5", "5",
+                "3"
+            ]
+        ),
+        (3, 1, 1)
+    );
+    // Growing the string counts even when the written value is zero.
+    assert_eq!(
+        dirty(
+            &mut h,
+            &["BITFIELD", "f", "SET", "i5", "0", "1", "SET", "i5", "100", "0"]
+        ),
+        (2, 1, 1)
+    );
+    // A failed overflow writes nothing.
+    assert_eq!(
+        dirty(
+            &mut h,
+            &["BITFIELD", "f", "OVERFLOW", "FAIL", "INCRBY", "i5", "0", "100"]
+        ),
+        (0, 0, 0)
+    );
+}

@@ -631,3 +631,14 @@ fn small_hashes_keep_insertion_order_like_a_listpack() {
     h.run(&["HGETDEL", "k", "FIELDS", "1", "c"]);
     assert_eq!(h.run(&["HKEYS", "k"]), bulks(&["b", "d", "e"]));
 }
+
+#[test]
+fn hincrbyfloat_refuses_a_value_with_an_embedded_nul() {
+    let mut h = Harness::new();
+    h.run(&["HSET", "h", "f", "1\x002"]);
+    assert_eq!(
+        h.run(&["HINCRBYFLOAT", "h", "f", "1"]),
+        err("ERR hash value is not a float")
+    );
+    assert_eq!(h.run(&["HGET", "h", "f"]), bulk("1\x002"));
+}

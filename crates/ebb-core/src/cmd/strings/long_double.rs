@@ -50,14 +50,10 @@ impl LongDouble {
         if s.is_empty() || s.len() >= MAX_INPUT {
             return None;
         }
-        // The C string ends at the first NUL byte.
-        let s = match s.iter().position(|&c| c == 0) {
-            Some(n) => &s[..n],
-            None => s,
-        };
-        if s.is_empty() {
-            // strtold("") converts nothing and stops at the terminator.
-            return Some(LongDouble::ZERO);
+        // strtold stops at an embedded NUL, and Redis 7.0 then refuses the
+        // value because fewer than all of its bytes were converted.
+        if s.contains(&0) {
+            return None;
         }
         if matches!(s[0], b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
             return None;
@@ -678,7 +674,8 @@ mod tests {
         ] {
             assert!(LongDouble::parse(good.as_bytes()).is_some(), "{good}");
         }
-        assert_eq!(incr("1\0garbage", "1").as_deref(), Some("2"));
+        assert_eq!(incr("1\0garbage", "1"), None);
+        assert_eq!(incr("1\x002", "1"), None);
         assert_eq!(incr("inf", "1"), None);
         assert_eq!(incr("1e4932", "1e4932"), None);
     }

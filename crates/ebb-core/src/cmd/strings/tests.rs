@@ -660,3 +660,19 @@ fn arity_errors() {
         );
     }
 }
+
+#[test]
+fn incrbyfloat_refuses_a_value_with_an_embedded_nul() {
+    let mut h = Harness::new();
+    h.run(&["SET", "f", "1"]);
+    h.run(&["SETRANGE", "f", "2", "2"]);
+    assert_eq!(
+        h.run(&["INCRBYFLOAT", "f", "1"]),
+        err("ERR value is not a valid float")
+    );
+    assert_eq!(h.run(&["GET", "f"]), bulk("1\x002"));
+    assert_eq!(
+        h.run(&["INCRBYFLOAT", "f", "1\0"]),
+        err("ERR value is not a valid float")
+    );
+}

@@ -520,16 +520,14 @@ impl Session {
             return Flow::Paused(argv.to_vec());
         }
         if crate::observe::monitoring() {
-            crate::observe::feed(self.id, self.db, &self.entry.addr, spec, &argv);
+            crate::observe::feed(self.id, self.db, &self.entry.addr, spec, argv);
         }
         if crate::observe::timed(spec) {
             let t0 = Instant::now();
-            let name = spec.name;
-            let logged = argv.clone();
             let flow = self.execute(shared, guard, spec, argv, out);
-            if !matches!(flow, Flow::Block(..)) || name == "debug" {
+            if !matches!(flow, Flow::Block(..)) {
                 let client_name = self.entry.name.lock().clone();
-                crate::observe::record(t0.elapsed(), spec, &logged, &self.entry.addr, client_name);
+                crate::observe::record(t0.elapsed(), spec, argv, &self.entry.addr, client_name);
             }
             return flow;
         }
@@ -542,7 +540,7 @@ impl Session {
         shared: &'a Arc<Shared>,
         guard: &mut Option<MutexGuard<'a, Store>>,
         spec: &'static CommandSpec,
-        argv: Vec<Bytes>,
+        argv: &[Bytes],
         out: &mut BytesMut,
     ) -> Flow {
         match spec.exec {

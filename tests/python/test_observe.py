@@ -91,3 +91,69 @@ def test_slowlog_errors(r):
     with pytest.raises(redis.ResponseError, match="unknown subcommand 'nope'. Try SLOWLOG HELP."):
         raw_cmd(r, "SLOWLOG", "nope")
     assert raw_cmd(r, "SLOWLOG", "HELP")[0].startswith("SLOWLOG <subcommand>")
+
+
+def _stalled_subscriber(ebb, channel):
+    """A subscriber that never reads what it is sent."""
+    s = socket.create_connection(("127.0.0.1", ebb.port))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.sendall(b"CLIENT SETNAME stalled\r\nSUBSCRIBE " + channel + b"\r\n")
+    time.sleep(0.2)
+    return s
+
+
+def _names(r):
+    return [c.get("name") for c in r.client_list()]
+
+
+def test_subscriber_over_the_hard_output_limit_is_disconnected(ebb, r):
+    r.config_set("client-output-buffer-limit", "pubsub 1mb 512kb 60")
+    s = _stalled_subscriber(ebb, b"news")
+    try:
+        assert "stalled" in _names(r)
+        msg = "x" * 65536
+        end = time.time() + 20
+        while "stalled" in _names(r) and time.time() < end:
+            for _ in range(16):
+                r.publish("news", msg)
+        assert "stalled" not in _names(r)
+        assert r.publish("news", "after") == 0
+    finally:
+        s.close()
+        r.config_set("client-output-buffer-limit", "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60")
+
+
+def test_subscriber_over_the_soft_limit_for_too_long_is_disconnected(ebb, r):
+    r.config_set("client-output-buffer-limit", "pubsub 0 256kb 1")
+    s = _stalled_subscriber(ebb, b"slow")
+    try:
+        msg = "y" * 65536
+        for _ in range(200):  # well past the soft limit, kernel buffers included
+            r.publish("slow", msg)
+        assert "stalled" in _names(r)  # over the soft limit for less than 1 s
+        time.sleep(1.2)
+        r.publish("slow", msg)
+        time.sleep(0.2)
+        assert "stalled" not in _names(r)
+    finally:
+        s.close()
+        r.config_set("client-output-buffer-limit", "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60")
+
+
+def test_reading_subscribers_are_never_cut_off(ebb, r):
+    r.config_set("client-output-buffer-limit", "pubsub 1mb 512kb 60")
+    try:
+        sub = redis.Redis(port=ebb.port).pubsub()
+        sub.subscribe("busy")
+        sub.get_message(timeout=2)
+        got = 0
+        for i in range(200):
+            r.publish("busy", "z" * 32768)
+            while (m := sub.get_message(timeout=0.01)) is not None:
+                got += m["type"] == "message"
+        while (m := sub.get_message(timeout=0.5)) is not None:
+            got += m["type"] == "message"
+        assert got == 200
+        sub.close()
+    finally:
+        r.config_set("client-output-buffer-limit", "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60")

@@ -272,6 +272,7 @@ fn kill(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
         return match clients.iter().find(|c| c.addr == addr) {
             Some(c) => {
                 let _ = c.tx.send(Msg::Kill);
+                c.kill.notify_one();
                 Reply::Ok
             }
             None => err("ERR No such client"),
@@ -331,6 +332,7 @@ fn kill(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
         });
         if ok {
             let _ = c.tx.send(Msg::Kill);
+            c.kill.notify_one();
             killed += 1;
         }
     }

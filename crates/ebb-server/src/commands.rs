@@ -52,7 +52,7 @@ pub fn run<'a>(
                     &mut s.channels
                 };
                 if set.insert(ch.clone()) {
-                    shared.subscribe(s.id, &s.tx, ch.clone(), pattern);
+                    shared.subscribe(s.id, &s.entry, ch.clone(), pattern);
                 }
                 let n = (s.channels.len() + s.patterns.len()) as i64;
                 resp::encode_sub_reply(spec.name.as_bytes(), Some(&ch), n, s.resp3, out);

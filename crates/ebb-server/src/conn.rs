@@ -118,6 +118,10 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         blocked: AtomicBool::new(false),
         no_evict: AtomicBool::new(false),
         tx: tx.clone(),
+        pending: AtomicUsize::new(0),
+        soft_since: std::sync::atomic::AtomicU64::new(0),
+        overflowed: AtomicBool::new(false),
+        kill: tokio::sync::Notify::new(),
     });
     let maxclients = shared.config.read().get_i64("maxclients").max(1) as usize;
     shared.stats.connections.fetch_add(1, Ordering::Relaxed);
@@ -197,7 +201,11 @@ impl Session {
                     .stats
                     .net_out
                     .fetch_add(out.len() as u64, Ordering::Relaxed);
-                stream.write_all(&out).await?;
+                let entry = self.entry.clone();
+                tokio::select! {
+                    r = stream.write_all(&out) => r?,
+                    _ = entry.kill.notified() => return Ok(()),
+                }
                 out.clear();
             }
             match flow {
@@ -261,7 +269,9 @@ impl Session {
                     std::future::pending::<()>().await
                 }
             };
+            let entry = self.entry.clone();
             tokio::select! {
+                _ = entry.kill.notified() => return Ok(()),
                 n = stream.read_buf(&mut rbuf) => {
                     let n = n?;
                     if n == 0 {
@@ -271,13 +281,13 @@ impl Session {
                 }
                 m = rx.recv() => {
                     match m {
-                        Some(Msg::Push(items)) => resp::encode_push(&items, self.resp3, &mut out),
+                        Some(Msg::Push(items)) => self.push(&items, &mut out),
                         Some(Msg::Kill) | None => return Ok(()),
                         Some(Msg::Unblocked(r)) => self.reply(&r, &mut out),
                     }
                     while let Ok(m) = rx.try_recv() {
                         match m {
-                            Msg::Push(items) => resp::encode_push(&items, self.resp3, &mut out),
+                            Msg::Push(items) => self.push(&items, &mut out),
                             Msg::Kill => return Ok(()),
                             Msg::Unblocked(r) => self.reply(&r, &mut out),
                         }
@@ -286,6 +296,15 @@ impl Session {
                 _ = idle => return Ok(()),
             }
         }
+    }
+
+    /// Encodes a pub/sub message taken from the mailbox, which no longer
+    /// counts toward the client's output backlog.
+    fn push(&mut self, items: &[Bytes], out: &mut BytesMut) {
+        self.entry
+            .pending
+            .fetch_sub(crate::outbuf::size(items), Ordering::Relaxed);
+        resp::encode_push(items, self.resp3, out);
     }
 
     /// Waits for a parked command to be served, time out, or the client to
@@ -314,7 +333,7 @@ impl Session {
                         self.reply(&r, out);
                         break;
                     }
-                    Some(Msg::Push(items)) => resp::encode_push(&items, self.resp3, out),
+                    Some(Msg::Push(items)) => self.push(&items, out),
                     Some(Msg::Kill) | None => {
                         self.shared.unblock(waiter);
                         return Ok(false);

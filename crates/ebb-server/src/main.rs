@@ -12,6 +12,7 @@ mod evict;
 mod info;
 mod notify;
 mod observe;
+mod outbuf;
 mod persist;
 mod resp;
 mod server;

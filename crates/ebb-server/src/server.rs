@@ -61,6 +61,14 @@ pub struct ClientEntry {
     pub no_evict: AtomicBool,
     /// Channel to the connection task.
     pub tx: UnboundedSender<Msg>,
+    /// Bytes of pub/sub messages queued and not yet written.
+    pub pending: AtomicUsize,
+    /// When the backlog went over the soft output limit (ms, 0 = it is not).
+    pub soft_since: AtomicU64,
+    /// Set once the backlog passed the output limit: nothing more is queued.
+    pub overflowed: AtomicBool,
+    /// Wakes the connection task to close, even while it waits on a write.
+    pub kill: tokio::sync::Notify,
 }
 
 impl ClientEntry {
@@ -130,8 +138,8 @@ struct Blocking {
 /// Pub/sub subscriptions.
 #[derive(Default)]
 pub struct PubSub {
-    channels: HashMap<Bytes, HashMap<u64, UnboundedSender<Msg>>>,
-    patterns: HashMap<Bytes, HashMap<u64, UnboundedSender<Msg>>>,
+    channels: HashMap<Bytes, HashMap<u64, Arc<ClientEntry>>>,
+    patterns: HashMap<Bytes, HashMap<u64, Arc<ClientEntry>>>,
 }
 
 /// A client watching a key: its id and the flag EXEC checks.
@@ -352,30 +360,34 @@ impl Shared {
     pub fn publish(&self, channel: &[u8], msg: &[u8]) -> usize {
         let ps = self.pubsub.lock();
         let mut n = 0;
+        let now = now_ms();
+        let mut send = |c: &ClientEntry, items: Vec<Bytes>| {
+            if crate::outbuf::admit(c, crate::outbuf::size(&items), now)
+                && c.tx.send(Msg::Push(items)).is_ok()
+            {
+                n += 1;
+            }
+        };
         if let Some(subs) = ps.channels.get(channel) {
-            for tx in subs.values() {
+            for c in subs.values() {
                 let items = vec![
                     Bytes::from_static(b"message"),
                     Bytes::copy_from_slice(channel),
                     Bytes::copy_from_slice(msg),
                 ];
-                if tx.send(Msg::Push(items)).is_ok() {
-                    n += 1;
-                }
+                send(c, items);
             }
         }
         for (pat, subs) in ps.patterns.iter() {
             if glob_match(pat, channel, false) {
-                for tx in subs.values() {
+                for c in subs.values() {
                     let items = vec![
                         Bytes::from_static(b"pmessage"),
                         pat.clone(),
                         Bytes::copy_from_slice(channel),
                         Bytes::copy_from_slice(msg),
                     ];
-                    if tx.send(Msg::Push(items)).is_ok() {
-                        n += 1;
-                    }
+                    send(c, items);
                 }
             }
         }
@@ -386,14 +398,14 @@ impl Shared {
     }
 
     /// Subscribes a client to a channel (or pattern).
-    pub fn subscribe(&self, client: u64, tx: &UnboundedSender<Msg>, name: Bytes, pattern: bool) {
+    pub fn subscribe(&self, client: u64, entry: &Arc<ClientEntry>, name: Bytes, pattern: bool) {
         let mut ps = self.pubsub.lock();
         let map = if pattern {
             &mut ps.patterns
         } else {
             &mut ps.channels
         };
-        map.entry(name).or_default().insert(client, tx.clone());
+        map.entry(name).or_default().insert(client, entry.clone());
     }
 
     /// Unsubscribes a client from a channel (or pattern).
@@ -670,6 +682,7 @@ fn forget_waiter_keys(b: &mut Blocking, id: u64, w: &Waiter) {
 pub fn apply_core_config(cfg: &Config, store: &mut Store) {
     crate::evict::configure(cfg);
     crate::observe::configure(cfg);
+    crate::outbuf::configure(cfg);
     let c = &mut store.cfg;
     c.proto_max_bulk_len = cfg.get_i64("proto-max-bulk-len").max(1) as u64;
     c.hash_max_listpack_entries = cfg.get_i64("hash-max-listpack-entries").max(0) as usize;

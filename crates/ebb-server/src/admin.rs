@@ -354,27 +354,58 @@ pub fn command(argv: &[Bytes]) -> Reply {
                 .collect(),
         )
     } else if eq(sub, "list") {
-        let names = all.iter().filter(|s| {
-            if argv.len() == 5 && eq(&argv[2], "filterby") {
-                let v = &argv[4];
-                if eq(&argv[3], "pattern") {
-                    glob_match(v, s.name.as_bytes(), true)
-                } else if eq(&argv[3], "aclcat") {
+        // No filter, or FILTERBY PATTERN|ACLCAT|MODULE <value>.
+        let filter = match argv.len() {
+            2 => None,
+            5 if eq(&argv[2], "filterby")
+                && ["pattern", "aclcat", "module"]
+                    .iter()
+                    .any(|t| eq(&argv[3], t)) =>
+            {
+                Some((&argv[3], &argv[4]))
+            }
+            _ => return Error::Syntax.into(),
+        };
+        let mut names: Vec<&'static str> = Vec::new();
+        for spec in all.iter() {
+            match filter {
+                // Redis lists subcommands as `container|sub` too; a pattern
+                // is matched against both kinds of names afterwards.
+                None => {
+                    names.push(spec.name);
+                    names.extend(
+                        ebb_core::docs::subcommands(spec.name)
+                            .iter()
+                            .map(|d| d.name),
+                    );
+                }
+                Some((kind, _)) if eq(kind, "pattern") => {
+                    names.push(spec.name);
+                    names.extend(
+                        ebb_core::docs::subcommands(spec.name)
+                            .iter()
+                            .map(|d| d.name),
+                    );
+                }
+                Some((kind, v)) if eq(kind, "aclcat") => {
                     let cat = format!("@{}", lossy(v).to_ascii_lowercase());
-                    acl_categories(s)
+                    if acl_categories(spec)
                         .iter()
                         .any(|c| matches!(c, Reply::Simple(t) if *t == cat))
-                } else {
-                    false
+                    {
+                        names.push(spec.name);
+                    }
                 }
-            } else {
-                true
+                // No modules are loaded.
+                Some(_) => {}
             }
-        });
-        if argv.len() != 2 && !(argv.len() == 5 && eq(&argv[2], "filterby")) {
-            return Error::Syntax.into();
         }
-        Reply::bulks(names.map(|s| Bytes::from_static(s.name.as_bytes())))
+        if let Some((kind, v)) = filter {
+            if eq(kind, "pattern") {
+                names.retain(|n| glob_match(v, n.as_bytes(), true));
+            }
+        }
+        Reply::bulks(names.into_iter().map(|n| Bytes::from_static(n.as_bytes())))
     } else if eq(sub, "getkeys") && argv.len() >= 3 {
         let Some(spec) = ebb_core::lookup(&argv[2]) else {
             return err("ERR Invalid command specified");

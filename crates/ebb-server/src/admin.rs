@@ -522,6 +522,22 @@ pub fn debug<'a>(
             Some(n) if n < 1 << 32 => Reply::Ok,
             _ => err("ERR argument must be a memory value bigger than 1 and smaller than 4gb"),
         }
+    } else if eq(sub, "loadaof") && argv.len() == 2 {
+        // Empties the dataset and loads it back from the append only file
+        // (written by the AOF or by BGREWRITEAOF).
+        shared.flush_aof();
+        let data = match std::fs::read(shared.aof_path()) {
+            Ok(d) => d,
+            Err(e) => return err(format!("ERR Error reading the append only file: {e}")),
+        };
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        for db in store.dbs.iter_mut() {
+            db.clear();
+        }
+        match crate::persist::replay(store, &data, crate::server::now_ms()) {
+            Ok(_) => Reply::Ok,
+            Err(_) => err("ERR Bad file format reading the append only file"),
+        }
     } else if eq(sub, "reload") {
         let store = guard.get_or_insert_with(|| shared.store.lock());
         let data = crate::persist::snapshot::encode(store, crate::server::now_ms());
@@ -547,6 +563,8 @@ pub fn debug<'a>(
                 "    Output a hex signature representing the current DB content.",
                 "DIGEST-VALUE <key> [<key> ...]",
                 "    Output a hex signature of the values of all the specified keys.",
+                "LOADAOF",
+                "    Flush the AOF buffers on disk and reload the AOF in memory.",
                 "OBJECT <key>",
                 "    Show low level info about the `key` and associated value.",
                 "PROTOCOL <type>",

@@ -145,7 +145,9 @@ impl Shared {
         if self.rewrite_running.swap(true, Ordering::SeqCst) {
             return Err("ERR Background append only file rewriting already in progress");
         }
-        {
+        // With the AOF off, Redis still writes a fresh AOF from the data
+        // (DEBUG LOADAOF can then load it); there is no live file to switch.
+        let aof_on = {
             let mut aof = self.aof.lock();
             match aof.as_mut() {
                 Some(a) => {
@@ -153,13 +155,11 @@ impl Shared {
                         tracing::error!(error = %e, "flush before rewrite failed");
                     }
                     a.begin_rewrite();
+                    true
                 }
-                None => {
-                    self.rewrite_running.store(false, Ordering::SeqCst);
-                    return Err("ERR append only file is not enabled");
-                }
+                None => false,
             }
-        }
+        };
         let copy = store.clone();
         let me = self.clone();
         std::thread::spawn(move || {
@@ -180,7 +180,10 @@ impl Shared {
                     a.abort_rewrite();
                     Err(e)
                 }
-                (_, None) => Ok(()),
+                (Ok(()), None) if !aof_on => std::fs::rename(&tmp, me.aof_path()),
+                (Err(e), None) => Err(e),
+                // The AOF was turned off meanwhile: nothing to switch.
+                (Ok(()), None) => std::fs::remove_file(&tmp),
             };
             match result {
                 Ok(()) => tracing::info!("Background AOF rewrite finished successfully"),

@@ -149,3 +149,14 @@ def test_key_of_another_type_keeps_the_client_blocked(srv, r, pop):
     r.lpush("list", "b")
     t.join(5)
     assert t.result is not None and t.result.endswith(b"$1\r\nb\r\n")
+
+
+def test_blmove_to_a_wrong_type_destination_gets_wrongtype(srv, r):
+    r.set("target", "nolist")
+    t = blocked(srv.port, "BRPOPLPUSH", "blist", "target", 0)
+    wait_until(lambda: blocked_count(r) == 1)
+    r.rpush("blist", "foo")
+    t.join(5)
+    assert t.result is not None and t.result.startswith(b"-WRONGTYPE")
+    assert r.lrange("blist", 0, -1) == [b"foo"] or r.lrange("blist", 0, -1) == ["foo"]
+    assert blocked_count(r) == 0

@@ -85,7 +85,9 @@ def oracle():
 
 def test_every_command_documents_its_arguments(r3):
     all_docs = docs(r3)
-    names = norm(raw_cmd(r3, "COMMAND", "LIST"))
+    # COMMAND LIST also names subcommands (`container|sub`); DOCS keys
+    # only the top-level commands and nests the subcommands.
+    names = [n for n in norm(raw_cmd(r3, "COMMAND", "LIST")) if "|" not in n]
     assert sorted(all_docs) == sorted(names)
     no_args = {
         "bgrewriteaof", "dbsize", "debug", "discard", "exec", "lastsave", "multi",

@@ -121,3 +121,31 @@ def test_debug_quicklist_packed_threshold_checks_its_argument(r):
     r.rpush("l", "a" * 100, "bb", "c" * 50)
     assert r.lrange("l", 0, -1) == ["a" * 100, "bb", "c" * 50]
     r.execute_command("DEBUG", "QUICKLIST-PACKED-THRESHOLD", "0")
+
+
+def test_bgrewriteaof_without_aof_then_debug_loadaof(server_factory):
+    s = server_factory()
+    r = s.client(decode_responses=True)
+    r.set("x", "10")
+    r.expire("x", 1000)
+    r.sadd("s", "a", "b")
+    r.zadd("z", {"m": 1.5})
+    before = r.execute_command("DEBUG", "DIGEST")
+    assert r.bgrewriteaof()
+    wait = 0
+    while r.info("persistence")["aof_rewrite_in_progress"] and wait < 100:
+        time.sleep(0.05)
+        wait += 1
+    r.set("later", "1")  # not in the rewritten file
+    assert r.execute_command("DEBUG", "LOADAOF") in (True, "OK")
+    assert r.exists("later") == 0
+    assert r.execute_command("DEBUG", "DIGEST") == before
+    assert 900 < r.ttl("x") <= 1000
+    # With the AOF on, LOADAOF replays what was logged since.
+    r.config_set("appendonly", "yes")
+    while r.info("persistence")["aof_rewrite_in_progress"]:
+        time.sleep(0.05)
+    r.set("y", "1")
+    assert r.execute_command("DEBUG", "LOADAOF") in (True, "OK")
+    assert r.get("y") == "1" and r.smembers("s") == {"a", "b"}
+    r.config_set("appendonly", "no")

@@ -354,27 +354,58 @@ pub fn command(argv: &[Bytes]) -> Reply {
                 .collect(),
         )
     } else if eq(sub, "list") {
-        let names = all.iter().filter(|s| {
-            if argv.len() == 5 && eq(&argv[2], "filterby") {
-                let v = &argv[4];
-                if eq(&argv[3], "pattern") {
-                    glob_match(v, s.name.as_bytes(), true)
-                } else if eq(&argv[3], "aclcat") {
+        // No filter, or FILTERBY PATTERN|ACLCAT|MODULE <value>.
+        let filter = match argv.len() {
+            2 => None,
+            5 if eq(&argv[2], "filterby")
+                && ["pattern", "aclcat", "module"]
+                    .iter()
+                    .any(|t| eq(&argv[3], t)) =>
+            {
+                Some((&argv[3], &argv[4]))
+            }
+            _ => return Error::Syntax.into(),
+        };
+        let mut names: Vec<&'static str> = Vec::new();
+        for spec in all.iter() {
+            match filter {
+                // Redis lists subcommands as `container|sub` too; a pattern
+                // is matched against both kinds of names afterwards.
+                None => {
+                    names.push(spec.name);
+                    names.extend(
+                        ebb_core::docs::subcommands(spec.name)
+                            .iter()
+                            .map(|d| d.name),
+                    );
+                }
+                Some((kind, _)) if eq(kind, "pattern") => {
+                    names.push(spec.name);
+                    names.extend(
+                        ebb_core::docs::subcommands(spec.name)
+                            .iter()
+                            .map(|d| d.name),
+                    );
+                }
+                Some((kind, v)) if eq(kind, "aclcat") => {
                     let cat = format!("@{}", lossy(v).to_ascii_lowercase());
-                    acl_categories(s)
+                    if acl_categories(spec)
                         .iter()
                         .any(|c| matches!(c, Reply::Simple(t) if *t == cat))
-                } else {
-                    false
+                    {
+                        names.push(spec.name);
+                    }
                 }
-            } else {
-                true
+                // No modules are loaded.
+                Some(_) => {}
             }
-        });
-        if argv.len() != 2 && !(argv.len() == 5 && eq(&argv[2], "filterby")) {
-            return Error::Syntax.into();
         }
-        Reply::bulks(names.map(|s| Bytes::from_static(s.name.as_bytes())))
+        if let Some((kind, v)) = filter {
+            if eq(kind, "pattern") {
+                names.retain(|n| glob_match(v, n.as_bytes(), true));
+            }
+        }
+        Reply::bulks(names.into_iter().map(|n| Bytes::from_static(n.as_bytes())))
     } else if eq(sub, "getkeys") && argv.len() >= 3 {
         let Some(spec) = ebb_core::lookup(&argv[2]) else {
             return err("ERR Invalid command specified");
@@ -491,6 +522,22 @@ pub fn debug<'a>(
             Some(n) if n < 1 << 32 => Reply::Ok,
             _ => err("ERR argument must be a memory value bigger than 1 and smaller than 4gb"),
         }
+    } else if eq(sub, "loadaof") && argv.len() == 2 {
+        // Empties the dataset and loads it back from the append only file
+        // (written by the AOF or by BGREWRITEAOF).
+        shared.flush_aof();
+        let data = match std::fs::read(shared.aof_path()) {
+            Ok(d) => d,
+            Err(e) => return err(format!("ERR Error reading the append only file: {e}")),
+        };
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        for db in store.dbs.iter_mut() {
+            db.clear();
+        }
+        match crate::persist::replay(store, &data, crate::server::now_ms()) {
+            Ok(_) => Reply::Ok,
+            Err(_) => err("ERR Bad file format reading the append only file"),
+        }
     } else if eq(sub, "reload") {
         let store = guard.get_or_insert_with(|| shared.store.lock());
         let data = crate::persist::snapshot::encode(store, crate::server::now_ms());
@@ -516,6 +563,8 @@ pub fn debug<'a>(
                 "    Output a hex signature representing the current DB content.",
                 "DIGEST-VALUE <key> [<key> ...]",
                 "    Output a hex signature of the values of all the specified keys.",
+                "LOADAOF",
+                "    Flush the AOF buffers on disk and reload the AOF in memory.",
                 "OBJECT <key>",
                 "    Show low level info about the `key` and associated value.",
                 "PROTOCOL <type>",

@@ -188,7 +188,9 @@ impl Shared {
         if self.rewrite_running.swap(true, Ordering::SeqCst) {
             return Err("ERR Background append only file rewriting already in progress");
         }
-        {
+        // With the AOF off, Redis still writes a fresh AOF from the data
+        // (DEBUG LOADAOF can then load it); there is no live file to switch.
+        let aof_on = {
             let mut aof = self.aof.lock();
             match aof.as_mut() {
                 Some(a) => {
@@ -196,13 +198,11 @@ impl Shared {
                         tracing::error!(error = %e, "flush before rewrite failed");
                     }
                     a.begin_rewrite();
+                    true
                 }
-                None => {
-                    self.rewrite_running.store(false, Ordering::SeqCst);
-                    return Err("ERR append only file is not enabled");
-                }
+                None => false,
             }
-        }
+        };
         let tmp = self
             .aof_path()
             .with_extension(format!("rewrite-{}", std::process::id()));
@@ -221,7 +221,7 @@ impl Shared {
                     } else {
                         Err(std::io::Error::other("the rewriting process failed"))
                     };
-                    me.rewrite_done(&tmp, written);
+                    me.rewrite_done(&tmp, written, aof_on);
                 });
             }
             Err(e) => {
@@ -230,14 +230,14 @@ impl Shared {
                 std::thread::spawn(move || {
                     let written = write(&copy, &tmp);
                     drop(copy);
-                    me.rewrite_done(&tmp, written);
+                    me.rewrite_done(&tmp, written, aof_on);
                 });
             }
         }
         Ok(())
     }
 
-    fn rewrite_done(&self, tmp: &std::path::Path, written: std::io::Result<()>) {
+    fn rewrite_done(&self, tmp: &std::path::Path, written: std::io::Result<()>, aof_on: bool) {
         // Switch over with the store locked, so nothing is logged in between.
         let _store = self.store.lock();
         let mut aof = self.aof.lock();
@@ -247,7 +247,10 @@ impl Shared {
                 a.abort_rewrite();
                 Err(e)
             }
-            (_, None) => Ok(()),
+            (Ok(()), None) if !aof_on => std::fs::rename(tmp, self.aof_path()),
+            (Err(e), None) => Err(e),
+            // The AOF was turned off meanwhile: nothing to switch.
+            (Ok(()), None) => std::fs::remove_file(tmp),
         };
         match result {
             Ok(()) => tracing::info!("Background AOF rewrite finished successfully"),

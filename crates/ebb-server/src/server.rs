@@ -573,11 +573,29 @@ impl Shared {
                         ctx.may_block = true;
                         ebb_core::execute_result(&mut ctx, spec, &argv)
                     };
+                    // The ready key now holding another type (e.g. a SET in
+                    // the same EXEC) does not serve the client: as in Redis,
+                    // it stays blocked until the key holds its type again. A
+                    // WRONGTYPE about another key (a BLMOVE destination) is
+                    // the client's answer.
+                    let waited_key_retyped = matches!(result, Err(Error::WrongType)) && {
+                        let want = if argv[0].len() > 1 && argv[0][..2].eq_ignore_ascii_case(b"bz")
+                        {
+                            "zset"
+                        } else {
+                            "list"
+                        };
+                        store.dbs[k.0]
+                            .raw_get(&k.1)
+                            .is_some_and(|e| e.value.type_name() != want)
+                    };
                     let reply = match result {
-                        // A key of another type now (e.g. SET in the same
-                        // EXEC) does not serve the client: as in Redis, it
-                        // stays blocked until the key holds its type again.
-                        Err(Error::WouldBlock { .. }) | Err(Error::WrongType) => {
+                        Err(Error::WouldBlock { .. }) => {
+                            self.log_propagated(&mut fx);
+                            self.apply_effects(store, &mut fx);
+                            continue;
+                        }
+                        Err(Error::WrongType) if waited_key_retyped => {
                             self.log_propagated(&mut fx);
                             self.apply_effects(store, &mut fx);
                             continue;

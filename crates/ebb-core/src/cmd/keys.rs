@@ -93,6 +93,8 @@ fn delete_keys(ctx: &mut Ctx, keys: &[Bytes]) -> CmdResult<Reply> {
 /// `EXISTS key [key ...]` → how many of the keys exist (a key named twice
 /// counts twice).
 fn exists(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+    // Looking at a key's existence is not an access (OBJECT IDLETIME).
+    ctx.no_touch = true;
     Ok(Reply::Int(
         argv[1..].iter().filter(|k| ctx.exists(k)).count() as i64,
     ))
@@ -109,6 +111,7 @@ fn touch(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `TYPE key` → status `string`, `list`, `set`, `zset`, `hash`, or `none`.
 fn type_cmd(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+    ctx.no_touch = true;
     let name = ctx.value(&argv[1]).map(Value::type_name).unwrap_or("none");
     Ok(Reply::simple(name))
 }

@@ -280,6 +280,8 @@ fn pexpiretime(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 }
 
 fn expiretime_generic(ctx: &mut Ctx, key: &[u8], ms: bool) -> CmdResult<Reply> {
+    // Reading a TTL is not an access (OBJECT IDLETIME), as in Redis.
+    ctx.no_touch = true;
     let Some(e) = ctx.entry(key) else {
         return Ok(Reply::Int(-2));
     };

@@ -467,7 +467,10 @@ mod tests {
         h.advance(5_500);
         assert_eq!(h.run(&["OBJECT", "idletime", "k"]), Reply::Int(5));
         assert_eq!(h.run(&["OBJECT", "IDLETIME", "k"]), Reply::Int(5));
+        // EXISTS is not an access (as in Redis 7.0); a read is.
         h.run(&["EXISTS", "k"]);
+        assert_eq!(h.run(&["OBJECT", "idletime", "k"]), Reply::Int(5));
+        h.run(&["GET", "k"]);
         assert_eq!(h.run(&["OBJECT", "idletime", "k"]), Reply::Int(0));
         assert_eq!(h.run(&["OBJECT", "idletime", "nope"]), Reply::Nil);
         assert_eq!(

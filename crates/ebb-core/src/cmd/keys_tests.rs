@@ -741,3 +741,26 @@ fn swapdb_errors() {
         err("ERR DB index is out of range")
     );
 }
+
+#[test]
+fn ttl_type_and_exists_do_not_count_as_access() {
+    let mut h = Harness::new();
+    h.run(&["SET", "foo", "bar"]);
+    h.advance(3000);
+    for cmd in [
+        &["TTL", "foo"][..],
+        &["PTTL", "foo"],
+        &["EXPIRETIME", "foo"],
+        &["PEXPIRETIME", "foo"],
+        &["TYPE", "foo"],
+        &["EXISTS", "foo"],
+    ] {
+        h.run(cmd);
+    }
+    assert_eq!(h.run(&["OBJECT", "IDLETIME", "foo"]), Reply::Int(3));
+    h.run(&["GET", "foo"]);
+    assert_eq!(h.run(&["OBJECT", "IDLETIME", "foo"]), Reply::Int(0));
+    h.advance(3000);
+    h.run(&["TOUCH", "foo"]);
+    assert_eq!(h.run(&["OBJECT", "IDLETIME", "foo"]), Reply::Int(0));
+}

@@ -102,6 +102,8 @@ fn member_ttl(ctx: &mut Ctx, key: &[u8], member: &Bytes, ms: bool) -> CmdResult<
 }
 
 fn ttl_generic(ctx: &mut Ctx, argv: &[Bytes], ms: bool) -> CmdResult<Reply> {
+    // Reading a TTL is not an access (OBJECT IDLETIME), as in Redis.
+    ctx.no_touch = true;
     let key = argv.get(1).ok_or(Error::Syntax)?;
     match argv.len() {
         2 => Ok(Reply::Int(key_ttl(ctx, key, ms))),

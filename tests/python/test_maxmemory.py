@@ -117,3 +117,20 @@ def test_evictions_are_notified(r, ebb):
         r.config_set("maxmemory-policy", "noeviction")
         r.config_set("notify-keyspace-events", "")
         sub.close()
+
+
+def test_exec_of_a_growing_transaction_over_the_limit_is_aborted(r, ebb):
+    other = ebb.client()
+    r.execute_command("MULTI")
+    r.execute_command("SET", "x", "1")
+    r.execute_command("GET", "x")
+    other.config_set("maxmemory", 1)
+    try:
+        with pytest.raises(redis.ResponseError, match="^Transaction discarded because of: OOM command not allowed"):
+            r.execute_command("EXEC")
+        # Reads alone still run.
+        r.execute_command("MULTI")
+        r.execute_command("GET", "x")
+        assert r.execute_command("EXEC") == [None]
+    finally:
+        other.config_set("maxmemory", 0)

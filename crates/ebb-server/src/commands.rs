@@ -447,6 +447,19 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
         return err("EXECABORT Transaction discarded because of previous errors.");
     }
     let store = guard.get_or_insert_with(|| shared.store.lock());
+    // Over maxmemory with nothing left to evict, a transaction that may
+    // grow memory is refused whole, as Redis refuses it.
+    if crate::evict::limited()
+        && queue
+            .iter()
+            .any(|a| ebb_core::lookup(&a[0]).is_some_and(|sp| sp.has_flag("denyoom")))
+        && crate::evict::make_room(shared, store).is_err()
+    {
+        s.unwatch_all();
+        return err(
+            "EXECABORT Transaction discarded because of: OOM command not allowed when used memory > 'maxmemory'.",
+        );
+    }
     // Expiry of a watched key (or of one of its members) counts as a change.
     let now = now_ms();
     for (db, key) in s.watched.clone() {

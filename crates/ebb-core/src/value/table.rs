@@ -13,7 +13,7 @@ use hashbrown::HashTable;
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
-use super::member::Member;
+use super::member::{Member, INLINE};
 use crate::expiry::{DeadlineIndex, MemberDeadlines, MemberNames, NO_DEADLINE};
 
 /// One member and what it maps to (nothing, a score or a value).
@@ -103,10 +103,13 @@ impl<V> MemberTable<V> {
     pub fn find(&self, member: &[u8]) -> Option<u32> {
         let nodes = &self.nodes;
         if !self.indexed() {
-            return nodes
-                .iter()
-                .position(|n| n.member[..] == *member)
-                .map(|i| i as u32);
+            let found = if member.len() <= INLINE {
+                let key = Member::new(member);
+                nodes.iter().position(|n| n.member.same_inline(&key))
+            } else {
+                nodes.iter().position(|n| n.member[..] == *member)
+            };
+            return found.map(|i| i as u32);
         }
         self.index
             .find(hash_of(member), |&id| {

@@ -35,6 +35,7 @@ impl IdOrder {
     }
 
     /// Whether there is no element.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

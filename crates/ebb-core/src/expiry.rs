@@ -8,7 +8,8 @@
 //! parallel to the table's nodes, plus the ids of the members that have a
 //! deadline ordered by (deadline, member). A collection without any
 //! deadline keeps no index and pays one null pointer; a member with one
-//! pays 8 bytes plus about 6 for its place in the order.
+//! pays 8 bytes plus about 5 for its place in the order (none while the
+//! table is small enough to be scanned).
 
 use crate::value::order::IdOrder;
 
@@ -20,8 +21,70 @@ pub(crate) const NO_DEADLINE: u64 = u64::MAX;
 pub(crate) struct DeadlineIndex {
     /// Deadline of each node by id, [`NO_DEADLINE`] when it has none.
     pub(crate) at: Vec<u64>,
-    /// Ids of the nodes with a deadline, by (deadline, member).
+    /// Ids of the nodes with a deadline, by (deadline, member), once the
+    /// table is large (has a hash index); empty while it is small, when a
+    /// scan of `at` is as quick.
     pub(crate) order: IdOrder,
+    /// How many nodes have a deadline.
+    pub(crate) count: usize,
+}
+
+impl DeadlineIndex {
+    /// Whether `order` holds every node with a deadline (large tables).
+    fn ordered(&self) -> bool {
+        self.order.len() == self.count
+    }
+
+    /// Ids of the nodes with a deadline, by id.
+    fn with_deadline(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.at.len() as u32).filter(|&i| self.at[i as usize] != NO_DEADLINE)
+    }
+
+    /// The id with the earliest (deadline, member).
+    pub(crate) fn earliest_id<'a>(&self, member: impl Fn(u32) -> &'a [u8]) -> Option<u32> {
+        if self.ordered() {
+            return self.order.first();
+        }
+        self.with_deadline().min_by(|&a, &b| {
+            self.at[a as usize]
+                .cmp(&self.at[b as usize])
+                .then_with(|| member(a).cmp(member(b)))
+        })
+    }
+
+    /// The earliest deadline.
+    fn earliest(&self) -> Option<u64> {
+        if self.ordered() {
+            return self.at.get(self.order.first()? as usize).copied();
+        }
+        self.with_deadline().map(|i| self.at[i as usize]).min()
+    }
+
+    /// The latest deadline.
+    fn latest(&self) -> Option<u64> {
+        if self.ordered() {
+            return self.at.get(self.order.last()? as usize).copied();
+        }
+        self.with_deadline().map(|i| self.at[i as usize]).max()
+    }
+}
+
+/// Ids in (deadline, member) order: walked from the order, or sorted on
+/// demand for a small table.
+enum DeadlineIds<'a> {
+    Order(crate::value::order::RankIter<'a>),
+    Sorted(std::vec::IntoIter<u32>),
+}
+
+impl Iterator for DeadlineIds<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            DeadlineIds::Order(it) => it.next(),
+            DeadlineIds::Sorted(it) => it.next(),
+        }
+    }
 }
 
 /// What a deadline view needs from the table holding the members.
@@ -60,19 +123,17 @@ impl<'a> MemberDeadlines<'a> {
 
     /// The earliest deadline of any member.
     pub fn earliest(&self) -> Option<u64> {
-        let d = self.index?;
-        d.at.get(d.order.first()? as usize).copied()
+        self.index?.earliest()
     }
 
     /// The latest deadline of any member.
     pub fn latest(&self) -> Option<u64> {
-        let d = self.index?;
-        d.at.get(d.order.last()? as usize).copied()
+        self.index?.latest()
     }
 
     /// How many members carry a deadline.
     pub fn len(&self) -> usize {
-        self.index.map_or(0, |d| d.order.len())
+        self.index.map_or(0, |d| d.count)
     }
 
     /// Whether no member carries a deadline.
@@ -83,11 +144,21 @@ impl<'a> MemberDeadlines<'a> {
     /// Iterates over `(member, deadline)` pairs in deadline order.
     pub fn iter(&self) -> impl Iterator<Item = (&'a [u8], u64)> + 'a {
         let names = self.names;
-        self.index.into_iter().flat_map(move |d| {
-            d.order
-                .iter()
-                .map(move |id| (names.member(id), d.at[id as usize]))
-        })
+        let ids = match self.index {
+            None => DeadlineIds::Sorted(Vec::new().into_iter()),
+            Some(d) if d.ordered() => DeadlineIds::Order(d.order.iter()),
+            Some(d) => {
+                let mut ids: Vec<u32> = d.with_deadline().collect();
+                ids.sort_by(|&a, &b| {
+                    d.at[a as usize]
+                        .cmp(&d.at[b as usize])
+                        .then_with(|| names.member(a).cmp(names.member(b)))
+                });
+                DeadlineIds::Sorted(ids.into_iter())
+            }
+        };
+        let at: &'a [u64] = self.index.map_or(&[], |d| &d.at[..]);
+        ids.map(move |id| (names.member(id), at[id as usize]))
     }
 
     /// Whether `member` is expired at `now` (has a deadline `<= now`).

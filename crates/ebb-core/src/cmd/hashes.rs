@@ -165,7 +165,8 @@ fn hmget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 fn hgetall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let pairs = match ctx.get::<HashValue>(&argv[1])? {
         Some(h) => {
-            let mut all = shared_copies(h.iter().flat_map(|(f, v)| [f, v])).into_iter();
+            let items: Vec<&[u8]> = h.iter().flat_map(|(f, v)| [f, v]).collect();
+            let mut all = shared_copies(&items, |b| b);
             let mut pairs = Vec::with_capacity(h.len());
             while let (Some(f), Some(v)) = (all.next(), all.next()) {
                 pairs.push((Reply::Bulk(f), Reply::Bulk(v)));
@@ -181,10 +182,10 @@ fn hgetall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `HKEYS key` → an array of the fields.
 fn hkeys(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let out = match ctx.get::<HashValue>(&argv[1])? {
-        Some(h) => shared_copies(h.iter().map(|(f, _)| f))
-            .into_iter()
-            .map(Reply::Bulk)
-            .collect(),
+        Some(h) => {
+            let fields: Vec<&[u8]> = h.iter().map(|(f, _)| f).collect();
+            shared_copies(&fields, |b| b).map(Reply::Bulk).collect()
+        }
         None => Vec::new(),
     };
     Ok(Reply::Array(out))
@@ -194,10 +195,10 @@ fn hkeys(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `HVALS key` → an array of the values.
 fn hvals(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let out = match ctx.get::<HashValue>(&argv[1])? {
-        Some(h) => shared_copies(h.iter().map(|(_, v)| v))
-            .into_iter()
-            .map(Reply::Bulk)
-            .collect(),
+        Some(h) => {
+            let values: Vec<&[u8]> = h.iter().map(|(_, v)| v).collect();
+            shared_copies(&values, |b| b).map(Reply::Bulk).collect()
+        }
         None => Vec::new(),
     };
     Ok(Reply::Array(out))

@@ -86,8 +86,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 /// A reply element for each member.
 pub(super) fn member_replies<M: AsRef<[u8]>>(members: impl IntoIterator<Item = M>) -> Vec<Reply> {
     let members: Vec<M> = members.into_iter().collect();
-    shared_copies(members.iter().map(|m| m.as_ref()))
-        .into_iter()
+    shared_copies(&members, |m| m.as_ref())
         .map(Reply::Bulk)
         .collect()
 }

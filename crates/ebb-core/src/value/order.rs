@@ -35,6 +35,7 @@ impl IdOrder {
     }
 
     /// Whether there is no element.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -215,6 +216,9 @@ impl IdOrder {
     /// Chunk and offset of `rank < len`.
     fn locate(&self, rank: usize) -> Slot {
         let n = self.chunks.len();
+        if n <= 1 {
+            return (0, rank);
+        }
         let mut pos = 0;
         let mut rem = rank;
         let mut step = if n == 0 {
@@ -262,9 +266,14 @@ impl IdOrder {
         }
     }
 
-    /// Rebuilds the Fenwick tree from the chunk lengths in O(chunks).
+    /// Rebuilds the Fenwick tree from the chunk lengths in O(chunks). A
+    /// single chunk needs no tree (small collections save its allocation).
     fn rebuild(&mut self) {
         let n = self.chunks.len();
+        if n <= 1 {
+            self.tree = Vec::new();
+            return;
+        }
         self.tree.clear();
         self.tree.resize(n + 1, 0);
         for i in 1..=n {

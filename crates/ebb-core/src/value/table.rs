@@ -13,7 +13,7 @@ use hashbrown::HashTable;
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
-use super::member::Member;
+use super::member::{Member, INLINE};
 use crate::expiry::{DeadlineIndex, MemberDeadlines, MemberNames, NO_DEADLINE};
 
 /// One member and what it maps to (nothing, a score or a value).
@@ -49,7 +49,10 @@ impl<V> Default for MemberTable<V> {
 }
 
 /// Orders ids by (deadline, member), reading both through the nodes.
-fn deadline_cmp<'a, V>(at: &'a [u64], nodes: &'a [Node<V>]) -> impl Fn(u32, u32) -> Ordering + 'a {
+pub(crate) fn deadline_cmp<'a, V>(
+    at: &'a [u64],
+    nodes: &'a [Node<V>],
+) -> impl Fn(u32, u32) -> Ordering + 'a {
     move |a, b| {
         at[a as usize]
             .cmp(&at[b as usize])
@@ -103,10 +106,13 @@ impl<V> MemberTable<V> {
     pub fn find(&self, member: &[u8]) -> Option<u32> {
         let nodes = &self.nodes;
         if !self.indexed() {
-            return nodes
-                .iter()
-                .position(|n| n.member[..] == *member)
-                .map(|i| i as u32);
+            let found = if member.len() <= INLINE {
+                let key = Member::new(member);
+                nodes.iter().position(|n| n.member.same_inline(&key))
+            } else {
+                nodes.iter().position(|n| n.member[..] == *member)
+            };
+            return found.map(|i| i as u32);
         }
         self.index
             .find(hash_of(member), |&id| {
@@ -129,20 +135,28 @@ impl<V> MemberTable<V> {
             member: Member::new(member),
             value,
         });
+        if let Some(d) = &mut self.deadlines {
+            d.at.push(NO_DEADLINE);
+        }
         let nodes = &self.nodes;
         let rehash = |&i: &u32| hash_of(&nodes[i as usize].member);
         if !self.index.is_empty() {
             self.index.insert_unique(hash_of(member), id, rehash);
         } else if nodes.len() > LINEAR_MAX {
-            // Large enough to be worth a hash index: index every node.
+            // Large enough to be worth a hash index and a deadline order:
+            // index every node.
             self.index.reserve(nodes.len(), rehash);
             for (i, n) in nodes.iter().enumerate() {
                 self.index
                     .insert_unique(hash_of(&n.member), i as u32, rehash);
             }
-        }
-        if let Some(d) = &mut self.deadlines {
-            d.at.push(NO_DEADLINE);
+            if let Some(d) = &mut self.deadlines {
+                for i in 0..nodes.len() as u32 {
+                    if d.at[i as usize] != NO_DEADLINE {
+                        d.order.insert(i, &deadline_cmp(&d.at, nodes));
+                    }
+                }
+            }
         }
         id
     }
@@ -157,6 +171,7 @@ impl<V> MemberTable<V> {
     pub fn set_deadline(&mut self, id: u32, at: u64) {
         let at = at.min(NO_DEADLINE - 1);
         let n = self.nodes.len();
+        let ordered = self.indexed();
         let Self {
             nodes, deadlines, ..
         } = self;
@@ -164,6 +179,7 @@ impl<V> MemberTable<V> {
             Box::new(DeadlineIndex {
                 at: vec![NO_DEADLINE; n],
                 order: Default::default(),
+                count: 0,
             })
         });
         let Some(&old) = d.at.get(id as usize) else {
@@ -172,11 +188,15 @@ impl<V> MemberTable<V> {
         if old == at {
             return;
         }
-        if old != NO_DEADLINE {
+        if old == NO_DEADLINE {
+            d.count += 1;
+        } else if ordered {
             d.order.remove(id, &deadline_cmp(&d.at, nodes));
         }
         d.at[id as usize] = at;
-        d.order.insert(id, &deadline_cmp(&d.at, nodes));
+        if ordered {
+            d.order.insert(id, &deadline_cmp(&d.at, nodes));
+        }
     }
 
     /// Removes the deadline of node `id`; returns the one it had.
@@ -188,7 +208,8 @@ impl<V> MemberTable<V> {
         let d = deadlines.as_mut()?;
         d.order.remove(id, &deadline_cmp(&d.at, nodes));
         d.at[id as usize] = NO_DEADLINE;
-        if d.order.is_empty() {
+        d.count -= 1;
+        if d.count == 0 {
             *deadlines = None;
         }
         Some(old)
@@ -197,7 +218,7 @@ impl<V> MemberTable<V> {
     /// The id of the member with the earliest deadline, if that is `<= now`.
     pub fn first_due(&self, now: u64) -> Option<u32> {
         let d = self.deadlines.as_ref()?;
-        let id = d.order.first()?;
+        let id = d.earliest_id(|i| &self.nodes[i as usize].member[..])?;
         (d.at[id as usize] <= now).then_some(id)
     }
 
@@ -220,6 +241,7 @@ impl<V> MemberTable<V> {
         if let Some(d) = deadlines {
             if d.at[id as usize] != NO_DEADLINE {
                 d.order.remove(id, &deadline_cmp(&d.at, nodes));
+                d.count -= 1;
             }
         }
     }
@@ -286,7 +308,7 @@ impl<V> MemberTable<V> {
 
     /// Drops the deadline index once no member has a deadline.
     fn finish_removal(&mut self) {
-        if self.deadlines.as_ref().is_some_and(|d| d.order.is_empty()) {
+        if self.deadlines.as_ref().is_some_and(|d| d.count == 0) {
             self.deadlines = None;
         }
     }
@@ -334,7 +356,9 @@ impl<V> MemberTable<V> {
             assert_eq!(d.at.len(), self.nodes.len());
             d.order.check(&deadline_cmp(&d.at, &self.nodes));
             let with = d.at.iter().filter(|&&t| t != NO_DEADLINE).count();
-            assert_eq!(with, d.order.len());
+            assert_eq!(with, d.count);
+            let ordered = if self.indexed() { with } else { 0 };
+            assert_eq!(d.order.len(), ordered);
             assert!(with > 0);
         }
     }
@@ -349,8 +373,27 @@ mod tests {
         let mut t: MemberTable<()> = MemberTable::default();
         for i in 0..40u32 {
             t.push(format!("m{i}").as_bytes(), ());
+            if i % 2 == 1 {
+                t.set_deadline(i, 100 - u64::from(i % 7));
+            }
             assert_eq!(t.indexed(), t.len() > LINEAR_MAX);
             t.check();
+            // Earliest (deadline, member) whether scanned or ordered.
+            let want = (0..=i)
+                .filter(|j| j % 2 == 1)
+                .map(|j| (100 - u64::from(j % 7), format!("m{j}")))
+                .min();
+            let got = t.first_due(u64::MAX - 1).and_then(|id| {
+                let n = t.node(id)?;
+                Some((
+                    t.deadline(id)?,
+                    String::from_utf8_lossy(&n.member).into_owned(),
+                ))
+            });
+            assert_eq!(got, want);
+            let all: Vec<u64> = t.deadlines().iter().map(|(_, d)| d).collect();
+            assert!(all.windows(2).all(|w| w[0] <= w[1]));
+            assert_eq!(t.deadlines().latest(), all.last().copied());
         }
         assert_eq!(t.find(b"m39"), Some(39));
         assert_eq!(t.find(b"m40"), None);

@@ -277,7 +277,7 @@ impl ZSetValue {
         &self,
         start: usize,
         end: usize,
-    ) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + ExactSizeIterator {
+    ) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + ExactSizeIterator + Clone {
         let nodes = self.table.nodes();
         self.order.range(start, end).map(move |id| {
             let n = &nodes[id as usize];

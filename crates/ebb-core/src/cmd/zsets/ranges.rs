@@ -9,7 +9,6 @@ use crate::args::parse_i64;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
-use crate::value::member::shared_copies;
 use crate::value::zset::{LexRange, ScoreRange};
 use crate::value::{Value, ZSetValue};
 
@@ -145,13 +144,19 @@ pub(crate) fn rank_span(len: usize, start: i64, end: i64) -> (usize, usize) {
 }
 
 /// Owned copies of (member, score) pairs, the members in one buffer.
-fn owned<'a>(items: impl Iterator<Item = (&'a [u8], f64)>) -> Vec<(Bytes, f64)> {
-    let items: Vec<(&[u8], f64)> = items.collect();
-    let members = shared_copies(items.iter().map(|(m, _)| *m));
-    members
-        .into_iter()
-        .zip(items)
-        .map(|(m, (_, s))| (m, s))
+fn owned<'a>(items: impl Iterator<Item = (&'a [u8], f64)> + Clone) -> Vec<(Bytes, f64)> {
+    let total = items.clone().map(|(m, _)| m.len()).sum();
+    let mut buf = bytes::BytesMut::with_capacity(total);
+    for (m, _) in items.clone() {
+        buf.extend_from_slice(m);
+    }
+    let buf = buf.freeze();
+    let mut at = 0;
+    items
+        .map(|(m, s)| {
+            at += m.len();
+            (buf.slice(at - m.len()..at), s)
+        })
         .collect()
 }
 
@@ -174,7 +179,8 @@ fn walk(
     };
     let max = usize::try_from(count).unwrap_or(usize::MAX);
     let take = |it: &mut dyn Iterator<Item = (&[u8], f64)>| {
-        owned(it.take(max).take_while(|(m, s)| keep(m, *s)))
+        let items: Vec<(&[u8], f64)> = it.take(max).take_while(|(m, s)| keep(m, *s)).collect();
+        owned(items.into_iter())
     };
     if rev {
         match start.checked_sub(offset) {

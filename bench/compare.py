@@ -4,8 +4,8 @@ side (same run, alternating), and prints medians and ebb/redis ratios.
 
 Workloads:
   std     redis-benchmark standard commands, 50 clients, -P 1 and -P 16
-  recipes the five recipes: Redis's best way (one EVAL per operation)
-          against ebb's native command
+  recipes the five recipes: Redis's best way (one EVALSHA per operation)
+          against ebb's native command, 50 clients, -P 1 and -P 16
   memory  used_memory_rss per member: 1,000,000 members with TTLs over
           1,000 keys, and 10,000 keys of 30 members; per key: 1,000,000
           string keys (each case on a freshly started server)
@@ -153,9 +153,10 @@ LUA = {
 
 
 def recipes_workload(servers, n, rounds):
-    """Each recipe as redis-benchmark traffic (50 clients, random member ids)."""
+    """Each recipe as redis-benchmark traffic (50 clients, random member
+    ids), unpipelined and with -P 16."""
 
-    def run(s):
+    def run(s, pipeline):
         s.c.flushall()
         out = {}
         if s.kind == "redis":
@@ -177,12 +178,13 @@ def recipes_workload(servers, n, rounds):
                 "limit admission": ["SADDEX", "otp", "LIMIT", "3", "300", "c:__rand_int__"],
             }
         for name, cmd in cmds.items():
-            r = bench(s.port, ["-c", "50", "-n", str(n), "-r", "100000", *cmd])
+            r = bench(s.port, ["-c", "50", "-n", str(n), "-r", "100000", "-P", str(pipeline), *cmd])
             out[name] = next(iter(r.values()), 0.0)
         return out
 
-    med = alternate(servers, rounds, run)
-    table("recipes: Redis EVAL script vs ebb native command (50 clients)", med)
+    for p in (1, 16):
+        med = alternate(servers, rounds, lambda s: run(s, p))
+        table(f"recipes: Redis EVALSHA script vs ebb native command (50 clients, -P {p})", med)
 
 
 def fill_members(s, keys, per_key):

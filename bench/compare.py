@@ -4,8 +4,8 @@ side (same run, alternating), and prints medians and ebb/redis ratios.
 
 Workloads:
   std     redis-benchmark standard commands, 50 clients, -P 1 and -P 16
-  recipes the five recipes: Redis's best way (one EVAL per operation)
-          against ebb's native command
+  recipes the five recipes: Redis's best way (one EVALSHA per operation)
+          against ebb's native command, 50 clients, -P 1 and -P 16
   memory  used_memory_rss per member: 1,000,000 sorted-set members with
           TTLs over 1,000 keys, and 10,000 keys of 30 members; 1,000,000 set
           members (SADDEX) and hash fields (HSET + HPEXPIRE) with TTLs over
@@ -81,16 +81,6 @@ def bench(port, args):
     return res
 
 
-def alternate(servers, rounds, fn):
-    """Runs fn(server) rounds times per server, alternating; returns medians."""
-    samples = {s.kind: {} for s in servers}
-    for _ in range(rounds):
-        for s in servers:
-            for name, v in fn(s).items():
-                samples[s.kind].setdefault(name, []).append(v)
-    return {k: {n: statistics.median(v) for n, v in d.items()} for k, d in samples.items()}
-
-
 def table(title, med, higher_is_better=True, unit="rps"):
     print(f"\n## {title}\n")
     print(f"| workload | redis ({unit}) | ebb ({unit}) | ebb/redis |")
@@ -104,22 +94,70 @@ def table(title, med, higher_is_better=True, unit="rps"):
         print(f"| {n} | {fmt(r)} | {fmt(e)} | {ratio:.2f}x |")
 
 
-STD_TESTS = "set,get,incr,lpush,rpop,sadd,hset,zadd,mset"
+STD_TESTS = ["set", "get", "incr", "lpush", "rpop", "sadd", "hset", "zadd", "mset"]
+
+
+def scaled(n, pipeline):
+    """Requests per run: pipelined runs are ~10x faster, so they get 5x the
+    requests (a run of a few milliseconds says nothing)."""
+    return n * 5 if pipeline > 1 else n
+
+
+def paired(servers, rounds, cases):
+    """Runs every case on each server back to back (the order flipping each
+    round), `rounds` times. On a machine shared with other work the load
+    changes from minute to minute: a ratio taken from two runs seconds
+    apart is far steadier than one taken from runs minutes apart.
+    `cases` maps a name to fn(server) -> requests per second. Returns
+    medians per server and the median of the per-round ebb/redis ratios."""
+    samples = {s.kind: {} for s in servers}
+    ratios = {}
+    for r in range(rounds):
+        for name, fn in cases.items():
+            got = {}
+            for s in (servers if r % 2 == 0 else list(reversed(servers))):
+                got[s.kind] = fn(s)
+                samples[s.kind].setdefault(name, []).append(got[s.kind])
+            if got.get("redis") and got.get("ebb"):
+                ratios.setdefault(name, []).append(got["ebb"] / got["redis"])
+    med = {k: {n: statistics.median(v) for n, v in d.items()} for k, d in samples.items()}
+    return med, {n: statistics.median(v) for n, v in ratios.items()}
+
+
+def paired_table(title, med, ratios):
+    print(f"\n## {title}\n")
+    print("| workload | redis (rps) | ebb (rps) | ebb/redis (median of paired runs) |")
+    print("|---|---:|---:|---:|")
+    for n in med.get("redis", {}):
+        r = med["redis"].get(n)
+        e = med.get("ebb", {}).get(n)
+        print(f"| {n} | {r:,.0f} | {e:,.0f} | {ratios.get(n, float('nan')):.2f}x |")
+    sys.stdout.flush()
 
 
 def std_workload(servers, n, rounds):
-    def run(s, pipeline):
+    for s in servers:
         s.c.flushall()
-        r = bench(s.port, ["-c", "50", "-n", str(n), "-P", str(pipeline), "-t", STD_TESTS])
-        s.c.delete("zr100")
         s.c.zadd("zr100", {f"m{i}": i for i in range(100)})
-        z = bench(s.port, ["-c", "50", "-n", str(n // 2), "-P", str(pipeline), "ZRANGE", "zr100", "0", "99"])
-        r.update({"ZRANGE_100": v for v in z.values()})
-        return r
 
+    def case(test, pipeline):
+        def fn(s):
+            r = bench(s.port, ["-c", "50", "-n", str(scaled(n, pipeline)), "-P", str(pipeline), "-t", test])
+            return next(iter(r.values()), 0.0)
+        return fn
+
+    def zrange(pipeline):
+        def fn(s):
+            r = bench(s.port, ["-c", "50", "-n", str(scaled(n, pipeline) // 2), "-P", str(pipeline), "ZRANGE", "zr100", "0", "99"])
+            return next(iter(r.values()), 0.0)
+        return fn
+
+    names = {"mset": "MSET (10 keys)"}
     for p in (1, 16):
-        med = alternate(servers, rounds, lambda s: run(s, p))
-        table(f"redis-benchmark, 50 clients, -P {p}, -n {n}", med)
+        cases = {names.get(t, t.upper()): case(t, p) for t in STD_TESTS}
+        cases["ZRANGE zr100 0 99"] = zrange(p)
+        med, ratios = paired(servers, rounds, cases)
+        paired_table(f"redis-benchmark, 50 clients, -P {p}, -n {scaled(n, p)}", med, ratios)
 
 
 # --- recipes: Redis's best way (EVAL) against ebb's native command ---------
@@ -154,37 +192,50 @@ LUA = {
 }
 
 
+def recipe_commands(s):
+    """Each recipe as one command line: EVALSHA of Redis's script, or ebb's
+    native command."""
+    if s.kind == "redis":
+        sha = {k: s.c.script_load(v) for k, v in LUA.items()}
+        now = "1700000000000"
+        return {
+            "expiring push": ["EVALSHA", sha["expiring push"], "1", "ts", now, "v:__rand_int__", "120000"],
+            "bucket counter": ["EVALSHA", sha["bucket counter"], "2", "cnt", "cntt", "b:__rand_int__", now, "0"],
+            "dedup add+check": ["EVALSHA", sha["dedup add+check"], "1", "seen", "id:__rand_int__", "0", "9999999999999"],
+            "capped recency": ["EVALSHA", sha["capped recency"], "1", "recent", now, "p:__rand_int__", "30", "3600"],
+            "limit admission": ["EVALSHA", sha["limit admission"], "1", "otp", now, "300000", "3", "c:__rand_int__"],
+        }
+    return {
+        "expiring push": ["ZADDEX", "ts", "PX", "120000", "1700000000000", "v:__rand_int__"],
+        "bucket counter": ["ZADDEX", "cnt", "INCR", "KEEPTTL", "EX", "3600", "1", "b:__rand_int__"],
+        "dedup add+check": ["SADDEX", "seen", "5184000", "id:__rand_int__"],
+        "capped recency": ["ZADDEX", "recent", "CAP", "30", "EX", "3600", "1700000000000", "p:__rand_int__"],
+        "limit admission": ["SADDEX", "otp", "LIMIT", "3", "300", "c:__rand_int__"],
+    }
+
+
 def recipes_workload(servers, n, rounds):
-    """Each recipe as redis-benchmark traffic (50 clients, random member ids)."""
-
-    def run(s):
+    """Each recipe as redis-benchmark traffic (50 clients, random member
+    ids), unpipelined and with -P 16."""
+    cmds = {}
+    for s in servers:
         s.c.flushall()
-        out = {}
-        if s.kind == "redis":
-            sha = {k: s.c.script_load(v) for k, v in LUA.items()}
-            now = "1700000000000"
-            cmds = {
-                "expiring push": ["EVALSHA", sha["expiring push"], "1", "ts", now, "v:__rand_int__", "120000"],
-                "bucket counter": ["EVALSHA", sha["bucket counter"], "2", "cnt", "cntt", "b:__rand_int__", now, "0"],
-                "dedup add+check": ["EVALSHA", sha["dedup add+check"], "1", "seen", "id:__rand_int__", "0", "9999999999999"],
-                "capped recency": ["EVALSHA", sha["capped recency"], "1", "recent", now, "p:__rand_int__", "30", "3600"],
-                "limit admission": ["EVALSHA", sha["limit admission"], "1", "otp", now, "300000", "3", "c:__rand_int__"],
-            }
-        else:
-            cmds = {
-                "expiring push": ["ZADDEX", "ts", "PX", "120000", "1700000000000", "v:__rand_int__"],
-                "bucket counter": ["ZADDEX", "cnt", "INCR", "KEEPTTL", "EX", "3600", "1", "b:__rand_int__"],
-                "dedup add+check": ["SADDEX", "seen", "5184000", "id:__rand_int__"],
-                "capped recency": ["ZADDEX", "recent", "CAP", "30", "EX", "3600", "1700000000000", "p:__rand_int__"],
-                "limit admission": ["SADDEX", "otp", "LIMIT", "3", "300", "c:__rand_int__"],
-            }
-        for name, cmd in cmds.items():
-            r = bench(s.port, ["-c", "50", "-n", str(n), "-r", "100000", *cmd])
-            out[name] = next(iter(r.values()), 0.0)
-        return out
+        cmds[s.kind] = recipe_commands(s)
 
-    med = alternate(servers, rounds, run)
-    table("recipes: Redis EVAL script vs ebb native command (50 clients)", med)
+    def case(name, pipeline):
+        def fn(s):
+            r = bench(s.port, ["-c", "50", "-n", str(scaled(n, pipeline)), "-r", "100000", "-P", str(pipeline), *cmds[s.kind][name]])
+            return next(iter(r.values()), 0.0)
+        return fn
+
+    for p in (1, 16):
+        cases = {name: case(name, p) for name in LUA}
+        med, ratios = paired(servers, rounds, cases)
+        paired_table(
+            f"recipes: Redis EVALSHA script vs ebb native command (50 clients, -P {p}, -n {scaled(n, p)})",
+            med,
+            ratios,
+        )
 
 
 def fill_members(s, keys, per_key):
@@ -282,9 +333,10 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--cores", default="", help="taskset CPU list for the servers, e.g. 0 or 0-1")
     ap.add_argument("--only", default="std,recipes,memory,expiry")
+    ap.add_argument("--rounds", type=int, default=5, help="paired rounds per workload (not with --quick)")
     a = ap.parse_args()
     n = 20000 if a.quick else 100000
-    rounds = 1 if a.quick else 3
+    rounds = 1 if a.quick else a.rounds
     only = a.only.split(",")
     print(f"# ebb vs redis-server, {os.cpu_count()} cores, servers on cpus '{a.cores or 'all'}'")
     print(subprocess.run([a.redis, "--version"], capture_output=True, text=True).stdout.strip())

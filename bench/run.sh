@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark of ebb against redis-server on this machine.
 # Builds ebb in release mode, starts both servers on free loopback ports,
-# runs every workload alternating A B A B, prints medians and ebb/redis
-# ratios, and stops both servers. Usage: bench/run.sh [--quick] [--cores 1|2]
+# runs each workload on both servers back to back (paired runs, the order
+# flipping each round), prints medians and ebb/redis ratios, and stops both
+# servers.
+# Usage: bench/run.sh [--quick] [--cores 0|0-1] [--only std,recipes,memory,expiry] [--rounds N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p ebb-server >&2

@@ -282,6 +282,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Whether what the command is logged as matters (false when the host
+    /// logs nothing): a command may skip building its rewritten form.
+    pub fn logs(&self) -> bool {
+        !self.fx.skip_log
+    }
+
     /// Logs the command as `cmds` instead of as sent.
     pub fn rewrite_as(&mut self, cmds: Vec<Vec<Bytes>>) {
         self.fx.rewrite = Some(cmds);

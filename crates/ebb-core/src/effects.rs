@@ -60,6 +60,9 @@ pub struct Effects {
     /// Set by the host when no client is blocked: keys that received
     /// elements are then not recorded.
     pub skip_ready: bool,
+    /// Set by the host when nothing is logged (no AOF): commands may then
+    /// skip building the form they would be logged as (see [`Effects::rewrite`]).
+    pub skip_log: bool,
 }
 
 impl Effects {
@@ -253,6 +256,7 @@ mod tests {
         let mut store = Store::new(1);
         let mut fx = Effects::default();
         run(&mut store, &mut fx, 1000, &["SET", "k", "v", "PX", "10"]);
+        assert!(fx.rewrite.is_some());
         run(&mut store, &mut fx, 1000, &["INCR", "n"]);
         run(&mut store, &mut fx, 1000, &["RPUSH", "l", "x"]);
         run(&mut store, &mut fx, 2000, &["GET", "k"]);

@@ -82,6 +82,11 @@ pub fn format_double(d: f64) -> String {
     if d.is_nan() {
         return "nan".into();
     }
+    // Whole numbers below 1e17 (timestamps, counters: most scores) print
+    // as their integer digits under %.17g; skip the general formatter.
+    if d != 0.0 && d.fract() == 0.0 && d.abs() < 1e17 {
+        return (d as i64).to_string();
+    }
     format_g(d, 17)
 }
 
@@ -147,5 +152,30 @@ mod tests {
         assert_eq!(format_double(f64::INFINITY), "inf");
         assert_eq!(format_double(0.5), "0.5");
         assert_eq!(format_double(3.0e16), "30000000000000000");
+    }
+
+    #[test]
+    fn whole_numbers_format_as_the_general_path_does() {
+        let mut cases = vec![1.0, -1.0, 7.0, 10.0, 1e15, 1e16, 99999999999999998.0, -1e16];
+        cases.extend([
+            1700000000000.0,
+            9007199254740992.0,
+            9007199254740993.0,
+            -123456789.0,
+        ]);
+        let mut x = 1.0f64;
+        while x < 1e17 {
+            cases.push(x);
+            cases.push(-x);
+            cases.push(x + 1.0);
+            x *= 3.7;
+            x = x.round();
+        }
+        for d in cases {
+            assert_eq!(super::format_double(d), super::format_g(d, 17), "{d}");
+        }
+        assert_eq!(super::format_double(1e17), "1e+17");
+        assert_eq!(super::format_double(-0.0), "-0");
+        assert_eq!(super::format_double(0.5), "0.5");
     }
 }

@@ -81,6 +81,8 @@ pub struct Session {
     clock: u64,
     /// How many more commands may use `clock` before it is read again.
     clock_uses: u32,
+    /// The previous command's table entry.
+    prev_spec: Option<&'static CommandSpec>,
 }
 
 /// Fast commands in a row of one batch that share one reading of the clock
@@ -160,6 +162,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         last_cmd: None,
         clock: 0,
         clock_uses: 0,
+        prev_spec: None,
     };
     let _ = s.run(&mut stream, &mut rx).await;
     s.cleanup();
@@ -443,8 +446,16 @@ impl Session {
         out: &mut BytesMut,
     ) -> Flow {
         self.batch_commands += 1;
-        let spec = match ebb_core::lookup(&argv[0]) {
-            Some(s) => s,
+        // Pipelines mostly repeat one command: compare with the previous
+        // one before hashing the name.
+        let cached = self
+            .prev_spec
+            .filter(|s| argv[0].eq_ignore_ascii_case(s.name.as_bytes()));
+        let spec = match cached.or_else(|| ebb_core::lookup(&argv[0])) {
+            Some(s) => {
+                self.prev_spec = Some(s);
+                s
+            }
             None => {
                 if self.multi.is_some() {
                     self.multi_failed = true;

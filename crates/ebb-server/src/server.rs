@@ -270,6 +270,7 @@ impl Shared {
         fx.skip_events = !self.notify.any();
         fx.skip_touched = self.watch_count.load(Ordering::Relaxed) == 0;
         fx.skip_ready = self.waiting.load(Ordering::Relaxed) == 0;
+        fx.skip_log = !self.aof.is_on();
     }
 
     /// Handles what a command (or the sweeper) changed, with the store

@@ -206,7 +206,9 @@ fn apply_set(ctx: &mut Ctx, r: &SetRequest) -> CmdResult<(bool, Reply)> {
     if let Some(at) = r.deadline {
         ctx.db().set_expire(r.key, Some(at));
         ctx.notify(b'g', "expire", r.key);
-        ctx.rewrite_as(vec![set_pxat(r.key, r.value, at)]);
+        if ctx.logs() {
+            ctx.rewrite_as(vec![set_pxat(r.key, r.value, at)]);
+        }
     }
     Ok((true, old))
 }
@@ -246,7 +248,7 @@ fn set(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     };
     let (done, old) = apply_set(ctx, &req)?;
     if o.get {
-        if done && deadline.is_none() {
+        if done && deadline.is_none() && ctx.logs() {
             // Replicas and the log must not see GET (it replies, it does not write).
             let kept = argv
                 .iter()

@@ -288,6 +288,12 @@ impl<'a> Ctx<'a> {
         !self.fx.skip_log
     }
 
+    /// Whether keyspace events are recorded for this command (someone may
+    /// listen), so building their member lists is worth it.
+    pub fn notifies(&self) -> bool {
+        !self.fx.skip_events
+    }
+
     /// Logs the command as `cmds` instead of as sent.
     pub fn rewrite_as(&mut self, cmds: Vec<Vec<Bytes>>) {
         self.fx.rewrite = Some(cmds);

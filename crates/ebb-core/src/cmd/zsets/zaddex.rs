@@ -254,7 +254,7 @@ fn report(ctx: &mut Ctx, cmd: &ZaddEx, done: Applied) -> CmdResult<Reply> {
     if t.added + t.updated > 0 {
         ctx.notify(b'z', if cmd.flags.incr { "zincr" } else { "zadd" }, key);
     }
-    if !done.timed.is_empty() {
+    if !done.timed.is_empty() && ctx.notifies() {
         ctx.notify_members(b'z', "zexpire", key, done.timed.iter().cloned().collect());
     }
     if !done.expired.is_empty() {
@@ -267,7 +267,11 @@ fn report(ctx: &mut Ctx, cmd: &ZaddEx, done: Applied) -> CmdResult<Reply> {
         ctx.ready(key);
     }
     // Logged as what it did: absolute scores, an absolute deadline, and the
-    // members CAP removed, so replaying never depends on the clock.
+    // members CAP removed, so replaying never depends on the clock. Nothing
+    // is built when no log will be written.
+    if !ctx.logs() {
+        return Ok(t.reply(&cmd.flags));
+    }
     let mut log = Vec::new();
     if !done.written.is_empty() {
         let mut zadd = vec![Bytes::from_static(b"ZADD"), key.clone()];

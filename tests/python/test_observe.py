@@ -157,3 +157,44 @@ def test_reading_subscribers_are_never_cut_off(ebb, r):
         sub.close()
     finally:
         r.config_set("client-output-buffer-limit", "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60")
+
+
+def test_new_key_events_precede_the_command_event(ebb, r):
+    """Class `n` (not part of `A`): a `new` event when a command creates a
+    key, before the command's own event; none when nothing was created."""
+    r.config_set("notify-keyspace-events", "KEAn")
+    p = redis.Redis(port=ebb.port, decode_responses=True).pubsub()
+    p.psubscribe("__keyevent@0__:*")
+    assert p.get_message(timeout=2)["type"] == "psubscribe"
+    try:
+        r.set("a", 1)
+        r.set("a", 2)
+        r.lpush("l", "x")
+        r.incr("c")
+        r.sadd("s", "m")
+        r.hset("h", "f", "v")
+        r.zadd("z", {"m": 1})
+        r.execute_command("SADDEX", "full", "LIMIT", "0", "60", "x")  # refused: nothing created
+        r.execute_command("ZADDEX", "zx", "EX", "60", "1", "m")
+        out = []
+        while (m := p.get_message(timeout=0.3)) is not None:
+            if m["type"] == "pmessage":
+                out.append((m["channel"].split(":", 1)[1], m["data"]))
+        assert out == [
+            ("new", "a"), ("set", "a"), ("set", "a"),
+            ("new", "l"), ("lpush", "l"),
+            ("new", "c"), ("incrby", "c"),
+            ("new", "s"), ("sadd", "s"),
+            ("new", "h"), ("hset", "h"),
+            ("new", "z"), ("zadd", "z"),
+            ("new", "zx"), ("zadd", "zx"), ("zexpire", "zx"),
+        ]
+        r.config_set("notify-keyspace-events", "KEA")
+        r.set("b", 1)
+        m = p.get_message(timeout=0.5)
+        while m is not None and m["type"] != "pmessage":
+            m = p.get_message(timeout=0.5)
+        assert m is not None and m["channel"].endswith(":set")
+    finally:
+        r.config_set("notify-keyspace-events", "")
+        p.close()

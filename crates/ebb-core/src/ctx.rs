@@ -32,6 +32,10 @@ pub struct Ctx<'a> {
     pending: Option<(usize, Bytes)>,
     /// Further keys accessed for writing.
     pending_more: Vec<(usize, Bytes)>,
+    /// Keys this command created as empty collections (only tracked while
+    /// `new` events are published): if still empty at the end, they never
+    /// existed, so neither their `new` nor a `del` event is published.
+    created: Vec<(usize, Bytes)>,
 }
 
 /// A value type that commands access through [`Ctx`].
@@ -104,6 +108,7 @@ impl<'a> Ctx<'a> {
             no_touch: false,
             pending: None,
             pending_more: Vec::new(),
+            created: Vec::new(),
         }
     }
 
@@ -205,6 +210,11 @@ impl<'a> Ctx<'a> {
     pub fn get_or_create<T: Kind>(&mut self, key: &[u8]) -> CmdResult<&mut T> {
         if !self.expire_key(key) {
             let k = Bytes::copy_from_slice(key);
+            if self.fx.new_keys {
+                // Redis's `new` event (class `n`) precedes the command's own.
+                self.fx.event(b'n', "new", self.db, k.clone());
+                self.created.push((self.db, k.clone()));
+            }
             self.store.dbs[self.db].set(k, T::empty());
         }
         self.mark_pending(key);
@@ -225,7 +235,11 @@ impl<'a> Ctx<'a> {
         let now = self.now;
         let db = &mut self.store.dbs[self.db];
         // The old value goes anyway: only its expiry (events, log) matters.
-        db.expire_if_due(self.db, key, now, self.fx);
+        let existed = db.expire_if_due(self.db, key, now, self.fx);
+        if !existed && self.fx.new_keys {
+            self.fx
+                .event(b'n', "new", self.db, Bytes::copy_from_slice(key));
+        }
         if let Value::Str(_) = v {
             // A string needs no after-command housekeeping but the access time.
             db.set_at(key, v, now);
@@ -330,6 +344,19 @@ impl<'a> Ctx<'a> {
             };
             e.last_access = self.now;
             if !d.refresh_member_index(&key) {
+                if let Some(i) = self
+                    .created
+                    .iter()
+                    .position(|(cd, ck)| *cd == db && *ck == key)
+                {
+                    // Created empty and left empty: it never existed.
+                    self.created.swap_remove(i);
+                    self.fx
+                        .events
+                        .retain(|ev| !(ev.class == b'n' && ev.db == db && ev.key == key));
+                    self.fx.touch(db, key);
+                    continue;
+                }
                 self.fx.event(b'g', "del", db, key.clone());
                 self.fx.touch(db, key);
             }

@@ -48,6 +48,9 @@ pub struct Effects {
     pub expired_members: u64,
     /// Values removed whole; the host may free them off the hot path.
     pub garbage: Vec<crate::value::Value>,
+    /// Set by the host when `new` key events (class `n`) are published:
+    /// commands that create a key then record one before their own event.
+    pub new_keys: bool,
     /// Keys removed because their TTL passed (counted even when events
     /// are not recorded).
     pub expired_keys: u64,

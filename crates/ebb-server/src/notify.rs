@@ -102,6 +102,11 @@ impl Flags {
         self.subkeyspace || self.subkeyevent || self.subkeyitem || self.subkeyspaceevent
     }
 
+    /// Whether `new` events (class `n`) are published.
+    pub fn wants_new_keys(&self) -> bool {
+        self.any() && self.classes & bit(b'n') != 0
+    }
+
     /// Whether anything at all is published.
     pub fn any(&self) -> bool {
         self.classes != 0
@@ -201,6 +206,7 @@ pub struct NotifySettings {
     flags: RwLock<Flags>,
     any: AtomicBool,
     member_names: AtomicBool,
+    new_keys: AtomicBool,
 }
 
 /// Write access to [`NotifySettings`]; the cached answers are refreshed
@@ -209,6 +215,7 @@ pub struct NotifyWrite<'a> {
     guard: RwLockWriteGuard<'a, Flags>,
     any: &'a AtomicBool,
     member_names: &'a AtomicBool,
+    new_keys: &'a AtomicBool,
 }
 
 impl NotifySettings {
@@ -217,6 +224,7 @@ impl NotifySettings {
         NotifySettings {
             any: AtomicBool::new(flags.any()),
             member_names: AtomicBool::new(flags.wants_member_names()),
+            new_keys: AtomicBool::new(flags.wants_new_keys()),
             flags: RwLock::new(flags),
         }
     }
@@ -232,6 +240,7 @@ impl NotifySettings {
             guard: self.flags.write(),
             any: &self.any,
             member_names: &self.member_names,
+            new_keys: &self.new_keys,
         }
     }
 
@@ -243,6 +252,11 @@ impl NotifySettings {
     /// Whether member names are needed ([`Flags::wants_member_names`]).
     pub fn member_names(&self) -> bool {
         self.member_names.load(Ordering::Relaxed)
+    }
+
+    /// Whether `new` key events are published ([`Flags::wants_new_keys`]).
+    pub fn new_keys(&self) -> bool {
+        self.new_keys.load(Ordering::Relaxed)
     }
 }
 
@@ -264,6 +278,8 @@ impl Drop for NotifyWrite<'_> {
         self.any.store(self.guard.any(), Ordering::Relaxed);
         self.member_names
             .store(self.guard.wants_member_names(), Ordering::Relaxed);
+        self.new_keys
+            .store(self.guard.wants_new_keys(), Ordering::Relaxed);
     }
 }
 

@@ -268,6 +268,7 @@ impl Shared {
     pub fn prepare_effects(&self, fx: &mut Effects) {
         fx.skip_member_names = !self.notify.member_names();
         fx.skip_events = !self.notify.any();
+        fx.new_keys = self.notify.new_keys();
         fx.skip_touched = self.watch_count.load(Ordering::Relaxed) == 0;
         fx.skip_ready = self.waiting.load(Ordering::Relaxed) == 0;
         fx.skip_log = !self.aof.is_on();

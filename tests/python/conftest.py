@@ -1,6 +1,7 @@
 """Fixtures that start the built ebb-server binary on a free port."""
 
 import os
+import socket
 import subprocess
 import time
 
@@ -96,6 +97,16 @@ def r3(ebb):
 
 
 @pytest.fixture
+def r2(ebb):
+    """A RESP2 client (redis-py defaults to RESP3)."""
+    c = ebb.client(protocol=2)
+    c.flushall()
+    c.config_set("notify-keyspace-events", "")
+    yield c
+    c.close()
+
+
+@pytest.fixture
 def server_factory(tmp_path):
     """Starts extra servers with their own options; stopped after the test."""
     started = []
@@ -124,6 +135,24 @@ def raw_cmd(client, *args):
         client.connection_pool.release(conn)
 
 
+def err(client, *args):
+    """The error text a command gets (after redis-py's parsing)."""
+    with pytest.raises(redis.ResponseError) as e:
+        client.execute_command(*args)
+    return str(e.value)
+
+
+def events(p, n, timeout=3.0):
+    """Up to `n` (channel, data) pairs from pub/sub connection `p`."""
+    got = []
+    end = time.time() + timeout
+    while time.time() < end and len(got) < n:
+        m = p.get_message(timeout=0.1)
+        if m and m["type"] in ("message", "pmessage"):
+            got.append((m["channel"], m["data"]))
+    return got
+
+
 def wait_until(pred, timeout=5.0, step=0.01):
     """Polls pred() until true; fails the test after timeout seconds."""
     end = time.time() + timeout
@@ -132,3 +161,41 @@ def wait_until(pred, timeout=5.0, step=0.01):
             return True
         time.sleep(step)
     raise AssertionError("condition not met in time")
+
+
+class Raw:
+    """A bare RESP connection returning each reply as its raw bytes."""
+
+    def __init__(self, port, resp3=False):
+        self.s = socket.create_connection(("127.0.0.1", port))
+        self.f = self.s.makefile("rb")
+        if resp3:
+            self.cmd("HELLO", "3")
+
+    def send(self, *args):
+        out = b"*%d\r\n" % len(args)
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            out += b"$%d\r\n%s\r\n" % (len(a), a)
+        self.s.sendall(out)
+
+    def read(self):
+        line = self.f.readline()
+        t = line[:1]
+        if t in (b"$", b"=", b"!"):
+            n = int(line[1:-2])
+            return line if n < 0 else line + self.f.read(n + 2)
+        if t in (b"*", b"%", b"~", b">"):
+            n = int(line[1:-2])
+            per = 2 if t == b"%" else 1
+            for _ in range(max(n, 0) * per):
+                line += self.read()
+            return line
+        return line
+
+    def cmd(self, *args):
+        self.send(*args)
+        return self.read()
+
+    def close(self):
+        self.s.close()

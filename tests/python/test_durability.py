@@ -2,9 +2,7 @@
 member deadlines, torn tails, and crash tests that SIGKILL the server under
 acknowledged write load."""
 
-import os
 import random
-import signal
 import threading
 import time
 

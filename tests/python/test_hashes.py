@@ -5,38 +5,9 @@ HGETDEL, notifications, WATCH, and field deadlines surviving a restart."""
 
 import time
 
-import pytest
-import redis
-
-from conftest import raw_cmd, wait_until
+from conftest import err, events, raw_cmd, wait_until
 
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
-
-
-@pytest.fixture
-def r2(ebb):
-    """A RESP2 client."""
-    c = ebb.client(protocol=2)
-    c.flushall()
-    c.config_set("notify-keyspace-events", "")
-    yield c
-    c.close()
-
-
-def err(client, *args):
-    with pytest.raises(redis.ResponseError) as e:
-        client.execute_command(*args)
-    return str(e.value)
-
-
-def events(p, n, timeout=3.0):
-    got = []
-    end = time.time() + timeout
-    while time.time() < end and len(got) < n:
-        m = p.get_message(timeout=0.1)
-        if m and m["type"] in ("message", "pmessage"):
-            got.append((m["channel"], m["data"]))
-    return got
 
 
 def test_basic_replies_resp2(r2):

@@ -9,19 +9,10 @@ import time
 import pytest
 import redis
 
-from conftest import raw_cmd, wait_until
+from conftest import events, raw_cmd, wait_until
 
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 HOUR_MS = 3_600_000
-
-
-@pytest.fixture
-def r2(ebb):
-    c = ebb.client(protocol=2)
-    c.flushall()
-    c.config_set("notify-keyspace-events", "")
-    yield c
-    c.close()
 
 
 @pytest.fixture
@@ -47,16 +38,6 @@ def err(client, *args):
     with pytest.raises(redis.ResponseError) as e:
         raw_cmd(client, *args)
     return str(e.value)
-
-
-def events(p, n, timeout=3.0):
-    got = []
-    end = time.time() + timeout
-    while time.time() < end and len(got) < n:
-        m = p.get_message(timeout=0.1)
-        if m and m["type"] in ("message", "pmessage"):
-            got.append((m["channel"], m["data"]))
-    return got
 
 
 def member_pttl(c, key, member):

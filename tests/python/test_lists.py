@@ -1,54 +1,15 @@
 """The list family through the real binary: replies and errors in RESP2 and
 RESP3, keyspace events, and real blocking (wake-ups, timeouts, FIFO order)."""
 
-import socket
 import threading
 import time
 
 import pytest
 import redis
 
-from conftest import raw_cmd, wait_until
+from conftest import Raw, raw_cmd, wait_until
 
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
-
-
-class Raw:
-    """A bare RESP connection that returns replies as raw bytes."""
-
-    def __init__(self, port, resp3=False):
-        self.s = socket.create_connection(("127.0.0.1", port))
-        self.f = self.s.makefile("rb")
-        if resp3:
-            self.cmd("HELLO", "3")
-
-    def send(self, *args):
-        out = b"*%d\r\n" % len(args)
-        for a in args:
-            a = a if isinstance(a, bytes) else str(a).encode()
-            out += b"$%d\r\n%s\r\n" % (len(a), a)
-        self.s.sendall(out)
-
-    def read(self):
-        line = self.f.readline()
-        t = line[:1]
-        if t in (b"$", b"="):
-            n = int(line[1:-2])
-            return line if n < 0 else line + self.f.read(n + 2)
-        if t in (b"*", b"%", b"~", b">"):
-            n = int(line[1:-2])
-            per = 2 if t == b"%" else 1
-            for _ in range(max(n, 0) * per):
-                line += self.read()
-            return line
-        return line
-
-    def cmd(self, *args):
-        self.send(*args)
-        return self.read()
-
-    def close(self):
-        self.s.close()
 
 
 @pytest.fixture

@@ -6,12 +6,11 @@ Set STRINGS_ORACLE_PORT to the port of a redis-server 7.0 to run the same
 assertions (except the ebb-only persistence checks) against Redis itself."""
 
 import os
-import socket
 import time
 
 import pytest
 
-from conftest import wait_until
+from conftest import Raw, wait_until
 
 ORACLE = os.environ.get("STRINGS_ORACLE_PORT")
 WRONGTYPE = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
@@ -21,44 +20,6 @@ NOT_FLOAT = b"-ERR value is not a valid float\r\n"
 OK = b"+OK\r\n"
 NIL2 = b"$-1\r\n"
 NIL3 = b"_\r\n"
-
-
-class Raw:
-    """A bare RESP connection that returns replies as raw bytes."""
-
-    def __init__(self, port, resp3=False):
-        self.s = socket.create_connection(("127.0.0.1", port))
-        self.f = self.s.makefile("rb")
-        if resp3:
-            self.cmd("HELLO", "3")
-
-    def send(self, *args):
-        out = b"*%d\r\n" % len(args)
-        for a in args:
-            a = a if isinstance(a, bytes) else str(a).encode()
-            out += b"$%d\r\n%s\r\n" % (len(a), a)
-        self.s.sendall(out)
-
-    def read(self):
-        line = self.f.readline()
-        t = line[:1]
-        if t in (b"$", b"="):
-            n = int(line[1:-2])
-            return line if n < 0 else line + self.f.read(n + 2)
-        if t in (b"*", b"%", b"~", b">"):
-            n = int(line[1:-2])
-            per = 2 if t == b"%" else 1
-            for _ in range(max(n, 0) * per):
-                line += self.read()
-            return line
-        return line
-
-    def cmd(self, *args):
-        self.send(*args)
-        return self.read()
-
-    def close(self):
-        self.s.close()
 
 
 def bulk(s):

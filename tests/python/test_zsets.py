@@ -1,39 +1,9 @@
 """Sorted sets through the real binary: Redis 7.0 replies and errors in
 RESP2 and RESP3, member deadlines, ZADDEX, notifications, transactions."""
 
-import time
-
-import pytest
-import redis
-
-from conftest import raw_cmd, wait_until
+from conftest import err, events, raw_cmd, wait_until
 
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
-
-
-@pytest.fixture
-def r2(ebb):
-    """A RESP2 client (redis-py defaults to RESP3)."""
-    c = ebb.client(protocol=2)
-    c.flushall()
-    yield c
-    c.close()
-
-
-def err(client, *args):
-    with pytest.raises(redis.ResponseError) as e:
-        client.execute_command(*args)
-    return str(e.value)
-
-
-def events(p, n, timeout=3.0):
-    got = []
-    end = time.time() + timeout
-    while time.time() < end and len(got) < n:
-        m = p.get_message(timeout=0.1)
-        if m and m["type"] in ("message", "pmessage"):
-            got.append((m["channel"], m["data"]))
-    return got
 
 
 def test_zadd_flags_and_replies(r2):

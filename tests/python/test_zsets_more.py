@@ -6,57 +6,18 @@ Set REFERENCE_PORT to run the same tests against a running redis-server 7.0
 (tests that need ebb-only features or a restart are skipped there)."""
 
 import os
-import socket
 import threading
 import time
 
 import pytest
 import redis
 
-from conftest import raw_cmd, wait_until
+from conftest import events, Raw, raw_cmd, wait_until
 
 REFERENCE_PORT = os.environ.get("REFERENCE_PORT")
 ebb_only = pytest.mark.skipif(REFERENCE_PORT is not None, reason="ebb-only feature")
 
 WRONGTYPE = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
-
-
-class Raw:
-    """A bare RESP connection returning each reply as its raw bytes."""
-
-    def __init__(self, port, resp3=False):
-        self.s = socket.create_connection(("127.0.0.1", port))
-        self.f = self.s.makefile("rb")
-        if resp3:
-            self.cmd("HELLO", "3")
-
-    def send(self, *args):
-        out = b"*%d\r\n" % len(args)
-        for a in args:
-            a = a if isinstance(a, bytes) else str(a).encode()
-            out += b"$%d\r\n%s\r\n" % (len(a), a)
-        self.s.sendall(out)
-
-    def read(self):
-        line = self.f.readline()
-        t = line[:1]
-        if t in (b"$", b"=", b"!"):
-            n = int(line[1:-2])
-            return line if n < 0 else line + self.f.read(n + 2)
-        if t in (b"*", b"%", b"~", b">"):
-            n = int(line[1:-2])
-            per = 2 if t == b"%" else 1
-            for _ in range(max(n, 0) * per):
-                line += self.read()
-            return line
-        return line
-
-    def cmd(self, *args):
-        self.send(*args)
-        return self.read()
-
-    def close(self):
-        self.s.close()
 
 
 class Reference:
@@ -130,16 +91,6 @@ def blocked(server, *args, resp3=False):
 
 def blocked_count(r):
     return r.info("clients")["blocked_clients"]
-
-
-def events(p, n, timeout=3.0):
-    got = []
-    end = time.time() + timeout
-    while time.time() < end and len(got) < n:
-        m = p.get_message(timeout=0.1)
-        if m and m["type"] in ("message", "pmessage"):
-            got.append((m["channel"], m["data"]))
-    return got
 
 
 # --- pops -----------------------------------------------------------------

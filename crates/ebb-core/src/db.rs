@@ -322,12 +322,17 @@ impl Db {
 
     /// A random key, without expiry checks.
     pub fn random_key(&self) -> Option<Bytes> {
+        self.random_entry().map(|(k, _)| k.clone())
+    }
+
+    /// A random key and its entry, without expiry checks.
+    pub fn random_entry(&self) -> Option<(&Bytes, &Entry)> {
         use rand::Rng;
         if self.map.is_empty() {
             return None;
         }
         let n = rand::thread_rng().gen_range(0..self.map.len());
-        self.map.get_index(n).map(|(k, _)| k.clone())
+        self.map.get_index(n)
     }
 
     /// Bytes the key table holds for keys it does not have yet: free slots

@@ -34,6 +34,9 @@ pub struct CommandSpec {
     pub arity: i32,
     /// Space-separated Redis flags (`write readonly denyoom fast …`).
     pub flags: &'static str,
+    /// The same flags as bits ([`flag`]), parsed once when the table is
+    /// built so per-command checks compare no strings.
+    pub flag_bits: u32,
     /// First key position (0 = none).
     pub first_key: i32,
     /// Last key position (-1 = last argument, -2 = …).
@@ -65,6 +68,7 @@ impl CommandSpec {
             name,
             arity,
             flags,
+            flag_bits: flag_bits(flags),
             first_key: keys.0,
             last_key: keys.1,
             step: keys.2,
@@ -88,6 +92,7 @@ impl CommandSpec {
             name,
             arity,
             flags,
+            flag_bits: flag_bits(flags),
             first_key: keys.0,
             last_key: keys.1,
             step: keys.2,
@@ -106,12 +111,20 @@ impl CommandSpec {
 
     /// Whether the spec has the given flag.
     pub fn has_flag(&self, flag: &str) -> bool {
-        self.flags.split_ascii_whitespace().any(|f| f == flag)
+        match FLAG_NAMES.iter().position(|&f| f == flag) {
+            Some(i) => self.flag_bits & (1 << i) != 0,
+            None => self.flags.split_ascii_whitespace().any(|f| f == flag),
+        }
+    }
+
+    /// Whether the spec has the flag `bit` (one of the [`flag`] constants).
+    pub fn has(&self, bit: u32) -> bool {
+        self.flag_bits & bit != 0
     }
 
     /// Whether the command writes.
     pub fn is_write(&self) -> bool {
-        self.has_flag("write")
+        self.has(flag::WRITE)
     }
 
     /// Whether `argc` (name included) satisfies the arity.
@@ -147,6 +160,67 @@ impl CommandSpec {
         }
         out
     }
+}
+
+/// Flag names with a bit, in bit order (see [`flag`]).
+const FLAG_NAMES: [&str; 8] = [
+    "write",
+    "readonly",
+    "denyoom",
+    "fast",
+    "admin",
+    "no_auth",
+    "skip_slowlog",
+    "blocking",
+];
+
+/// Bits of [`CommandSpec::flag_bits`], for checks made on every command.
+pub mod flag {
+    /// `write`.
+    pub const WRITE: u32 = 1 << 0;
+    /// `readonly`.
+    pub const READONLY: u32 = 1 << 1;
+    /// `denyoom`.
+    pub const DENYOOM: u32 = 1 << 2;
+    /// `fast`.
+    pub const FAST: u32 = 1 << 3;
+    /// `admin`.
+    pub const ADMIN: u32 = 1 << 4;
+    /// `no_auth`.
+    pub const NO_AUTH: u32 = 1 << 5;
+    /// `skip_slowlog`.
+    pub const SKIP_SLOWLOG: u32 = 1 << 6;
+    /// `blocking`.
+    pub const BLOCKING: u32 = 1 << 7;
+}
+
+/// The bits of the known flags named in a space-separated flag list.
+const fn flag_bits(flags: &str) -> u32 {
+    let b = flags.as_bytes();
+    let mut bits = 0;
+    let mut start = 0;
+    while start < b.len() {
+        let mut end = start;
+        while end < b.len() && b[end] != b' ' {
+            end += 1;
+        }
+        let mut i = 0;
+        while i < FLAG_NAMES.len() {
+            let name = FLAG_NAMES[i].as_bytes();
+            if name.len() == end - start {
+                let mut j = 0;
+                while j < name.len() && name[j] == b[start + j] {
+                    j += 1;
+                }
+                if j == name.len() {
+                    bits |= 1 << i;
+                }
+            }
+            i += 1;
+        }
+        start = end + 1;
+    }
+    bits
 }
 
 fn all_specs() -> Vec<CommandSpec> {
@@ -208,6 +282,16 @@ mod tests {
             missing.is_empty(),
             "missing from docs/commands.md: {missing:?}"
         );
+    }
+
+    #[test]
+    fn flag_bits_agree_with_the_flag_lists() {
+        for s in super::all() {
+            for (i, name) in super::FLAG_NAMES.iter().enumerate() {
+                let listed = s.flags.split_ascii_whitespace().any(|f| f == *name);
+                assert_eq!(s.flag_bits & (1 << i) != 0, listed, "{} {}", s.name, name);
+            }
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use bytes::Bytes;
 use ebb_core::args::{parse_f64, parse_i64};
 use ebb_core::error::unknown_subcommand;
+use ebb_core::table::flag;
 use ebb_core::{CommandSpec, Error, Reply, Store};
 use parking_lot::MutexGuard;
 use std::sync::atomic::Ordering;
@@ -165,58 +166,45 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
 }
 
 fn acl_categories(spec: &CommandSpec) -> Vec<Reply> {
-    let mut v = Vec::new();
-    let mut add = |s: &str| v.push(Reply::Simple(s.to_string().into()));
     // Where Redis files a command under categories other than its group's.
-    let special: Option<&[&str]> = match spec.name {
-        "client" | "config" | "pubsub" | "object" | "memory" | "time" | "slowlog" => Some(&[]),
-        "command" => Some(&["@connection"]),
-        "info" => Some(&["@dangerous"]),
-        "lastsave" => Some(&["@admin", "@dangerous"]),
-        "keys" => Some(&["@keyspace", "@dangerous"]),
-        "dbsize" => Some(&["@keyspace"]),
-        "flushdb" | "flushall" | "swapdb" => Some(&["@keyspace", "@dangerous"]),
-        "sort" | "sort_ro" => Some(&["@set", "@sortedset", "@list", "@dangerous"]),
-        _ => None,
+    let mut cats: Vec<&'static str> = match spec.name {
+        "client" | "config" | "pubsub" | "object" | "memory" | "time" | "slowlog" => vec![],
+        "command" => vec!["@connection"],
+        "info" => vec!["@dangerous"],
+        "lastsave" => vec!["@admin", "@dangerous"],
+        "keys" => vec!["@keyspace", "@dangerous"],
+        "dbsize" => vec!["@keyspace"],
+        "flushdb" | "flushall" | "swapdb" => vec!["@keyspace", "@dangerous"],
+        "sort" | "sort_ro" => vec!["@set", "@sortedset", "@list", "@dangerous"],
+        _ => match spec.group {
+            "bitmap" => vec!["@bitmap"],
+            "string" => vec!["@string"],
+            "list" => vec!["@list"],
+            "hash" => vec!["@hash"],
+            "set" => vec!["@set"],
+            "sorted-set" | "zset" => vec!["@sortedset"],
+            "generic" => vec!["@keyspace"],
+            "pubsub" => vec!["@pubsub"],
+            "transactions" => vec!["@transaction"],
+            "connection" => vec!["@connection"],
+            "server" => vec!["@admin"],
+            _ => vec![],
+        },
     };
-    if let Some(cats) = special {
-        cats.iter().for_each(|c| add(c));
-    } else {
-        match spec.group {
-            "bitmap" => add("@bitmap"),
-            "string" => add("@string"),
-            "list" => add("@list"),
-            "hash" => add("@hash"),
-            "set" => add("@set"),
-            "sorted-set" | "zset" => add("@sortedset"),
-            "generic" => add("@keyspace"),
-            "pubsub" => add("@pubsub"),
-            "transactions" => add("@transaction"),
-            "connection" => add("@connection"),
-            "server" => add("@admin"),
-            _ => {}
+    let by_flag = [
+        (spec.is_write(), "@write"),
+        (spec.has(flag::READONLY), "@read"),
+        (spec.has(flag::FAST), "@fast"),
+        (!spec.has(flag::FAST), "@slow"),
+        (spec.has(flag::BLOCKING), "@blocking"),
+        (spec.has(flag::ADMIN), "@dangerous"),
+    ];
+    for (on, cat) in by_flag {
+        if on && !cats.contains(&cat) {
+            cats.push(cat);
         }
     }
-    if spec.is_write() {
-        add("@write");
-    }
-    if spec.has_flag("readonly") {
-        add("@read");
-    }
-    if spec.has_flag("fast") {
-        add("@fast");
-    } else {
-        add("@slow");
-    }
-    if spec.has_flag("blocking") {
-        add("@blocking");
-    }
-    if spec.has_flag("admin") {
-        add("@dangerous");
-    }
-    let mut seen = std::collections::HashSet::new();
-    v.retain(|c| seen.insert(format!("{c:?}")));
-    v
+    cats.into_iter().map(Reply::simple).collect()
 }
 
 fn command_info(spec: &CommandSpec) -> Reply {

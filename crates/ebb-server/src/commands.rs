@@ -5,6 +5,7 @@
 use bytes::{Bytes, BytesMut};
 use ebb_core::args::parse_i64;
 use ebb_core::error::unknown_subcommand;
+use ebb_core::table::flag;
 use ebb_core::{CommandSpec, Error, Exec, Reply, Store};
 use parking_lot::MutexGuard;
 use std::sync::atomic::Ordering;
@@ -452,7 +453,7 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
     if crate::evict::limited()
         && queue
             .iter()
-            .any(|a| ebb_core::lookup(&a[0]).is_some_and(|sp| sp.has_flag("denyoom")))
+            .any(|a| ebb_core::lookup(&a[0]).is_some_and(|sp| sp.has(flag::DENYOOM)))
         && crate::evict::make_room(shared, store).is_err()
     {
         s.unwatch_all();

@@ -2,6 +2,7 @@
 //! request, execute them under one store lock, write all replies at once.
 
 use bytes::{Bytes, BytesMut};
+use ebb_core::table::flag;
 use ebb_core::{CommandSpec, Ctx, Effects, Error, Exec, Reply, Store};
 use parking_lot::MutexGuard;
 use std::collections::BTreeSet;
@@ -472,7 +473,7 @@ impl Session {
             self.reply(&Error::WrongArity(spec.name.to_string()).into(), out);
             return Flow::Continue;
         }
-        if !self.authenticated && !spec.has_flag("no_auth") {
+        if !self.authenticated && !spec.has(flag::NO_AUTH) {
             if self.multi.is_some() {
                 self.multi_failed = true;
             }
@@ -508,7 +509,7 @@ impl Session {
                 return Flow::Continue;
             }
         }
-        if crate::evict::limited() && spec.has_flag("denyoom") {
+        if crate::evict::limited() && spec.has(flag::DENYOOM) {
             let store = guard.get_or_insert_with(|| shared.store.lock());
             if let Err(e) = crate::evict::make_room(shared, store) {
                 if self.multi.is_some() {
@@ -556,8 +557,7 @@ impl Session {
             let t0 = Instant::now();
             let flow = self.execute(shared, guard, spec, argv, out);
             if !matches!(flow, Flow::Block(..)) {
-                let client_name = self.entry.name.lock().clone();
-                crate::observe::record(t0.elapsed(), spec, argv, &self.entry.addr, client_name);
+                crate::observe::record(t0.elapsed(), spec, argv, &self.entry);
             }
             return flow;
         }

@@ -242,7 +242,7 @@ impl Shared {
         let _store = self.store.lock();
         let mut aof = self.aof.lock();
         let result = match (written, aof.as_mut()) {
-            (Ok(()), Some(a)) => a.finish_rewrite(&tmp.to_path_buf()),
+            (Ok(()), Some(a)) => a.finish_rewrite(tmp),
             (Err(e), Some(a)) => {
                 a.abort_rewrite();
                 Err(e)

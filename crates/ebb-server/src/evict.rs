@@ -127,7 +127,7 @@ pub fn make_room(shared: &Shared, store: &mut Store) -> Result<(), Error> {
         evicted += 1;
         fx.propagate
             .push((db, vec![Bytes::from_static(b"DEL"), key.clone()]));
-        fx.touched.push((db, key.clone()));
+        fx.touch(db, key.clone());
         fx.event(b'e', "evicted", db, key);
     }
     EVICTED.fetch_add(evicted, Ordering::Relaxed);
@@ -143,13 +143,7 @@ pub fn make_room(shared: &Shared, store: &mut Store) -> Result<(), Error> {
 /// Picks the key to evict, over all databases.
 fn victim(store: &Store, policy: Policy, samples: usize, now: u64) -> Option<(usize, Bytes)> {
     if policy == Policy::VolatileTtl {
-        return store
-            .dbs
-            .iter()
-            .enumerate()
-            .filter_map(|(i, d)| d.next_key_deadline().map(|(t, k)| (t, i, k)))
-            .min_by_key(|(t, _, _)| *t)
-            .map(|(_, i, k)| (i, k));
+        return soonest_ttl(store);
     }
     let dbs: Vec<usize> = (0..store.dbs.len())
         .filter(|&i| {
@@ -165,33 +159,46 @@ fn victim(store: &Store, policy: Policy, samples: usize, now: u64) -> Option<(us
         return None;
     }
     let mut rng = rand::thread_rng();
-    let mut best: Option<(u64, usize, Bytes)> = None;
     let want = if matches!(policy, Policy::AllKeysLru | Policy::VolatileLru) {
         samples
     } else {
         1
     };
+    // (idle time, database, key) of the best candidate so far.
+    let mut best: Option<(u64, usize, &Bytes)> = None;
     let mut found = 0;
     for _ in 0..want * 16 {
         if found >= want {
             break;
         }
         let db = dbs[rng.gen_range(0..dbs.len())];
-        let d = &store.dbs[db];
-        let Some(k) = d.random_key() else { continue };
-        let Some(e) = d.peek(&k) else { continue };
+        let Some((k, e)) = store.dbs[db].random_entry() else {
+            continue;
+        };
         if policy.volatile() && e.expire_at.is_none() {
             continue;
         }
         found += 1;
         let idle = now.saturating_sub(e.last_access);
-        if best.as_ref().is_none_or(|b| idle > b.0) {
+        if best.is_none_or(|b| idle > b.0) {
             best = Some((idle, db, k));
         }
     }
-    if best.is_none() && policy.volatile() {
+    match best {
+        Some((_, db, k)) => Some((db, k.clone())),
         // Few keys carry a TTL: take the one ending first.
-        return victim(store, Policy::VolatileTtl, samples, now);
+        None if policy.volatile() => soonest_ttl(store),
+        None => None,
     }
-    best.map(|(_, db, k)| (db, k))
+}
+
+/// The key whose TTL ends first, over all databases.
+fn soonest_ttl(store: &Store) -> Option<(usize, Bytes)> {
+    store
+        .dbs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| d.next_key_deadline().map(|(t, k)| (t, i, k)))
+        .min_by_key(|(t, _, _)| *t)
+        .map(|(_, i, k)| (i, k))
 }

@@ -136,12 +136,14 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             let rss = rss_bytes();
             let used = crate::alloc::allocated() as u64;
             let peak = crate::alloc::peak() as u64;
-            l(out, "used_memory", &used);
-            l(out, "used_memory_human", &human(used));
-            l(out, "used_memory_rss", &rss);
-            l(out, "used_memory_rss_human", &human(rss));
-            l(out, "used_memory_peak", &peak);
-            l(out, "used_memory_peak_human", &human(peak));
+            for (name, n) in [
+                ("used_memory", used),
+                ("used_memory_rss", rss),
+                ("used_memory_peak", peak),
+            ] {
+                l(out, name, &n);
+                l(out, &format!("{name}_human"), &human(n));
+            }
             l(
                 out,
                 "mem_fragmentation_ratio",
@@ -204,56 +206,21 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
         }
         "stats" => {
             out.push_str("# Stats\r\n");
-            l(
-                out,
-                "total_connections_received",
-                &st.connections.load(Ordering::Relaxed),
-            );
-            l(
-                out,
-                "total_commands_processed",
-                &st.commands.load(Ordering::Relaxed),
-            );
-            l(
-                out,
-                "total_net_input_bytes",
-                &st.net_in.load(Ordering::Relaxed),
-            );
-            l(
-                out,
-                "total_net_output_bytes",
-                &st.net_out.load(Ordering::Relaxed),
-            );
-            l(
-                out,
-                "rejected_connections",
-                &st.rejected.load(Ordering::Relaxed),
-            );
-            l(
-                out,
-                "expired_keys",
-                &st.expired_keys.load(Ordering::Relaxed),
-            );
-            l(
-                out,
-                "expired_members",
-                &st.expired_members.load(Ordering::Relaxed),
-            );
-            l(
-                out,
-                "evicted_keys",
-                &crate::evict::EVICTED.load(Ordering::Relaxed),
-            );
-            l(
-                out,
-                "keyspace_hits",
-                &st.keyspace_hits.load(Ordering::Relaxed),
-            );
-            l(
-                out,
-                "keyspace_misses",
-                &st.keyspace_misses.load(Ordering::Relaxed),
-            );
+            let counters = [
+                ("total_connections_received", &st.connections),
+                ("total_commands_processed", &st.commands),
+                ("total_net_input_bytes", &st.net_in),
+                ("total_net_output_bytes", &st.net_out),
+                ("rejected_connections", &st.rejected),
+                ("expired_keys", &st.expired_keys),
+                ("expired_members", &st.expired_members),
+                ("evicted_keys", &crate::evict::EVICTED),
+                ("keyspace_hits", &st.keyspace_hits),
+                ("keyspace_misses", &st.keyspace_misses),
+            ];
+            for (name, n) in counters {
+                l(out, name, &n.load(Ordering::Relaxed));
+            }
             l(out, "pubsub_channels", &shared.pubsub_channels(None).len());
             l(out, "pubsub_patterns", &shared.pubsub_numpat());
         }

@@ -9,9 +9,10 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc::UnboundedSender;
 
+use ebb_core::table::flag;
 use ebb_core::{CommandSpec, Reply};
 
-use crate::server::Msg;
+use crate::server::{ClientEntry, Msg};
 
 static MONITORS: Mutex<Vec<(u64, UnboundedSender<Msg>)>> = Mutex::new(Vec::new());
 static MONITOR_COUNT: AtomicUsize = AtomicUsize::new(0);
@@ -63,7 +64,7 @@ fn repr(out: &mut String, arg: &[u8]) {
 /// monitor but `from`. Like Redis, administrative commands and those
 /// carrying credentials are not shown.
 pub fn feed(from: u64, db: usize, addr: &str, spec: &CommandSpec, argv: &[Bytes]) {
-    if spec.has_flag("admin") || matches!(spec.name, "auth" | "hello" | "monitor" | "config") {
+    if spec.has(flag::ADMIN) || matches!(spec.name, "auth" | "hello" | "monitor" | "config") {
         return;
     }
     let t = SystemTime::now()
@@ -113,15 +114,16 @@ pub fn timed(spec: &CommandSpec) -> bool {
     match THRESHOLD.load(Ordering::Relaxed) {
         t if t < 0 => false,
         0 => true,
-        _ => !spec.has_flag("fast") && !spec.has_flag("skip_slowlog"),
+        _ => !spec.has(flag::FAST | flag::SKIP_SLOWLOG),
     }
 }
 
-/// Records a command that took `took`, if that is over the threshold.
-pub fn record(took: Duration, spec: &CommandSpec, argv: &[Bytes], addr: &str, name: Option<Bytes>) {
+/// Records a command `client` ran that took `took`, if that is over the
+/// threshold.
+pub fn record(took: Duration, spec: &CommandSpec, argv: &[Bytes], client: &ClientEntry) {
     let threshold = THRESHOLD.load(Ordering::Relaxed);
     let micros = took.as_micros() as u64;
-    if threshold < 0 || micros < threshold as u64 || spec.has_flag("skip_slowlog") {
+    if threshold < 0 || micros < threshold as u64 || spec.has(flag::SKIP_SLOWLOG) {
         return;
     }
     let max = MAX_LEN.load(Ordering::Relaxed);
@@ -151,15 +153,16 @@ pub fn record(took: Duration, spec: &CommandSpec, argv: &[Bytes], addr: &str, na
         .duration_since(UNIX_EPOCH)
         .unwrap_or(Duration::ZERO)
         .as_secs();
-    let mut log = SLOWLOG.lock().unwrap_or_else(|e| e.into_inner());
-    log.push_front(Slow {
+    let entry = Slow {
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         at,
         micros,
         argv: args,
-        addr: addr.to_string(),
-        name: name.unwrap_or_default(),
-    });
+        addr: client.addr.clone(),
+        name: client.name.lock().clone().unwrap_or_default(),
+    };
+    let mut log = SLOWLOG.lock().unwrap_or_else(|e| e.into_inner());
+    log.push_front(entry);
     log.truncate(max);
 }
 

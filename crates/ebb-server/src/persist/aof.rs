@@ -6,7 +6,7 @@
 use bytes::Bytes;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::encode_command;
 
@@ -134,7 +134,7 @@ impl Aof {
 
     /// Completes a rewrite: appends what was logged meanwhile to the new
     /// file `tmp`, fsyncs it, and renames it over the live file.
-    pub fn finish_rewrite(&mut self, tmp: &PathBuf) -> std::io::Result<()> {
+    pub fn finish_rewrite(&mut self, tmp: &Path) -> std::io::Result<()> {
         self.flush()?;
         let (buf, _) = self.rewrite_buf.take().unwrap_or_default();
         let mut f = OpenOptions::new().append(true).open(tmp)?;

@@ -179,9 +179,10 @@ impl Session {
         let mut rbuf = BytesMut::with_capacity(16 * 1024);
         let mut out = BytesMut::with_capacity(16 * 1024);
         let mut req = Request::default();
-        // One handle for the whole connection: cloning the Arc per batch
+        // One handle each for the whole connection: cloning an Arc per batch
         // would bounce its counter between cores.
         let shared = self.shared.clone();
+        let entry = self.entry.clone();
         let (limits, qlimit, idle_timeout) = {
             let c = self.shared.config.read();
             let lim = Limits {
@@ -205,7 +206,6 @@ impl Session {
                     .stats
                     .net_out
                     .fetch_add(out.len() as u64, Ordering::Relaxed);
-                let entry = self.entry.clone();
                 tokio::select! {
                     r = stream.write_all(&out) => r?,
                     _ = entry.kill.notified() => return Ok(()),
@@ -273,7 +273,6 @@ impl Session {
                     std::future::pending::<()>().await
                 }
             };
-            let entry = self.entry.clone();
             tokio::select! {
                 _ = entry.kill.notified() => return Ok(()),
                 n = stream.read_buf(&mut rbuf) => {

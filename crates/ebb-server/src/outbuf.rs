@@ -37,9 +37,9 @@ pub fn size(items: &[bytes::Bytes]) -> usize {
     items.iter().map(|i| i.len() + 16).sum::<usize>() + 8
 }
 
-/// Whether `size` more bytes may be queued for `c` at `now_ms`; if not, the
-/// client is told to close and nothing more is queued for it.
-pub fn admit(c: &ClientEntry, size: usize, now_ms: u64) -> bool {
+/// Whether `size` more bytes may be queued for `c`; if not, the client is
+/// told to close and nothing more is queued for it.
+pub fn admit(c: &ClientEntry, size: usize) -> bool {
     if c.overflowed.load(Ordering::Relaxed) {
         return false;
     }
@@ -49,6 +49,7 @@ pub fn admit(c: &ClientEntry, size: usize, now_ms: u64) -> bool {
     let mut over = hard > 0 && pending > hard;
     if !over && soft > 0 && pending > soft {
         let since = c.soft_since.load(Ordering::Relaxed);
+        let now_ms = crate::server::now_ms();
         if since == 0 {
             c.soft_since.store(now_ms.max(1), Ordering::Relaxed);
         } else if now_ms.saturating_sub(since) >= SOFT_SECS.load(Ordering::Relaxed) * 1000 {

@@ -362,9 +362,8 @@ impl Shared {
     pub fn publish(&self, channel: &[u8], msg: &[u8]) -> usize {
         let ps = self.pubsub.lock();
         let mut n = 0;
-        let now = now_ms();
         let mut send = |c: &ClientEntry, items: Vec<Bytes>| {
-            if crate::outbuf::admit(c, crate::outbuf::size(&items), now)
+            if crate::outbuf::admit(c, crate::outbuf::size(&items))
                 && c.tx.send(Msg::Push(items)).is_ok()
             {
                 n += 1;

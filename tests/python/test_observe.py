@@ -198,3 +198,9 @@ def test_new_key_events_precede_the_command_event(ebb, r):
     finally:
         r.config_set("notify-keyspace-events", "")
         p.close()
+
+
+def test_monitor_errors(r):
+    with pytest.raises(redis.ResponseError, match="wrong number of arguments for 'monitor' command"):
+        raw_cmd(r, "MONITOR", "extra")
+    assert r.ping()

@@ -5,13 +5,34 @@
 //! A collection's members live once, in its
 //! [`MemberTable`](crate::value::table::MemberTable), under dense `u32` ids.
 //! The deadlines of a table are a [`DeadlineIndex`]: one `u64` per member,
-//! parallel to the table's nodes, plus the ids of the members that have a
-//! deadline ordered by (deadline, member). A collection without any
-//! deadline keeps no index and pays one null pointer; a member with one
-//! pays 8 bytes plus about 5 for its place in the order (none while the
-//! table is small enough to be scanned).
+//! parallel to the table's nodes, plus (deadline, id) pairs of the members
+//! that have one, in order. Members due at the same millisecond are thus
+//! ordered by id, an order of no meaning to clients: the order is never
+//! compared through the members, so keeping it reads no node. A collection
+//! without any deadline keeps no index and pays one null pointer; a member
+//! with one pays 8 bytes plus about 13 for its place in the order (none
+//! while the table is small enough to be scanned).
 
-use crate::value::order::IdOrder;
+use std::cmp::Ordering;
+
+use crate::value::order::Chunked;
+
+/// A member's place in the deadline order: its deadline, then its id.
+/// Packed to 12 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C, packed(4))]
+pub(crate) struct Due {
+    pub(crate) at: u64,
+    pub(crate) id: u32,
+}
+
+impl Due {
+    /// The comparison the deadline order keeps.
+    pub(crate) fn cmp(a: Due, b: Due) -> Ordering {
+        let (x, y) = ((a.at, a.id), (b.at, b.id));
+        x.cmp(&y)
+    }
+}
 
 /// The stored deadline of a member without one.
 pub(crate) const NO_DEADLINE: u64 = u64::MAX;
@@ -21,10 +42,10 @@ pub(crate) const NO_DEADLINE: u64 = u64::MAX;
 pub(crate) struct DeadlineIndex {
     /// Deadline of each node by id, [`NO_DEADLINE`] when it has none.
     pub(crate) at: Vec<u64>,
-    /// Ids of the nodes with a deadline, by (deadline, member), once the
-    /// table is large (has a hash index); empty while it is small, when a
-    /// scan of `at` is as quick.
-    pub(crate) order: IdOrder,
+    /// The nodes with a deadline, by (deadline, id), once the table is
+    /// large (has a hash index); empty while it is small, when a scan of
+    /// `at` is as quick.
+    pub(crate) order: Chunked<Due>,
     /// How many nodes have a deadline.
     pub(crate) count: usize,
 }
@@ -40,22 +61,19 @@ impl DeadlineIndex {
         (0..self.at.len() as u32).filter(|&i| self.at[i as usize] != NO_DEADLINE)
     }
 
-    /// The id with the earliest (deadline, member).
-    pub(crate) fn earliest_id<'a>(&self, member: impl Fn(u32) -> &'a [u8]) -> Option<u32> {
+    /// The id with the earliest (deadline, id).
+    pub(crate) fn earliest_id(&self) -> Option<u32> {
         if self.ordered() {
-            return self.order.first();
+            return self.order.first().map(|d| d.id);
         }
-        self.with_deadline().min_by(|&a, &b| {
-            self.at[a as usize]
-                .cmp(&self.at[b as usize])
-                .then_with(|| member(a).cmp(member(b)))
-        })
+        self.with_deadline()
+            .min_by_key(|&i| (self.at[i as usize], i))
     }
 
     /// The earliest deadline.
     fn earliest(&self) -> Option<u64> {
         if self.ordered() {
-            return self.at.get(self.order.first()? as usize).copied();
+            return self.order.first().map(|d| d.at);
         }
         self.with_deadline().map(|i| self.at[i as usize]).min()
     }
@@ -63,16 +81,16 @@ impl DeadlineIndex {
     /// The latest deadline.
     fn latest(&self) -> Option<u64> {
         if self.ordered() {
-            return self.at.get(self.order.last()? as usize).copied();
+            return self.order.last().map(|d| d.at);
         }
         self.with_deadline().map(|i| self.at[i as usize]).max()
     }
 }
 
-/// Ids in (deadline, member) order: walked from the order, or sorted on
+/// Ids in (deadline, id) order: walked from the order, or sorted on
 /// demand for a small table.
 enum DeadlineIds<'a> {
-    Order(crate::value::order::RankIter<'a>),
+    Order(crate::value::order::RankIter<'a, Due>),
     Sorted(std::vec::IntoIter<u32>),
 }
 
@@ -81,7 +99,7 @@ impl Iterator for DeadlineIds<'_> {
 
     fn next(&mut self) -> Option<u32> {
         match self {
-            DeadlineIds::Order(it) => it.next(),
+            DeadlineIds::Order(it) => it.next().map(|d| d.id),
             DeadlineIds::Sorted(it) => it.next(),
         }
     }
@@ -149,11 +167,7 @@ impl<'a> MemberDeadlines<'a> {
             Some(d) if d.ordered() => DeadlineIds::Order(d.order.iter()),
             Some(d) => {
                 let mut ids: Vec<u32> = d.with_deadline().collect();
-                ids.sort_by(|&a, &b| {
-                    d.at[a as usize]
-                        .cmp(&d.at[b as usize])
-                        .then_with(|| names.member(a).cmp(names.member(b)))
-                });
+                ids.sort_by_key(|&i| (d.at[i as usize], i));
                 DeadlineIds::Sorted(ids.into_iter())
             }
         };

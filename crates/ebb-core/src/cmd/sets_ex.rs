@@ -65,8 +65,12 @@ impl<'a> SaddEx<'a> {
         if rest.is_empty() {
             return Err(Error::Syntax);
         }
-        let mut seen: HashSet<&[u8], ahash::RandomState> = HashSet::default();
-        let members = rest.iter().filter(|m| seen.insert(&m[..])).collect();
+        let members = if rest.len() == 1 {
+            vec![&rest[0]]
+        } else {
+            let mut seen: HashSet<&[u8], ahash::RandomState> = HashSet::default();
+            rest.iter().filter(|m| seen.insert(&m[..])).collect()
+        };
         Ok(SaddEx {
             key,
             keep_ttl,
@@ -90,54 +94,66 @@ impl<'a> SaddEx<'a> {
 fn saddex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let cmd = SaddEx::parse(argv, ctx.now)?;
     let key = cmd.key;
-    let (live, new) = match ctx.get::<SetValue>(key)? {
-        Some(set) => (
-            set.len() as u64,
-            cmd.members.iter().filter(|m| !set.contains(m)).count(),
-        ),
-        None => (0, cmd.members.len()),
-    };
-    if cmd.limit.is_some_and(|max| live + new as u64 > max) {
-        ctx.rewrite_as(Vec::new());
-        return Ok(Reply::Int(-1));
-    }
-    if cmd.keep_ttl && new == 0 {
-        ctx.rewrite_as(Vec::new());
-        return Ok(Reply::Int(0));
-    }
-    let set = ctx.get_or_create::<SetValue>(key)?;
-    let mut added = Vec::with_capacity(new);
-    let mut timed = Vec::with_capacity(cmd.members.len());
-    for m in &cmd.members {
-        if set.contains(m) {
-            if !cmd.keep_ttl {
-                set.set_deadline(m, cmd.deadline);
-                timed.push(Bytes::copy_from_slice(m));
-            }
-        } else {
-            let owned = Bytes::copy_from_slice(m);
-            set.insert_with_deadline(owned.clone(), cmd.deadline);
-            added.push(owned.clone());
-            timed.push(owned);
+    // The live count and the number of new members matter only to LIMIT
+    // and to KEEPTTL's "nothing to do" answer.
+    if cmd.limit.is_some() || cmd.keep_ttl {
+        let (live, new) = match ctx.get::<SetValue>(key)? {
+            Some(set) => (
+                set.len() as u64,
+                cmd.members.iter().filter(|m| !set.contains(m)).count(),
+            ),
+            None => (0, cmd.members.len()),
+        };
+        if cmd.limit.is_some_and(|max| live + new as u64 > max) {
+            ctx.rewrite_as(Vec::new());
+            return Ok(Reply::Int(-1));
+        }
+        if cmd.keep_ttl && new == 0 {
+            ctx.rewrite_as(Vec::new());
+            return Ok(Reply::Int(0));
         }
     }
-    let mut log = Vec::with_capacity(2);
-    if !added.is_empty() {
-        log.push(log_cmd(b"SADD", key, &added));
+    // Member lists are built only for the log and for listeners.
+    let (logs, notifies) = (ctx.logs(), ctx.notifies());
+    let set = ctx.get_or_create::<SetValue>(key)?;
+    let mut added_count = 0;
+    let mut added = Vec::new();
+    let mut timed = Vec::new();
+    for m in &cmd.members {
+        let Some(new) = set.upsert_deadline(m, cmd.deadline, cmd.keep_ttl) else {
+            continue; // an existing member kept its deadline (KEEPTTL)
+        };
+        if new {
+            added_count += 1;
+            if logs {
+                added.push((*m).clone());
+            }
+        }
+        if logs || notifies {
+            timed.push((*m).clone());
+        }
     }
-    let header = [
-        Bytes::from(cmd.deadline.to_string()),
-        Bytes::from_static(b"MEMBERS"),
-        Bytes::from(timed.len().to_string()),
-    ];
-    log.push(log_cmd(b"SPEXPIREAT", key, header.iter().chain(&timed)));
-    ctx.rewrite_as(log);
+    if logs {
+        let mut log = Vec::with_capacity(2);
+        if !added.is_empty() {
+            log.push(log_cmd(b"SADD", key, &added));
+        }
+        let header = [
+            Bytes::from(cmd.deadline.to_string()),
+            Bytes::from_static(b"MEMBERS"),
+            Bytes::from(timed.len().to_string()),
+        ];
+        log.push(log_cmd(b"SPEXPIREAT", key, header.iter().chain(&timed)));
+        ctx.rewrite_as(log);
+    }
     ctx.modified(key);
-    if !added.is_empty() {
+    if added_count > 0 {
         ctx.notify(b's', "sadd", key);
     }
-    ctx.notify_members(b's', "sexpire", key, timed);
-    Ok(Reply::Int(added.len() as i64))
+    if notifies {
+        ctx.notify_members(b's', "sexpire", key, timed);
+    }
+    Ok(Reply::Int(added_count))
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
-use crate::value::{Value, ZSetValue};
+use crate::value::{MemberRef, Value, ZSetValue};
 
 use range::{parse_lex_range, parse_score, parse_score_range};
 
@@ -329,31 +329,43 @@ pub(crate) fn add_member(
     score: f64,
     member: &[u8],
 ) -> CmdResult<(AddOutcome, f64)> {
-    match z.score(member) {
-        Some(cur) => {
+    let found = z.lookup(member);
+    add_member_at(z, f, score, member, found).map(|(o, s, _)| (o, s))
+}
+
+/// [`add_member`] for a member already looked up (`found`: its handle and
+/// score); also returns the member's handle unless it was skipped as absent.
+pub(crate) fn add_member_at(
+    z: &mut ZSetValue,
+    f: &AddFlags,
+    score: f64,
+    member: &[u8],
+    found: Option<(MemberRef, f64)>,
+) -> CmdResult<(AddOutcome, f64, Option<MemberRef>)> {
+    match found {
+        Some((r, cur)) => {
             if f.nx {
-                return Ok((AddOutcome::Skipped, cur));
+                return Ok((AddOutcome::Skipped, cur, Some(r)));
             }
             let new = if f.incr { cur + score } else { score };
             if new.is_nan() {
                 return Err(Error::ScoreNaN);
             }
             if (f.lt && new >= cur) || (f.gt && new <= cur) {
-                return Ok((AddOutcome::Skipped, cur));
+                return Ok((AddOutcome::Skipped, cur, Some(r)));
             }
             if new != cur {
-                z.insert(Bytes::copy_from_slice(member), new);
-                Ok((AddOutcome::Updated, new))
+                z.set_score_at(r, new);
+                Ok((AddOutcome::Updated, new, Some(r)))
             } else {
-                Ok((AddOutcome::Unchanged, new))
+                Ok((AddOutcome::Unchanged, new, Some(r)))
             }
         }
         None => {
             if f.xx {
-                return Ok((AddOutcome::Skipped, score));
+                return Ok((AddOutcome::Skipped, score, None));
             }
-            z.insert(Bytes::copy_from_slice(member), score);
-            Ok((AddOutcome::Added, score))
+            Ok((AddOutcome::Added, score, Some(z.insert_new(member, score))))
         }
     }
 }

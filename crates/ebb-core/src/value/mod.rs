@@ -11,7 +11,7 @@ pub mod zset;
 pub use hash::HashValue;
 pub use list::ListValue;
 pub use set::SetValue;
-pub use zset::{Score, ZSetValue};
+pub use zset::{MemberRef, Score, ZSetValue};
 
 use bytes::Bytes;
 

@@ -1,14 +1,19 @@
-//! An ordered sequence of member ids with positional access.
+//! Ordered sequences with positional access.
 //!
-//! The ids (`u32` positions in a [`MemberTable`](super::table::MemberTable))
-//! are kept sorted by a comparison the owner supplies, reading each id's
-//! node (score and member, or deadline and member): the order stores 4
-//! bytes per element and never a copy of a member. Elements live in sorted
-//! chunks of a few hundred ids; a Fenwick tree over the chunk lengths turns
-//! a rank into a chunk and back in O(log n). Inserting or removing shifts
-//! at most one chunk; the Fenwick tree is updated in place, or rebuilt in
-//! O(chunks) when a chunk splits, merges or vanishes, which happens at most
-//! once per `LOAD / 2` updates.
+//! [`Chunked`] keeps small `Copy` elements sorted by a comparison the owner
+//! supplies: in sorted chunks of a few hundred elements, with the last
+//! element of each chunk copied into one contiguous vector (so finding the
+//! chunk reads no chunk) and a Fenwick tree over the chunk lengths that
+//! turns a rank into a chunk and back in O(log n). Inserting or removing
+//! shifts at most one chunk; the Fenwick tree is updated in place, or
+//! rebuilt in O(chunks) when a chunk splits, merges or vanishes, which
+//! happens at most once per `LOAD / 2` updates.
+//!
+//! A sorted set's order is an [`IdOrder`]: member ids (`u32` positions in a
+//! [`MemberTable`](super::table::MemberTable)) compared by reading their
+//! nodes (score, then member), 4 bytes per element and never a copy of a
+//! member. The member-deadline order holds (deadline, id) pairs and
+//! compares them without reading any node.
 
 use std::cmp::Ordering;
 
@@ -18,17 +23,33 @@ const LOAD: usize = 128;
 /// Where an element sits: (chunk, offset).
 pub type Slot = (usize, usize);
 
-/// Ids in ascending order (as the owner's comparison defines it) with
+/// Elements in ascending order (as the owner's comparison defines it) with
 /// O(log n) rank lookups.
-#[derive(Debug, Clone, Default)]
-pub struct IdOrder {
-    chunks: Vec<Vec<u32>>,
+#[derive(Debug, Clone)]
+pub struct Chunked<E> {
+    chunks: Vec<Vec<E>>,
+    /// The last element of each chunk.
+    tops: Vec<E>,
     /// Fenwick tree over `chunks[i].len()`, 1-based (`tree[0]` unused).
     tree: Vec<usize>,
     len: usize,
 }
 
-impl IdOrder {
+impl<E> Default for Chunked<E> {
+    fn default() -> Self {
+        Chunked {
+            chunks: Vec::new(),
+            tops: Vec::new(),
+            tree: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+/// Member ids ordered through their nodes.
+pub type IdOrder = Chunked<u32>;
+
+impl<E: Copy + PartialEq> Chunked<E> {
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.len
@@ -41,15 +62,13 @@ impl IdOrder {
     }
 
     /// The chunk that holds, or would hold, `id`.
-    fn chunk_for(&self, id: u32, cmp: &impl Fn(u32, u32) -> Ordering) -> usize {
-        let i = self
-            .chunks
-            .partition_point(|c| c.last().is_some_and(|&l| cmp(l, id) == Ordering::Less));
+    fn chunk_for(&self, id: E, cmp: &impl Fn(E, E) -> Ordering) -> usize {
+        let i = self.tops.partition_point(|&l| cmp(l, id) == Ordering::Less);
         i.min(self.chunks.len().saturating_sub(1))
     }
 
     /// Inserts `id`; false if an element comparing equal was present.
-    pub fn insert(&mut self, id: u32, cmp: &impl Fn(u32, u32) -> Ordering) -> bool {
+    pub fn insert(&mut self, id: E, cmp: &impl Fn(E, E) -> Ordering) -> bool {
         if self.chunks.is_empty() {
             self.chunks.push(vec![id]);
             self.len = 1;
@@ -64,6 +83,9 @@ impl IdOrder {
         };
         chunk.insert(pos, id);
         self.len += 1;
+        if pos + 1 == chunk.len() {
+            self.tops[ci] = id;
+        }
         if chunk.len() > 2 * LOAD {
             let tail = chunk.split_off(chunk.len() / 2);
             // The head grew past its capacity just before the split.
@@ -77,7 +99,7 @@ impl IdOrder {
     }
 
     /// Where `id` sits, if present.
-    pub fn slot_of(&self, id: u32, cmp: &impl Fn(u32, u32) -> Ordering) -> Option<Slot> {
+    pub fn slot_of(&self, id: E, cmp: &impl Fn(E, E) -> Ordering) -> Option<Slot> {
         if self.chunks.is_empty() {
             return None;
         }
@@ -87,24 +109,32 @@ impl IdOrder {
     }
 
     /// Overwrites the id at `slot` (the node moved to another id).
-    pub fn set_slot(&mut self, slot: Slot, id: u32) {
-        if let Some(e) = self.chunks.get_mut(slot.0).and_then(|c| c.get_mut(slot.1)) {
-            *e = id;
+    pub fn set_slot(&mut self, slot: Slot, id: E) {
+        if let Some(c) = self.chunks.get_mut(slot.0) {
+            if let Some(e) = c.get_mut(slot.1) {
+                *e = id;
+                if slot.1 + 1 == c.len() {
+                    self.tops[slot.0] = id;
+                }
+            }
         }
     }
 
     /// Rewrites every id through `f` (the nodes were renumbered without
     /// changing their relative order).
-    pub fn renumber(&mut self, f: impl Fn(u32) -> u32) {
+    pub fn renumber(&mut self, f: impl Fn(E) -> E) {
         for c in &mut self.chunks {
             for e in c.iter_mut() {
                 *e = f(*e);
             }
         }
+        for t in &mut self.tops {
+            *t = f(*t);
+        }
     }
 
     /// Removes `id`; false if it was absent.
-    pub fn remove(&mut self, id: u32, cmp: &impl Fn(u32, u32) -> Ordering) -> bool {
+    pub fn remove(&mut self, id: E, cmp: &impl Fn(E, E) -> Ordering) -> bool {
         match self.slot_of(id, cmp) {
             Some((ci, pos)) => {
                 self.remove_at(ci, pos);
@@ -114,15 +144,18 @@ impl IdOrder {
         }
     }
 
-    fn remove_at(&mut self, ci: usize, pos: usize) -> u32 {
+    fn remove_at(&mut self, ci: usize, pos: usize) -> E {
         let id = self.chunks[ci].remove(pos);
         self.len -= 1;
         let n = self.chunks[ci].len();
+        if n > 0 && pos == n {
+            self.tops[ci] = self.chunks[ci][n - 1];
+        }
         if n == 0 {
             self.chunks.remove(ci);
             if self.chunks.is_empty() {
                 // Release everything once the order is empty.
-                *self = IdOrder::default();
+                *self = Chunked::default();
             } else {
                 self.rebuild();
             }
@@ -150,7 +183,7 @@ impl IdOrder {
 
     /// Removes and returns the element at `rank`.
     #[cfg(test)]
-    pub fn remove_rank(&mut self, rank: usize) -> Option<u32> {
+    pub fn remove_rank(&mut self, rank: usize) -> Option<E> {
         if rank >= self.len {
             return None;
         }
@@ -160,10 +193,8 @@ impl IdOrder {
 
     /// For a predicate that holds on a prefix of the order (and not after),
     /// the length of that prefix.
-    pub fn count_while(&self, pred: impl Fn(u32) -> bool) -> usize {
-        let ci = self
-            .chunks
-            .partition_point(|c| c.last().is_some_and(|&l| pred(l)));
+    pub fn count_while(&self, pred: impl Fn(E) -> bool) -> usize {
+        let ci = self.tops.partition_point(|&l| pred(l));
         if ci == self.chunks.len() {
             return self.len;
         }
@@ -171,7 +202,7 @@ impl IdOrder {
     }
 
     /// The element at `rank` (0-based, ascending).
-    pub fn get(&self, rank: usize) -> Option<u32> {
+    pub fn get(&self, rank: usize) -> Option<E> {
         if rank >= self.len {
             return None;
         }
@@ -180,17 +211,17 @@ impl IdOrder {
     }
 
     /// The lowest element.
-    pub fn first(&self) -> Option<u32> {
+    pub fn first(&self) -> Option<E> {
         self.chunks.first().and_then(|c| c.first()).copied()
     }
 
     /// The highest element.
-    pub fn last(&self) -> Option<u32> {
-        self.chunks.last().and_then(|c| c.last()).copied()
+    pub fn last(&self) -> Option<E> {
+        self.tops.last().copied()
     }
 
     /// Elements with rank in `start..end`, ascending (reversible).
-    pub fn range(&self, start: usize, end: usize) -> RankIter<'_> {
+    pub fn range(&self, start: usize, end: usize) -> RankIter<'_, E> {
         let end = end.min(self.len);
         let start = start.min(end);
         RankIter {
@@ -202,14 +233,16 @@ impl IdOrder {
     }
 
     /// All elements, ascending (reversible).
-    pub fn iter(&self) -> RankIter<'_> {
+    pub fn iter(&self) -> RankIter<'_, E> {
         self.range(0, self.len)
     }
 
-    /// Heap bytes held (chunk capacities and the Fenwick tree).
+    /// Heap bytes held (chunk capacities, tops and the Fenwick tree).
     pub fn heap_bytes(&self) -> usize {
-        self.chunks.capacity() * std::mem::size_of::<Vec<u32>>()
-            + self.chunks.iter().map(|c| c.capacity() * 4).sum::<usize>()
+        let e = std::mem::size_of::<E>();
+        self.chunks.capacity() * std::mem::size_of::<Vec<E>>()
+            + self.chunks.iter().map(|c| c.capacity() * e).sum::<usize>()
+            + self.tops.capacity() * e
             + self.tree.capacity() * std::mem::size_of::<usize>()
     }
 
@@ -269,6 +302,9 @@ impl IdOrder {
     /// Rebuilds the Fenwick tree from the chunk lengths in O(chunks). A
     /// single chunk needs no tree (small collections save its allocation).
     fn rebuild(&mut self) {
+        self.tops.clear();
+        self.tops
+            .extend(self.chunks.iter().filter_map(|c| c.last().copied()));
         let n = self.chunks.len();
         if n <= 1 {
             self.tree = Vec::new();
@@ -288,7 +324,7 @@ impl IdOrder {
 
     /// Checks the internal invariants against `cmp` (for tests).
     #[cfg(test)]
-    pub fn check(&self, cmp: &impl Fn(u32, u32) -> Ordering) {
+    pub fn check(&self, cmp: &impl Fn(E, E) -> Ordering) {
         let mut total = 0;
         for (i, c) in self.chunks.iter().enumerate() {
             assert!(!c.is_empty());
@@ -297,15 +333,21 @@ impl IdOrder {
             total += c.len();
         }
         assert_eq!(total, self.len);
-        let all: Vec<u32> = self.chunks.iter().flatten().copied().collect();
+        let lasts: Vec<E> = self
+            .chunks
+            .iter()
+            .filter_map(|c| c.last().copied())
+            .collect();
+        assert!(lasts == self.tops);
+        let all: Vec<E> = self.chunks.iter().flatten().copied().collect();
         assert!(all.windows(2).all(|w| cmp(w[0], w[1]) == Ordering::Less));
     }
 }
 
 /// Iterator over a rank range of an [`IdOrder`].
 #[derive(Debug, Clone)]
-pub struct RankIter<'a> {
-    order: &'a IdOrder,
+pub struct RankIter<'a, E> {
+    order: &'a Chunked<E>,
     /// Next element from the front.
     front: Slot,
     /// One past the next element from the back.
@@ -313,10 +355,10 @@ pub struct RankIter<'a> {
     remaining: usize,
 }
 
-impl Iterator for RankIter<'_> {
-    type Item = u32;
+impl<E: Copy> Iterator for RankIter<'_, E> {
+    type Item = E;
 
-    fn next(&mut self) -> Option<u32> {
+    fn next(&mut self) -> Option<E> {
         if self.remaining == 0 {
             return None;
         }
@@ -337,8 +379,8 @@ impl Iterator for RankIter<'_> {
     }
 }
 
-impl DoubleEndedIterator for RankIter<'_> {
-    fn next_back(&mut self) -> Option<u32> {
+impl<E: Copy> DoubleEndedIterator for RankIter<'_, E> {
+    fn next_back(&mut self) -> Option<E> {
         if self.remaining == 0 {
             return None;
         }
@@ -355,7 +397,7 @@ impl DoubleEndedIterator for RankIter<'_> {
     }
 }
 
-impl ExactSizeIterator for RankIter<'_> {}
+impl<E: Copy> ExactSizeIterator for RankIter<'_, E> {}
 
 #[cfg(test)]
 mod tests {

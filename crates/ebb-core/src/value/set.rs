@@ -107,6 +107,20 @@ impl SetValue {
         new
     }
 
+    /// SADDEX's write of one member, with one lookup: adds `m` with the
+    /// deadline `at` (`Some(true)`), or gives an existing member that
+    /// deadline (`Some(false)`) unless `keep` is set, in which case it keeps
+    /// its own (`None`).
+    pub fn upsert_deadline(&mut self, m: &[u8], at: u64, keep: bool) -> Option<bool> {
+        let (id, new) = match self.table.find(m) {
+            Some(_) if keep => return None,
+            Some(id) => (id, false),
+            None => (self.table.push(m, ()), true),
+        };
+        self.table.set_deadline(id, at);
+        Some(new)
+    }
+
     /// Removes the earliest member whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
         let id = self.table.first_due(now)?;

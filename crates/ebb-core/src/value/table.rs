@@ -10,11 +10,10 @@
 //! the nodes above it down (`shift_remove`); every index is fixed up.
 
 use hashbrown::HashTable;
-use std::cmp::Ordering;
 use std::sync::OnceLock;
 
 use super::member::{Member, INLINE};
-use crate::expiry::{DeadlineIndex, MemberDeadlines, MemberNames, NO_DEADLINE};
+use crate::expiry::{DeadlineIndex, Due, MemberDeadlines, MemberNames, NO_DEADLINE};
 
 /// One member and what it maps to (nothing, a score or a value).
 #[derive(Debug, Clone)]
@@ -45,18 +44,6 @@ impl<V> Default for MemberTable<V> {
             index: HashTable::new(),
             deadlines: None,
         }
-    }
-}
-
-/// Orders ids by (deadline, member), reading both through the nodes.
-pub(crate) fn deadline_cmp<'a, V>(
-    at: &'a [u64],
-    nodes: &'a [Node<V>],
-) -> impl Fn(u32, u32) -> Ordering + 'a {
-    move |a, b| {
-        at[a as usize]
-            .cmp(&at[b as usize])
-            .then_with(|| nodes[a as usize].member.cmp(&nodes[b as usize].member))
     }
 }
 
@@ -152,8 +139,9 @@ impl<V> MemberTable<V> {
             }
             if let Some(d) = &mut self.deadlines {
                 for i in 0..nodes.len() as u32 {
-                    if d.at[i as usize] != NO_DEADLINE {
-                        d.order.insert(i, &deadline_cmp(&d.at, nodes));
+                    let at = d.at[i as usize];
+                    if at != NO_DEADLINE {
+                        d.order.insert(Due { at, id: i }, &Due::cmp);
                     }
                 }
             }
@@ -172,10 +160,7 @@ impl<V> MemberTable<V> {
         let at = at.min(NO_DEADLINE - 1);
         let n = self.nodes.len();
         let ordered = self.indexed();
-        let Self {
-            nodes, deadlines, ..
-        } = self;
-        let d = deadlines.get_or_insert_with(|| {
+        let d = self.deadlines.get_or_insert_with(|| {
             Box::new(DeadlineIndex {
                 at: vec![NO_DEADLINE; n],
                 order: Default::default(),
@@ -191,26 +176,23 @@ impl<V> MemberTable<V> {
         if old == NO_DEADLINE {
             d.count += 1;
         } else if ordered {
-            d.order.remove(id, &deadline_cmp(&d.at, nodes));
+            d.order.remove(Due { at: old, id }, &Due::cmp);
         }
         d.at[id as usize] = at;
         if ordered {
-            d.order.insert(id, &deadline_cmp(&d.at, nodes));
+            d.order.insert(Due { at, id }, &Due::cmp);
         }
     }
 
     /// Removes the deadline of node `id`; returns the one it had.
     pub fn clear_deadline(&mut self, id: u32) -> Option<u64> {
         let old = self.deadline(id)?;
-        let Self {
-            nodes, deadlines, ..
-        } = self;
-        let d = deadlines.as_mut()?;
-        d.order.remove(id, &deadline_cmp(&d.at, nodes));
+        let d = self.deadlines.as_mut()?;
+        d.order.remove(Due { at: old, id }, &Due::cmp);
         d.at[id as usize] = NO_DEADLINE;
         d.count -= 1;
         if d.count == 0 {
-            *deadlines = None;
+            self.deadlines = None;
         }
         Some(old)
     }
@@ -218,7 +200,7 @@ impl<V> MemberTable<V> {
     /// The id of the member with the earliest deadline, if that is `<= now`.
     pub fn first_due(&self, now: u64) -> Option<u32> {
         let d = self.deadlines.as_ref()?;
-        let id = d.earliest_id(|i| &self.nodes[i as usize].member[..])?;
+        let id = d.earliest_id()?;
         (d.at[id as usize] <= now).then_some(id)
     }
 
@@ -235,12 +217,10 @@ impl<V> MemberTable<V> {
                 e.remove();
             }
         }
-        let Self {
-            nodes, deadlines, ..
-        } = self;
-        if let Some(d) = deadlines {
-            if d.at[id as usize] != NO_DEADLINE {
-                d.order.remove(id, &deadline_cmp(&d.at, nodes));
+        if let Some(d) = &mut self.deadlines {
+            let at = d.at[id as usize];
+            if at != NO_DEADLINE {
+                d.order.remove(Due { at, id }, &Due::cmp);
                 d.count -= 1;
             }
         }
@@ -263,14 +243,12 @@ impl<V> MemberTable<V> {
                     *x = id;
                 }
             }
-            let Self {
-                nodes, deadlines, ..
-            } = &mut *self;
-            if let Some(d) = deadlines {
-                if d.at[last as usize] != NO_DEADLINE {
-                    if let Some(slot) = d.order.slot_of(last, &deadline_cmp(&d.at, nodes)) {
-                        d.order.set_slot(slot, id);
-                    }
+            if let Some(d) = &mut self.deadlines {
+                // The last node takes id `id`: its place among the members
+                // due at the same millisecond moves accordingly.
+                let at = d.at[last as usize];
+                if at != NO_DEADLINE && d.order.remove(Due { at, id: last }, &Due::cmp) {
+                    d.order.insert(Due { at, id }, &Due::cmp);
                 }
             }
         }
@@ -295,7 +273,10 @@ impl<V> MemberTable<V> {
             *x = down(*x);
         }
         if let Some(d) = &mut self.deadlines {
-            d.order.renumber(down);
+            d.order.renumber(|e| Due {
+                at: e.at,
+                id: down(e.id),
+            });
         }
         self.finish_removal();
         if let Some(d) = &mut self.deadlines {
@@ -354,7 +335,8 @@ impl<V> MemberTable<V> {
         }
         if let Some(d) = &self.deadlines {
             assert_eq!(d.at.len(), self.nodes.len());
-            d.order.check(&deadline_cmp(&d.at, &self.nodes));
+            d.order.check(&Due::cmp);
+            assert!(d.order.iter().all(|e| d.at[e.id as usize] == e.at));
             let with = d.at.iter().filter(|&&t| t != NO_DEADLINE).count();
             assert_eq!(with, d.count);
             let ordered = if self.indexed() { with } else { 0 };
@@ -378,18 +360,14 @@ mod tests {
             }
             assert_eq!(t.indexed(), t.len() > LINEAR_MAX);
             t.check();
-            // Earliest (deadline, member) whether scanned or ordered.
+            // Earliest (deadline, id) whether scanned or ordered.
             let want = (0..=i)
                 .filter(|j| j % 2 == 1)
-                .map(|j| (100 - u64::from(j % 7), format!("m{j}")))
+                .map(|j| (100 - u64::from(j % 7), j))
                 .min();
-            let got = t.first_due(u64::MAX - 1).and_then(|id| {
-                let n = t.node(id)?;
-                Some((
-                    t.deadline(id)?,
-                    String::from_utf8_lossy(&n.member).into_owned(),
-                ))
-            });
+            let got = t
+                .first_due(u64::MAX - 1)
+                .and_then(|id| Some((t.deadline(id)?, id)));
             assert_eq!(got, want);
             let all: Vec<u64> = t.deadlines().iter().map(|(_, d)| d).collect();
             assert!(all.windows(2).all(|w| w[0] <= w[1]));
@@ -427,8 +405,10 @@ mod tests {
         assert_eq!(t.node(id).map(|n| n.value), Some(21));
         t.check();
         assert_eq!(t.deadlines().earliest(), Some(951));
+        // Due together at 951: m49, m149, m199 and m299; the lowest
+        // id comes first, and m299 took m10's id 10.
         let first = t.first_due(951).and_then(|i| t.node(i)).map(|n| n.value);
-        assert_eq!(first, Some(149));
+        assert_eq!(first, Some(299));
         while let Some(id) = t.first_due(u64::MAX - 1) {
             t.swap_remove(id);
             t.check();

@@ -158,6 +158,11 @@ impl LexRange {
 /// scores differ (where ZRANGEBYLEX is otherwise unspecified).
 const LINEAR_LEX: usize = 128;
 
+/// A member of a [`ZSetValue`] found by [`ZSetValue::lookup`]: valid
+/// until the next removal from that sorted set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemberRef(u32);
+
 /// A sorted set: its members (with scores) stored once in a
 /// [`MemberTable`], plus the ids in (score, member) order.
 #[derive(Debug, Default, Clone)]
@@ -212,25 +217,58 @@ impl ZSetValue {
     /// compact encoding does.
     pub fn insert(&mut self, m: impl AsRef<[u8]>, score: f64) -> bool {
         let m = m.as_ref();
-        let score = if score == 0.0 { 0.0 } else { score };
-        match self.table.find(m) {
-            Some(id) => {
-                let old = self.pair(id).map_or(score, |(_, s)| s);
-                if old != score {
-                    self.order.remove(id, &score_cmp(self.table.nodes()));
-                    if let Some(s) = self.table.value_mut(id) {
-                        *s = score;
-                    }
-                    self.order.insert(id, &score_cmp(self.table.nodes()));
-                }
+        match self.lookup(m) {
+            Some((r, _)) => {
+                self.set_score_at(r, score);
                 false
             }
             None => {
-                let id = self.table.push(m, score);
-                self.order.insert(id, &score_cmp(self.table.nodes()));
+                self.insert_new(m, score);
                 true
             }
         }
+    }
+
+    /// Finds `m`: a handle for the `*_at` methods (valid until the next
+    /// removal from this sorted set) and its score. One hash lookup serves
+    /// a whole read-modify-write of the member.
+    pub fn lookup(&self, m: &[u8]) -> Option<(MemberRef, f64)> {
+        let id = self.table.find(m)?;
+        self.pair(id).map(|(_, s)| (MemberRef(id), s))
+    }
+
+    /// Changes the score of the member at `r` (keeping its deadline).
+    pub fn set_score_at(&mut self, r: MemberRef, score: f64) {
+        let score = if score == 0.0 { 0.0 } else { score };
+        let id = r.0;
+        let Some(old) = self.pair(id).map(|(_, s)| s) else {
+            return;
+        };
+        if old != score {
+            self.order.remove(id, &score_cmp(self.table.nodes()));
+            if let Some(s) = self.table.value_mut(id) {
+                *s = score;
+            }
+            self.order.insert(id, &score_cmp(self.table.nodes()));
+        }
+    }
+
+    /// Adds `m`, which must not be a member, with `score`.
+    pub fn insert_new(&mut self, m: &[u8], score: f64) -> MemberRef {
+        let score = if score == 0.0 { 0.0 } else { score };
+        let id = self.table.push(m, score);
+        self.order.insert(id, &score_cmp(self.table.nodes()));
+        MemberRef(id)
+    }
+
+    /// The deadline of the member at `r`, if it has one.
+    pub fn deadline_at(&self, r: MemberRef) -> Option<u64> {
+        self.table.deadline(r.0)
+    }
+
+    /// Gives the member at `r` the deadline `at`.
+    pub fn set_deadline_at(&mut self, r: MemberRef, at: u64) {
+        self.table.set_deadline(r.0, at);
     }
 
     /// Removes node `id` from the order and the table, keeping the order's

@@ -11,7 +11,7 @@ use crate::error::{CmdResult, Error};
 use crate::reply::{format_double, Reply};
 use crate::value::ZSetValue;
 
-use super::{add_member, parse_pairs, with_zset, AddFlags, AddOutcome, AddTally};
+use super::{add_member_at, parse_pairs, with_zset, AddFlags, AddOutcome, AddTally};
 
 /// How the TTL was given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,6 +163,9 @@ fn undo_all(z: &mut ZSetValue, undo: Vec<Undo>) {
 struct Applied {
     tally: AddTally,
     /// Members written (not skipped), with their final scores.
+    /// Members written (not skipped by NX/XX/GT/LT), counting repeats.
+    written_count: usize,
+    /// Only filled when the command is logged or notified.
     written: IndexMap<Bytes, f64, ahash::RandomState>,
     /// Members that received the deadline.
     timed: IndexSet<Bytes, ahash::RandomState>,
@@ -188,7 +191,8 @@ pub(crate) fn zaddex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         return Ok(AddTally::default().reply(&cmd.flags));
     }
     let now = ctx.now;
-    match with_zset(ctx, cmd.key, |z| apply(z, &cmd, now))? {
+    let track = ctx.logs() || ctx.notifies();
+    match with_zset(ctx, cmd.key, |z| apply(z, &cmd, now, track))? {
         Ok(Some(done)) => report(ctx, &cmd, done),
         Ok(None) => {
             ctx.rewrite_as(Vec::new());
@@ -199,26 +203,35 @@ pub(crate) fn zaddex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 }
 
 /// Applies the command to `z`; None when LIMIT refused it (and `z` is as before).
-fn apply(z: &mut ZSetValue, cmd: &ZaddEx, now: u64) -> CmdResult<Option<Applied>> {
+fn apply(z: &mut ZSetValue, cmd: &ZaddEx, now: u64, track: bool) -> CmdResult<Option<Applied>> {
     let mut done = Applied::default();
     let mut undo: Vec<Undo> = Vec::new();
+    let limited = matches!(cmd.bound, Some(Bound::Limit(_)));
     for &(score, member) in &cmd.pairs {
-        let before = z.score(member).map(|s| (s, z.deadline(member)));
+        let found = z.lookup(member);
+        let before = found.map(|(r, s)| (s, z.deadline_at(r)));
         // Only INCR can fail (NaN), and it has a single pair: nothing changed yet.
-        let (outcome, new_score) = add_member(z, &cmd.flags, score, member)?;
+        let (outcome, new_score, at) = add_member_at(z, &cmd.flags, score, member, found)?;
         done.tally.count(outcome, new_score);
-        if outcome == AddOutcome::Skipped {
+        let Some(at) = at.filter(|_| outcome != AddOutcome::Skipped) else {
             continue;
+        };
+        if limited {
+            undo.push((member.clone(), before));
         }
-        let m = Bytes::copy_from_slice(member);
-        if matches!(cmd.bound, Some(Bound::Limit(_))) {
-            undo.push((m.clone(), before));
+        done.written_count += 1;
+        let timed = outcome == AddOutcome::Added || !cmd.keep_ttl;
+        if timed {
+            z.set_deadline_at(at, cmd.deadline);
         }
-        if outcome == AddOutcome::Added || !cmd.keep_ttl {
-            z.set_deadline(&m, cmd.deadline);
-            done.timed.insert(m.clone());
+        if track {
+            // The log and the events name each member once.
+            if timed {
+                done.timed.insert(member.clone());
+            }
+            let stored = if new_score == 0.0 { 0.0 } else { new_score };
+            done.written.insert(member.clone(), stored);
         }
-        done.written.insert(m, z.score(member).unwrap_or(new_score));
     }
     if let Some(Bound::Limit(max)) = cmd.bound {
         if z.len() - z.due_count(now) > max {
@@ -247,7 +260,7 @@ fn apply(z: &mut ZSetValue, cmd: &ZaddEx, now: u64) -> CmdResult<Option<Applied>
 fn report(ctx: &mut Ctx, cmd: &ZaddEx, done: Applied) -> CmdResult<Reply> {
     let key = cmd.key;
     let t = done.tally;
-    let changed = !done.written.is_empty() || !done.trimmed.is_empty();
+    let changed = done.written_count > 0 || !done.trimmed.is_empty();
     if changed {
         ctx.modified(key);
     }

@@ -39,14 +39,17 @@ def free_port():
 
 
 class Server:
+    # ebb's `io-threads` (Redis always runs with its default, 1: its own
+    # threaded I/O busy-polls, which only slows it down on a small machine).
+    io_threads = 1
+
     def __init__(self, kind, binary, cores):
         self.kind = kind
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix=f"bench-{kind}-")
-        if kind == "redis":
-            cmd = [binary, "--port", str(self.port), "--save", "", "--appendonly", "no", "--dir", self.dir]
-        else:
-            cmd = [binary, "--port", str(self.port), "--save", "", "--appendonly", "no", "--dir", self.dir]
+        cmd = [binary, "--port", str(self.port), "--save", "", "--appendonly", "no", "--dir", self.dir]
+        if kind == "ebb" and Server.io_threads != 1:
+            cmd += ["--io-threads", str(Server.io_threads)]
         if cores:
             cmd = ["taskset", "-c", cores] + cmd
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -334,11 +337,13 @@ def main():
     ap.add_argument("--cores", default="", help="taskset CPU list for the servers, e.g. 0 or 0-1")
     ap.add_argument("--only", default="std,recipes,memory,expiry")
     ap.add_argument("--rounds", type=int, default=5, help="paired rounds per workload (not with --quick)")
+    ap.add_argument("--io-threads", type=int, default=1, help="ebb's io-threads (threads serving connections)")
     a = ap.parse_args()
     n = 20000 if a.quick else 100000
     rounds = 1 if a.quick else a.rounds
     only = a.only.split(",")
-    print(f"# ebb vs redis-server, {os.cpu_count()} cores, servers on cpus '{a.cores or 'all'}'")
+    Server.io_threads = a.io_threads
+    print(f"# ebb vs redis-server, {os.cpu_count()} cores, servers on cpus '{a.cores or 'all'}', io-threads {a.io_threads}")
     print(subprocess.run([a.redis, "--version"], capture_output=True, text=True).stdout.strip())
     servers = [Server("redis", a.redis, a.cores), Server("ebb", a.ebb, a.cores)]
     try:

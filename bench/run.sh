@@ -4,7 +4,7 @@
 # runs each workload on both servers back to back (paired runs, the order
 # flipping each round), prints medians and ebb/redis ratios, and stops both
 # servers.
-# Usage: bench/run.sh [--quick] [--cores 0|0-1] [--only std,recipes,memory,expiry] [--rounds N]
+# Usage: bench/run.sh [--quick] [--cores 0|0-1] [--only std,recipes,memory,expiry] [--rounds N] [--io-threads N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p ebb-server >&2

@@ -1,5 +1,6 @@
 """Connection, protocol and server commands through the real binary."""
 
+import os
 import socket
 import threading
 import time
@@ -311,3 +312,36 @@ def test_protected_mode_refuses_outside_clients_without_a_password(server_factor
     c.config_set("protected-mode", "yes")
     c.config_set("requirepass", "secret")
     assert first_line(ip).startswith(b"-NOAUTH")
+
+
+def _worker_threads(pid):
+    names = []
+    for t in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{t}/comm") as f:
+            names.append(f.read().strip())
+    return names.count("tokio-rt-worker")
+
+
+def test_io_threads_sets_the_connection_threads(server_factory, tmp_path):
+    # Redis's default: one thread serves every connection.
+    s = server_factory()
+    c = s.client()
+    assert c.config_get("io-threads") == {"io-threads": "1"}
+    assert _worker_threads(s.proc.pid) == 1
+    # Fixed at startup, as in Redis.
+    with pytest.raises(redis.ResponseError, match="can't set immutable config"):
+        c.config_set("io-threads", "2")
+    s3 = server_factory("--io-threads", "3")
+    c3 = s3.client()
+    assert c3.config_get("io-threads") == {"io-threads": "3"}
+    assert _worker_threads(s3.proc.pid) == 3
+    # Every connection is served whatever the thread count.
+    clients = [s3.client() for _ in range(8)]
+    for i, x in enumerate(clients):
+        x.set(f"k{i}", i)
+    assert [int(x.get(f"k{i}")) for i, x in enumerate(clients)] == list(range(8))
+    for bad in ("0", "129"):
+        conf = tmp_path / f"bad{bad}.conf"
+        conf.write_text(f"io-threads {bad}\n")
+        with pytest.raises(RuntimeError, match="did not start"):
+            server_factory(str(conf))

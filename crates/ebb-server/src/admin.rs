@@ -69,7 +69,7 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
                 ));
             }
         }
-        for name in ["port", "bind", "databases", "dir"] {
+        for name in ["port", "bind", "databases", "dir", "io-threads"] {
             if names.contains(name) && next.get(name) != cfg.get(name) {
                 if name == "dir" {
                     let d = next.get("dir").unwrap_or_default();

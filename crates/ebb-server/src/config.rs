@@ -150,7 +150,7 @@ static OPTIONS: &[Opt] = &[
     o("repl-diskless-load", "disabled", Kind::Str, false),
     o("repl-disable-tcp-nodelay", "no", Kind::Bool, false),
     o("repl-backlog-size", "1048576", Kind::Memory, false),
-    o("io-threads", "1", Kind::Int, false),
+    o("io-threads", "1", Kind::Int, true),
     o("io-threads-do-reads", "no", Kind::Bool, false),
     o("jemalloc-bg-thread", "yes", Kind::Bool, false),
     o("activedefrag", "no", Kind::Bool, false),
@@ -360,6 +360,9 @@ impl Config {
                     .trim()
                     .parse()
                     .map_err(|_| "argument couldn't be parsed into an integer".to_string())?;
+                if cname == "io-threads" && !(1..=128).contains(&n) {
+                    return Err("argument must be between 1 and 128 inclusive".into());
+                }
                 n.to_string()
             }
             Kind::Memory => parse_memory(value.trim())

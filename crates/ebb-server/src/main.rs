@@ -60,7 +60,13 @@ fn main() {
         .with_target(false)
         .with_writer(std::io::stderr)
         .init();
+    // `io-threads` (Redis's name, default 1): how many threads serve
+    // connections. Commands run one batch at a time under the keyspace
+    // lock whatever the count; more threads spread reading, parsing,
+    // reply encoding and socket writes over cores.
+    let threads = cfg.get_i64("io-threads").clamp(1, 128) as usize;
     let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
         .enable_all()
         .build()
     {

@@ -7,6 +7,7 @@ use bytes::Bytes;
 use crate::db::{Db, Entry, Store};
 use crate::effects::Effects;
 use crate::error::{CmdResult, Error};
+use crate::value::member::Member;
 use crate::value::{HashValue, ListValue, SetValue, Value, ZSetValue};
 
 /// Context of one command execution.
@@ -28,8 +29,9 @@ pub struct Ctx<'a> {
     pub may_block: bool,
     /// Keys accessed for writing: emptied collections are deleted and the
     /// member index refreshed for each once the command ends. Most commands
-    /// write one key: it is kept inline, the rest in `pending_more`.
-    pending: Option<(usize, Bytes)>,
+    /// write one key: it is kept inline (a short key without allocating),
+    /// the rest in `pending_more`.
+    pending: Option<(usize, Member)>,
     /// Further keys accessed for writing.
     pending_more: Vec<(usize, Bytes)>,
     /// Keys this command created as empty collections (only tracked while
@@ -322,8 +324,8 @@ impl<'a> Ctx<'a> {
     pub fn mark_pending_in(&mut self, db: usize, key: &[u8]) {
         let same = |(d, k): &(usize, Bytes)| *d == db && &k[..] == key;
         match &self.pending {
-            None => self.pending = Some((db, Bytes::copy_from_slice(key))),
-            Some(p) if same(p) => {}
+            None => self.pending = Some((db, Member::new(key))),
+            Some((d, k)) if *d == db && &k[..] == key => {}
             Some(_) => {
                 if !self.pending_more.iter().any(same) {
                     self.pending_more.push((db, Bytes::copy_from_slice(key)));
@@ -335,31 +337,36 @@ impl<'a> Ctx<'a> {
     /// Deletes emptied collections (with a `del` event) and refreshes the
     /// member index of every key written by the command.
     pub fn finish(&mut self) {
-        let first = self.pending.take();
-        let more = std::mem::take(&mut self.pending_more);
-        for (db, key) in first.into_iter().chain(more) {
-            let d = &mut self.store.dbs[db];
-            let Some(e) = d.peek_mut(&key) else {
-                continue;
-            };
-            e.last_access = self.now;
-            if !d.refresh_member_index(&key) {
-                if let Some(i) = self
-                    .created
-                    .iter()
-                    .position(|(cd, ck)| *cd == db && *ck == key)
-                {
-                    // Created empty and left empty: it never existed.
-                    self.created.swap_remove(i);
-                    self.fx
-                        .events
-                        .retain(|ev| !(ev.class == b'n' && ev.db == db && ev.key == key));
-                    self.fx.touch(db, key);
-                    continue;
-                }
-                self.fx.event(b'g', "del", db, key.clone());
-                self.fx.touch(db, key);
-            }
+        if let Some((db, key)) = self.pending.take() {
+            self.settle(db, &key);
         }
+        let more = std::mem::take(&mut self.pending_more);
+        for (db, key) in more {
+            self.settle(db, &key);
+        }
+    }
+
+    /// Housekeeping of one key a command wrote: its access time, its place
+    /// in the member index, and its deletion if the command left it empty.
+    fn settle(&mut self, db: usize, key: &[u8]) {
+        if self.store.dbs[db].settle(key, self.now) != Some(false) {
+            return;
+        }
+        let key = Bytes::copy_from_slice(key);
+        if let Some(i) = self
+            .created
+            .iter()
+            .position(|(cd, ck)| *cd == db && *ck == key)
+        {
+            // Created empty and left empty: it never existed.
+            self.created.swap_remove(i);
+            self.fx
+                .events
+                .retain(|ev| !(ev.class == b'n' && ev.db == db && ev.key == key));
+            self.fx.touch(db, key);
+            return;
+        }
+        self.fx.event(b'g', "del", db, key.clone());
+        self.fx.touch(db, key);
     }
 }

@@ -283,6 +283,31 @@ impl Db {
         true
     }
 
+    /// After a command wrote `key`: stamps its access time, brings the
+    /// member index in line and deletes the key if its collection is empty,
+    /// with one lookup when nothing changes. `None` if the key is absent,
+    /// `Some(false)` if it was deleted.
+    pub fn settle(&mut self, key: &[u8], now: u64) -> Option<bool> {
+        let (_, k, e) = self.map.get_full_mut(key)?;
+        e.last_access = now;
+        if e.value.is_empty_collection() {
+            let k = k.clone();
+            self.remove(&k);
+            return Some(false);
+        }
+        let now_due = e.value.earliest_deadline();
+        if due_of(now_due) != e.member_due {
+            if let Some(old) = due_opt(e.member_due) {
+                self.member_expiry.remove(&(old, k.clone()));
+            }
+            if let Some(t) = now_due {
+                self.member_expiry.insert((t, k.clone()));
+            }
+            e.member_due = due_of(now_due);
+        }
+        Some(true)
+    }
+
     /// Records the key's earliest member deadline in the member index.
     fn index_member_deadlines(&mut self, key: &[u8]) {
         let Some((k, e)) = self.map.get_full_mut(key).map(|(_, k, e)| (k, e)) else {

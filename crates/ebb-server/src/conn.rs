@@ -82,6 +82,10 @@ pub struct Session {
     clock: u64,
     /// How many more commands may use `clock` before it is read again.
     clock_uses: u32,
+    /// The clock (Unix µs) read when the last timed command of this batch
+    /// ended: the next command's start, so a timed command costs one
+    /// reading of the clock, not three (its time, its start, its end).
+    chain_us: Option<u64>,
     /// The previous command's table entry.
     prev_spec: Option<&'static CommandSpec>,
 }
@@ -163,6 +167,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         last_cmd: None,
         clock: 0,
         clock_uses: 0,
+        chain_us: None,
         prev_spec: None,
     };
     let _ = s.run(&mut stream, &mut rx).await;
@@ -403,6 +408,7 @@ impl Session {
     fn start_batch(&mut self) {
         self.clock = 0;
         self.clock_uses = 0;
+        self.chain_us = None;
     }
 
     /// Publishes the per-batch statistics (command count, changes, last
@@ -553,14 +559,24 @@ impl Session {
             crate::observe::feed(self.id, self.db, &self.entry.addr, spec, argv);
         }
         if crate::observe::timed(spec) {
-            let t0 = Instant::now();
+            let t0 = *self.chain_us.get_or_insert_with(now_us);
             let flow = self.execute(shared, guard, spec, argv, out);
-            if !matches!(flow, Flow::Block(..)) {
-                crate::observe::record(t0.elapsed(), spec, argv, &self.entry);
+            if matches!(flow, Flow::Block(..)) {
+                self.chain_us = None;
+            } else {
+                let t1 = now_us();
+                self.chain_us = Some(t1);
+                let took = Duration::from_micros(t1.saturating_sub(t0));
+                crate::observe::record(took, spec, argv, &self.entry);
             }
             return flow;
         }
-        self.execute(shared, guard, spec, argv, out)
+        let flow = self.execute(shared, guard, spec, argv, out);
+        if !is_fast(spec) {
+            // It may have taken a while: the chained reading is stale.
+            self.chain_us = None;
+        }
+        flow
     }
 
     /// Runs a command that passed every check.
@@ -650,7 +666,12 @@ impl Session {
     /// [`CLOCK_REUSE`] fast commands of a batch.
     fn now(&mut self) -> u64 {
         if self.clock_uses == 0 {
-            self.clock = now_ms();
+            // A chained reading serves once: fast commands after it read
+            // the clock again every few commands.
+            self.clock = match self.chain_us.take() {
+                Some(us) => us / 1000,
+                None => now_ms(),
+            };
             self.clock_uses = CLOCK_REUSE;
         }
         self.clock_uses -= 1;
@@ -681,5 +702,13 @@ impl Session {
 /// Whether the command has Redis's `fast` flag (constant-time work). No
 /// other flag contains the word, so a substring test is exact.
 fn is_fast(spec: &CommandSpec) -> bool {
-    spec.flags.contains("fast")
+    spec.has(flag::FAST)
+}
+
+/// The clock in Unix microseconds.
+fn now_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as u64)
+        .unwrap_or(0)
 }

@@ -101,19 +101,24 @@ fn set_pairs(ctx: &mut Ctx, argv: &[Bytes], name: &str) -> CmdResult<i64> {
     }
     let key = &argv[1];
     let pairs = &argv[2..];
-    let mut fields = Vec::with_capacity(pairs.len() / 2);
+    let notifies = ctx.notifies();
+    let mut fields = Vec::new();
     let (created, _) = write_hash(ctx, key, |h| {
         let mut created = 0;
         for p in pairs.chunks_exact(2) {
-            if h.insert(owned(&p[0]), owned(&p[1])) {
+            if h.insert(&p[0], &p[1]) {
                 created += 1;
             }
-            fields.push(owned(&p[0]));
+            if notifies {
+                fields.push(p[0].clone());
+            }
         }
         created
     })?;
-    changed(ctx, key, fields.len());
-    ctx.notify_members(b'h', "hset", key, fields);
+    changed(ctx, key, pairs.len() / 2);
+    if notifies {
+        ctx.notify_members(b'h', "hset", key, fields);
+    }
     Ok(created)
 }
 

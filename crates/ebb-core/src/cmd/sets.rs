@@ -120,8 +120,7 @@ fn sadd(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let set = ctx.get_or_create::<SetValue>(key)?;
     let mut added = 0;
     for m in members {
-        if !set.contains(m) {
-            set.insert(Bytes::copy_from_slice(m));
+        if set.insert(m) {
             added += 1;
         }
     }

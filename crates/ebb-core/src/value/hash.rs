@@ -56,11 +56,7 @@ impl HashValue {
     /// Sets `field` to `value`, clearing its deadline (HSET rule); returns
     /// true if the field is new.
     pub fn insert(&mut self, field: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> bool {
-        let field = field.as_ref();
-        if let Some(id) = self.fields.find(field) {
-            self.fields.clear_deadline(id);
-        }
-        self.insert_keep_deadline(field, value)
+        self.write(field.as_ref(), value.as_ref(), true)
     }
 
     /// Sets `field` to `value` keeping any deadline it has (HINCRBY rule);
@@ -70,11 +66,19 @@ impl HashValue {
         field: impl AsRef<[u8]>,
         value: impl AsRef<[u8]>,
     ) -> bool {
-        let (field, value) = (field.as_ref(), value.as_ref());
+        self.write(field.as_ref(), value.as_ref(), false)
+    }
+
+    /// Sets `field` to `value` with one lookup, dropping its deadline when
+    /// `clear`; returns true if the field is new.
+    fn write(&mut self, field: &[u8], value: &[u8], clear: bool) -> bool {
         let item = field.len().max(value.len()).min(u32::MAX as usize) as u32;
         self.peak_item = self.peak_item.max(item);
         let new = match self.fields.find(field) {
             Some(id) => {
+                if clear {
+                    self.fields.clear_deadline(id);
+                }
                 if let Some(v) = self.fields.value_mut(id) {
                     *v = Member::new(value);
                 }

@@ -327,6 +327,8 @@ def test_io_threads_sets_the_connection_threads(server_factory, tmp_path):
     s = server_factory()
     c = s.client()
     assert c.config_get("io-threads") == {"io-threads": "1"}
+    # Threads start in the background: give them a moment.
+    time.sleep(0.2)
     assert _worker_threads(s.proc.pid) == 1
     # Fixed at startup, as in Redis.
     with pytest.raises(redis.ResponseError, match="can't set immutable config"):
@@ -334,7 +336,7 @@ def test_io_threads_sets_the_connection_threads(server_factory, tmp_path):
     s3 = server_factory("--io-threads", "3")
     c3 = s3.client()
     assert c3.config_get("io-threads") == {"io-threads": "3"}
-    assert _worker_threads(s3.proc.pid) == 3
+    assert wait_until(lambda: _worker_threads(s3.proc.pid) == 3)
     # Every connection is served whatever the thread count.
     clients = [s3.client() for _ in range(8)]
     for i, x in enumerate(clients):

@@ -45,6 +45,21 @@ impl Entry {
     }
 }
 
+/// Moves key `k` to its entry's current earliest member deadline in the
+/// member index (`member_expiry`), if that changed.
+fn reindex(member_expiry: &mut BTreeSet<(u64, Bytes)>, k: &Bytes, e: &mut Entry) {
+    let now_due = e.value.earliest_deadline();
+    if due_of(now_due) != e.member_due {
+        if let Some(old) = due_opt(e.member_due) {
+            member_expiry.remove(&(old, k.clone()));
+        }
+        if let Some(t) = now_due {
+            member_expiry.insert((t, k.clone()));
+        }
+        e.member_due = due_of(now_due);
+    }
+}
+
 /// Size of the key-TTL and member-deadline indexes, for INFO.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DbStats {
@@ -295,33 +310,14 @@ impl Db {
             self.remove(&k);
             return Some(false);
         }
-        let now_due = e.value.earliest_deadline();
-        if due_of(now_due) != e.member_due {
-            if let Some(old) = due_opt(e.member_due) {
-                self.member_expiry.remove(&(old, k.clone()));
-            }
-            if let Some(t) = now_due {
-                self.member_expiry.insert((t, k.clone()));
-            }
-            e.member_due = due_of(now_due);
-        }
+        reindex(&mut self.member_expiry, k, e);
         Some(true)
     }
 
     /// Records the key's earliest member deadline in the member index.
     fn index_member_deadlines(&mut self, key: &[u8]) {
-        let Some((k, e)) = self.map.get_full_mut(key).map(|(_, k, e)| (k, e)) else {
-            return;
-        };
-        let now_due = e.value.earliest_deadline();
-        if due_of(now_due) != e.member_due {
-            if let Some(old) = due_opt(e.member_due) {
-                self.member_expiry.remove(&(old, k.clone()));
-            }
-            if let Some(t) = now_due {
-                self.member_expiry.insert((t, k.clone()));
-            }
-            e.member_due = due_of(now_due);
+        if let Some((_, k, e)) = self.map.get_full_mut(key) {
+            reindex(&mut self.member_expiry, k, e);
         }
     }
 

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use crate::error::Error;
 
 /// A reply value, independent of the protocol version.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Reply {
     /// `+OK`.
     Ok,
@@ -34,6 +34,73 @@ pub enum Reply {
     Bool(bool),
     /// Verbatim text (`=` in RESP3, a bulk string in RESP2).
     Verbatim(Bytes),
+    /// An array of bulk strings stored back to back (a long member list
+    /// without an allocation or a reference count per element). Equal to
+    /// the [`Reply::Array`] of the same [`Reply::Bulk`]s.
+    Bulks(BulkList),
+}
+
+/// Byte strings stored back to back in one buffer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BulkList {
+    data: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl BulkList {
+    /// An empty list with room for `n` strings of `bytes` bytes in all.
+    pub fn with_capacity(n: usize, bytes: usize) -> BulkList {
+        BulkList {
+            data: Vec::with_capacity(bytes),
+            ends: Vec::with_capacity(n),
+        }
+    }
+
+    /// Appends a copy of `b`.
+    pub fn push(&mut self, b: &[u8]) {
+        self.data.extend_from_slice(b);
+        self.ends.push(self.data.len());
+    }
+
+    /// Number of strings.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The strings, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.data[a..b])
+    }
+
+    /// The same reply as an array of bulk strings.
+    pub fn to_array(&self) -> Reply {
+        Reply::Array(self.iter().map(Reply::bulk).collect())
+    }
+}
+
+impl PartialEq for Reply {
+    fn eq(&self, other: &Reply) -> bool {
+        use Reply::*;
+        match (self, other) {
+            (Bulks(a), Bulks(b)) => a == b,
+            (Bulks(a), b) | (b, Bulks(a)) => a.to_array() == *b,
+            (Ok, Ok) | (Nil, Nil) | (NilArray, NilArray) => true,
+            (Simple(a), Simple(b)) | (Error(a), Error(b)) => a == b,
+            (Int(a), Int(b)) => a == b,
+            (Bulk(a), Bulk(b)) | (Verbatim(a), Verbatim(b)) => a == b,
+            (Array(a), Array(b)) | (Set(a), Set(b)) => a == b,
+            (Map(a), Map(b)) => a == b,
+            (Double(a), Double(b)) => a == b,
+            (Bool(a), Bool(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 impl Reply {

@@ -357,6 +357,12 @@ pub fn encode(r: &Reply, resp3: bool, out: &mut BytesMut) {
                 out.extend_from_slice(if *b { b":1\r\n" } else { b":0\r\n" });
             }
         }
+        Reply::Bulks(list) => {
+            put_int(out, b'*', list.len() as i64);
+            for b in list.iter() {
+                put_bulk(out, b);
+            }
+        }
         Reply::Verbatim(b) => {
             if resp3 {
                 put_int(out, b'=', b.len() as i64 + 4);

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use crate::args::parse_i64;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
-use crate::reply::Reply;
+use crate::reply::{BulkList, Reply};
 use crate::value::zset::{LexRange, ScoreRange};
 use crate::value::{Value, ZSetValue};
 
@@ -163,14 +163,14 @@ fn owned<'a>(items: impl Iterator<Item = (&'a [u8], f64)> + Clone) -> Vec<(Bytes
 /// Walks from rank `start` (downwards with `rev`), skips `offset` members,
 /// then takes up to `count` (all if negative) while `keep` holds, as
 /// Redis's range loops do.
-fn walk(
-    z: &ZSetValue,
+fn walk<'a>(
+    z: &'a ZSetValue,
     start: Option<usize>,
     rev: bool,
     offset: i64,
     count: i64,
     keep: impl Fn(&[u8], f64) -> bool,
-) -> Vec<(Bytes, f64)> {
+) -> Vec<(&'a [u8], f64)> {
     let Some(start) = start else {
         return Vec::new();
     };
@@ -178,9 +178,10 @@ fn walk(
         return Vec::new();
     };
     let max = usize::try_from(count).unwrap_or(usize::MAX);
-    let take = |it: &mut dyn Iterator<Item = (&[u8], f64)>| {
-        let items: Vec<(&[u8], f64)> = it.take(max).take_while(|(m, s)| keep(m, *s)).collect();
-        owned(items.into_iter())
+    let take = |it: &mut dyn Iterator<Item = (&'a [u8], f64)>| {
+        it.take(max)
+            .take_while(|(m, s)| keep(m, *s))
+            .collect::<Vec<_>>()
     };
     if rev {
         match start.checked_sub(offset) {
@@ -196,16 +197,18 @@ fn walk(
 }
 
 /// The members (with scores) a range request selects, in reply order.
-pub(crate) fn select(z: &ZSetValue, q: &RangeRequest) -> Vec<(Bytes, f64)> {
+pub(crate) fn select<'a>(z: &'a ZSetValue, q: &RangeRequest) -> Vec<(&'a [u8], f64)> {
     match &q.bounds {
         Bounds::Rank(start, end) => {
             let (lo, hi) = rank_span(z.len(), *start, *end);
             if q.rev {
                 // Reverse ranks count from the highest member.
                 let n = z.len();
-                owned(z.range_by_rank(n - hi.min(n), n - lo.min(n)).rev())
+                z.range_by_rank(n - hi.min(n), n - lo.min(n))
+                    .rev()
+                    .collect()
             } else {
-                owned(z.range_by_rank(lo, hi))
+                z.range_by_rank(lo, hi).collect()
             }
         }
         Bounds::Score(r) => {
@@ -240,11 +243,21 @@ fn range_generic(
     rev: Option<bool>,
 ) -> CmdResult<Reply> {
     let q = parse_range_request(argv, 1, false, kind, rev)?;
-    let items = match ctx.get::<ZSetValue>(&argv[1])? {
-        Some(z) => select(z, &q),
-        None => Vec::new(),
+    let resp3 = ctx.resp3;
+    let Some(z) = ctx.get::<ZSetValue>(&argv[1])? else {
+        return Ok(scored_reply(resp3, q.withscores, Vec::new()));
     };
-    Ok(scored_reply(ctx.resp3, q.withscores, items))
+    let items = select(z, &q);
+    if !q.withscores {
+        // Members only: copied once, back to back.
+        let bytes = items.iter().map(|(m, _)| m.len()).sum();
+        let mut list = BulkList::with_capacity(items.len(), bytes);
+        for (m, _) in &items {
+            list.push(m);
+        }
+        return Ok(Reply::Bulks(list));
+    }
+    Ok(scored_reply(resp3, true, owned(items.into_iter())))
 }
 
 /// # Format
@@ -298,7 +311,7 @@ pub(crate) fn zrangestore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let q = parse_range_request(argv, 2, true, None, None)?;
     let dst = &argv[1];
     let items = match ctx.get::<ZSetValue>(&argv[2])? {
-        Some(z) => select(z, &q),
+        Some(z) => owned(select(z, &q).into_iter()),
         None => Vec::new(),
     };
     if items.is_empty() {

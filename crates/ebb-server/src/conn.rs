@@ -200,6 +200,10 @@ impl Session {
                 c.get_i64("timeout").max(0) as u64,
             )
         };
+        // One wait for CLIENT KILL for the whole connection: registered
+        // once, not on every read and write.
+        let kill = entry.kill.notified();
+        tokio::pin!(kill);
         loop {
             // Run whatever complete requests are buffered.
             let flow = self.process(&shared, &mut req, &mut rbuf, &mut out, &limits);
@@ -212,8 +216,9 @@ impl Session {
                     .net_out
                     .fetch_add(out.len() as u64, Ordering::Relaxed);
                 tokio::select! {
+                    biased;
                     r = stream.write_all(&out) => r?,
-                    _ = entry.kill.notified() => return Ok(()),
+                    _ = &mut kill => return Ok(()),
                 }
                 out.clear();
             }
@@ -279,7 +284,8 @@ impl Session {
                 }
             };
             tokio::select! {
-                _ = entry.kill.notified() => return Ok(()),
+                biased;
+                _ = &mut kill => return Ok(()),
                 n = stream.read_buf(&mut rbuf) => {
                     let n = n?;
                     if n == 0 {

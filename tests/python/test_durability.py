@@ -8,6 +8,8 @@ import time
 
 import pytest
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 HOUR_MS = 3_600_000
 
@@ -168,7 +170,14 @@ class Writer(threading.Thread):
 
     def __init__(self, port, tag):
         super().__init__(daemon=True)
-        self.c = redis.Redis(port=port, decode_responses=True, socket_timeout=5)
+        # No retries: the writer stops at the first broken connection (the
+        # client's default retries would wait seconds for a killed server).
+        self.c = redis.Redis(
+            port=port,
+            decode_responses=True,
+            socket_timeout=5,
+            retry=Retry(NoBackoff(), 0),
+        )
         self.tag = tag
         self.acked = []
         self.counter = 0

@@ -204,3 +204,30 @@ def test_monitor_errors(r):
     with pytest.raises(redis.ResponseError, match="wrong number of arguments for 'monitor' command"):
         raw_cmd(r, "MONITOR", "extra")
     assert r.ping()
+
+
+def test_commands_in_a_batch_see_the_time_move(r, r2):
+    # One pipeline: a key with a TTL, then slow fast-flagged commands (each
+    # PUBLISH matches thousands of patterns), then PTTL. The TTL must have
+    # run down by the time that passed, and SLOWLOG must not charge the
+    # PUBLISHes to the next timed command.
+    p = r2.pubsub()
+    p.psubscribe(*[f"nomatch{i}*" for i in range(5000)])
+    try:
+        raw_cmd(r, "SLOWLOG", "RESET")
+        pipe = r.pipeline(transaction=False)
+        pipe.set("moving", "x", px=100_000)
+        pipe.time()
+        for _ in range(200):
+            pipe.publish("ch", "m")
+        pipe.time()
+        pipe.pttl("moving")
+        pipe.set("after", "y")
+        out = pipe.execute()
+        (s0, u0), (s1, u1), pttl = out[1], out[-3], out[-2]
+        elapsed_ms = (s1 - s0) * 1000 + (u1 - u0) / 1000
+        assert pttl <= 100_000 - elapsed_ms + 2, (pttl, elapsed_ms)
+        slow = [e for e in raw_cmd(r, "SLOWLOG", "GET", -1) if e[3][:2] == ["SET", "after"]]
+        assert slow == [], slow
+    finally:
+        p.close()

@@ -286,13 +286,6 @@ impl Session {
             tokio::select! {
                 biased;
                 _ = &mut kill => return Ok(()),
-                n = stream.read_buf(&mut rbuf) => {
-                    let n = n?;
-                    if n == 0 {
-                        return Ok(());
-                    }
-                    self.shared.stats.net_in.fetch_add(n as u64, Ordering::Relaxed);
-                }
                 m = rx.recv() => {
                     match m {
                         Some(Msg::Push(items)) => self.push(&items, &mut out),
@@ -306,6 +299,13 @@ impl Session {
                             Msg::Unblocked(r) => self.reply(&r, &mut out),
                         }
                     }
+                }
+                n = stream.read_buf(&mut rbuf) => {
+                    let n = n?;
+                    if n == 0 {
+                        return Ok(());
+                    }
+                    self.shared.stats.net_in.fetch_add(n as u64, Ordering::Relaxed);
                 }
                 _ = idle => return Ok(()),
             }
@@ -458,6 +458,9 @@ impl Session {
         out: &mut BytesMut,
     ) -> Flow {
         self.batch_commands += 1;
+        // The previous timed command's end reading serves this command only,
+        // and only if nothing slow (eviction) runs before it.
+        let mut chained = self.chain_us.take();
         // Pipelines mostly repeat one command: compare with the previous
         // one before hashing the name.
         let cached = self
@@ -521,6 +524,7 @@ impl Session {
             }
         }
         if crate::evict::limited() && spec.has(flag::DENYOOM) {
+            chained = None;
             let store = guard.get_or_insert_with(|| shared.store.lock());
             if let Err(e) = crate::evict::make_room(shared, store) {
                 if self.multi.is_some() {
@@ -565,7 +569,8 @@ impl Session {
             crate::observe::feed(self.id, self.db, &self.entry.addr, spec, argv);
         }
         if crate::observe::timed(spec) {
-            let t0 = *self.chain_us.get_or_insert_with(now_us);
+            let t0 = chained.unwrap_or_else(now_us);
+            self.chain_us = Some(t0);
             let flow = self.execute(shared, guard, spec, argv, out);
             if matches!(flow, Flow::Block(..)) {
                 self.chain_us = None;
@@ -577,11 +582,9 @@ impl Session {
             }
             return flow;
         }
+        self.chain_us = chained;
         let flow = self.execute(shared, guard, spec, argv, out);
-        if !is_fast(spec) {
-            // It may have taken a while: the chained reading is stale.
-            self.chain_us = None;
-        }
+        self.chain_us = None;
         flow
     }
 

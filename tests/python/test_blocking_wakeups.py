@@ -54,9 +54,12 @@ def blocked(port, *args, db=0):
     return t
 
 
-@pytest.fixture
-def srv(server_factory):
-    return server_factory()
+@pytest.fixture(params=[1, 4], ids=["io-threads=1", "io-threads=4"])
+def srv(request, server_factory):
+    """A fresh server with one connection thread (the default), and with
+    four, where the blocked and the waking client may run on different
+    threads."""
+    return server_factory("--io-threads", str(request.param))
 
 
 @pytest.fixture

@@ -15,9 +15,20 @@ import time
 import pytest
 import redis
 
-from conftest import raw_cmd, wait_until
+from conftest import EbbServer, raw_cmd, wait_until
 
 CLIENTS = 10
+
+
+@pytest.fixture(scope="module", params=[1, 4], ids=["io-threads=1", "io-threads=4"])
+def ebb(request, tmp_path_factory):
+    """Every test here runs against one connection thread (the default) and
+    against four, where clients are served on several threads at once."""
+    d = tmp_path_factory.mktemp("ebb-concurrency")
+    s = EbbServer("--io-threads", str(request.param), "--dir", str(d), cwd=str(d))
+    yield s
+    s.stop()
+
 TRIES = 30
 
 

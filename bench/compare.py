@@ -336,7 +336,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--cores", default="", help="taskset CPU list for the servers, e.g. 0 or 0-1")
     ap.add_argument("--only", default="std,recipes,memory,expiry")
-    ap.add_argument("--rounds", type=int, default=5, help="paired rounds per workload (not with --quick)")
+    ap.add_argument("--rounds", type=int, default=3, help="paired rounds per workload (not with --quick)")
     ap.add_argument("--io-threads", type=int, default=1, help="ebb's io-threads (threads serving connections)")
     a = ap.parse_args()
     n = 20000 if a.quick else 100000

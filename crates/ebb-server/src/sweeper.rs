@@ -9,7 +9,7 @@ use crate::server::{now_ms, Shared};
 
 /// Work units (keys or members) reclaimed per lock hold: small enough to
 /// keep each hold well under a millisecond.
-pub const SLICE: usize = 200;
+pub const SLICE: usize = 100;
 
 /// Runs forever: every 1000/hz ms, and back to back while work is due.
 pub async fn run(shared: Arc<Shared>) {

@@ -72,6 +72,11 @@ impl BulkList {
         self.ends.is_empty()
     }
 
+    /// Total length of the strings.
+    pub fn bytes(&self) -> usize {
+        self.data.len()
+    }
+
     /// The strings, in order.
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());

@@ -291,7 +291,12 @@ fn put_int(out: &mut BytesMut, prefix: u8, n: i64) {
 }
 
 fn put_bulk(out: &mut BytesMut, b: &[u8]) {
-    put_int(out, b'$', b.len() as i64);
+    if b.len() < 10 {
+        // One-digit length: the header in one write.
+        out.extend_from_slice(&[b'$', b'0' + b.len() as u8, b'\r', b'\n']);
+    } else {
+        put_int(out, b'$', b.len() as i64);
+    }
     out.extend_from_slice(b);
     out.extend_from_slice(b"\r\n");
 }
@@ -359,6 +364,8 @@ pub fn encode(r: &Reply, resp3: bool, out: &mut BytesMut) {
         }
         Reply::Bulks(list) => {
             put_int(out, b'*', list.len() as i64);
+            // Room for every element and its header at once.
+            out.reserve(list.bytes() + list.len() * 8);
             for b in list.iter() {
                 put_bulk(out, b);
             }

@@ -364,15 +364,21 @@ pub async fn run_background(shared: Arc<Shared>) {
     let mut last_rule_check = std::time::Instant::now();
     loop {
         tokio::time::sleep(Duration::from_millis(1000)).await;
-        {
-            let mut aof = shared.aof.lock();
-            if let Some(a) = aof.as_mut() {
-                if a.fsync == Fsync::EverySec {
-                    if let Err(e) = a.sync() {
-                        tracing::error!(error = %e, "fsync of the append only file failed");
-                    }
-                }
-            }
+        // The fsync runs on a blocking thread, outside the log's lock: a
+        // slow disk never stalls the threads serving clients.
+        let handle = match shared.aof.lock().as_mut() {
+            Some(a) if a.fsync == Fsync::EverySec => a.sync_handle(),
+            _ => Ok(None),
+        };
+        let synced = match handle {
+            Ok(Some(f)) => tokio::task::spawn_blocking(move || f.sync_data())
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string()))),
+            Ok(None) => Ok(()),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = synced {
+            tracing::error!(error = %e, "fsync of the append only file failed");
         }
         if last_rule_check.elapsed() < Duration::from_secs(1) {
             continue;

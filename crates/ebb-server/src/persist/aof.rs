@@ -122,6 +122,18 @@ impl Aof {
         Ok(())
     }
 
+    /// For `everysec`: when something was written since the last fsync, a
+    /// second handle on the file, to fsync it without holding the log, so
+    /// writers (and, with one io-thread, every client) carry on meanwhile,
+    /// as Redis fsyncs from a background thread.
+    pub fn sync_handle(&mut self) -> std::io::Result<Option<File>> {
+        if !self.unsynced {
+            return Ok(None);
+        }
+        self.unsynced = false;
+        self.file.try_clone().map(Some)
+    }
+
     /// Starts buffering commands for a rewrite in progress.
     pub fn begin_rewrite(&mut self) {
         self.rewrite_buf = Some((Vec::new(), usize::MAX));
@@ -203,5 +215,37 @@ impl Drop for AofGuard<'_> {
     fn drop(&mut self) {
         self.on
             .store(self.guard.is_some(), std::sync::atomic::Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn everysec_hands_out_a_sync_handle_once_per_write() {
+        let dir = std::env::temp_dir().join(format!("ebb-aof-sync-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("appendonly.aof");
+        let mut aof = Aof::open(path.clone(), Fsync::EverySec).expect("open");
+        assert!(aof.sync_handle().expect("nothing written").is_none());
+        aof.log(
+            0,
+            &[
+                Bytes::from_static(b"SET"),
+                Bytes::from_static(b"k"),
+                Bytes::from_static(b"v"),
+            ],
+        );
+        aof.flush().expect("flush");
+        let h = aof
+            .sync_handle()
+            .expect("dup")
+            .expect("written since the last fsync");
+        h.sync_data().expect("fsync through the second handle");
+        assert!(aof.sync_handle().expect("synced").is_none());
+        let text = std::fs::read(&path).expect("read back");
+        assert!(text.ends_with(b"$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

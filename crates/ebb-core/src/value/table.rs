@@ -33,7 +33,9 @@ const LINEAR_MAX: usize = 32;
 #[derive(Debug, Clone)]
 pub struct MemberTable<V> {
     nodes: Vec<Node<V>>,
-    index: HashTable<u32>,
+    /// Ids by member hash, once the table passes [`LINEAR_MAX`] members
+    /// (boxed: a small table pays one null pointer for it).
+    index: Option<Box<HashTable<u32>>>,
     deadlines: Option<Box<DeadlineIndex>>,
 }
 
@@ -41,7 +43,7 @@ impl<V> Default for MemberTable<V> {
     fn default() -> Self {
         MemberTable {
             nodes: Vec::new(),
-            index: HashTable::new(),
+            index: None,
             deadlines: None,
         }
     }
@@ -86,13 +88,13 @@ impl<V> MemberTable<V> {
 
     /// Whether the hash index is built (otherwise lookups scan the nodes).
     fn indexed(&self) -> bool {
-        !self.index.is_empty()
+        self.index.is_some()
     }
 
     /// The id of `member`.
     pub fn find(&self, member: &[u8]) -> Option<u32> {
         let nodes = &self.nodes;
-        if !self.indexed() {
+        let Some(index) = &self.index else {
             let found = if member.len() <= INLINE {
                 let key = Member::new(member);
                 nodes.iter().position(|n| n.member.same_inline(&key))
@@ -100,8 +102,8 @@ impl<V> MemberTable<V> {
                 nodes.iter().position(|n| n.member[..] == *member)
             };
             return found.map(|i| i as u32);
-        }
-        self.index
+        };
+        index
             .find(hash_of(member), |&id| {
                 nodes[id as usize].member[..] == *member
             })
@@ -127,16 +129,16 @@ impl<V> MemberTable<V> {
         }
         let nodes = &self.nodes;
         let rehash = |&i: &u32| hash_of(&nodes[i as usize].member);
-        if !self.index.is_empty() {
-            self.index.insert_unique(hash_of(member), id, rehash);
+        if let Some(index) = &mut self.index {
+            index.insert_unique(hash_of(member), id, rehash);
         } else if nodes.len() > LINEAR_MAX {
             // Large enough to be worth a hash index and a deadline order:
             // index every node.
-            self.index.reserve(nodes.len(), rehash);
+            let mut index = Box::new(HashTable::with_capacity(nodes.len()));
             for (i, n) in nodes.iter().enumerate() {
-                self.index
-                    .insert_unique(hash_of(&n.member), i as u32, rehash);
+                index.insert_unique(hash_of(&n.member), i as u32, rehash);
             }
+            self.index = Some(index);
             if let Some(d) = &mut self.deadlines {
                 for i in 0..nodes.len() as u32 {
                     let at = d.at[i as usize];
@@ -211,10 +213,13 @@ impl<V> MemberTable<V> {
 
     /// Takes node `id` out of the hash index and the deadline order.
     fn unlink(&mut self, id: u32) {
-        if self.indexed() {
+        if let Some(index) = &mut self.index {
             let h = hash_of(&self.nodes[id as usize].member);
-            if let Ok(e) = self.index.find_entry(h, |&x| x == id) {
+            if let Ok(e) = index.find_entry(h, |&x| x == id) {
                 e.remove();
+            }
+            if index.is_empty() {
+                self.index = None;
             }
         }
         if let Some(d) = &mut self.deadlines {
@@ -237,9 +242,9 @@ impl<V> MemberTable<V> {
         self.unlink(id);
         let last = (n - 1) as u32;
         if id != last {
-            if self.indexed() {
+            if let Some(index) = &mut self.index {
                 let h = hash_of(&self.nodes[last as usize].member);
-                if let Some(x) = self.index.find_mut(h, |&x| x == last) {
+                if let Some(x) = index.find_mut(h, |&x| x == last) {
                     *x = id;
                 }
             }
@@ -269,7 +274,7 @@ impl<V> MemberTable<V> {
         }
         self.unlink(id);
         let down = |x: u32| if x > id { x - 1 } else { x };
-        for x in self.index.iter_mut() {
+        for x in self.index.iter_mut().flat_map(|ix| ix.iter_mut()) {
             *x = down(*x);
         }
         if let Some(d) = &mut self.deadlines {
@@ -305,8 +310,9 @@ impl<V> MemberTable<V> {
         let target = (len * 2).max(8);
         self.nodes.shrink_to(target);
         let nodes = &self.nodes;
-        self.index
-            .shrink_to(len, |&i| hash_of(&nodes[i as usize].member));
+        if let Some(index) = &mut self.index {
+            index.shrink_to(len, |&i| hash_of(&nodes[i as usize].member));
+        }
         if let Some(d) = &mut self.deadlines {
             d.at.shrink_to(target);
         }
@@ -316,7 +322,9 @@ impl<V> MemberTable<V> {
     /// counting the members' own bytes.
     pub fn heap_bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<Node<V>>()
-            + self.index.allocation_size()
+            + self.index.as_ref().map_or(0, |ix| {
+                std::mem::size_of::<HashTable<u32>>() + ix.allocation_size()
+            })
             + self.deadlines.as_ref().map_or(0, |d| {
                 std::mem::size_of::<DeadlineIndex>() + d.at.capacity() * 8 + d.order.heap_bytes()
             })
@@ -325,8 +333,9 @@ impl<V> MemberTable<V> {
     /// Checks that the index, the nodes and the deadlines agree (tests).
     #[cfg(test)]
     pub fn check(&self) {
-        if self.indexed() {
-            assert_eq!(self.index.len(), self.nodes.len());
+        if let Some(index) = &self.index {
+            assert_eq!(index.len(), self.nodes.len());
+            assert!(!index.is_empty());
         } else {
             assert!(self.nodes.len() <= LINEAR_MAX);
         }

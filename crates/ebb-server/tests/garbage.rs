@@ -8,6 +8,7 @@
 //! The random stream is reproducible: the seed is printed on failure and
 //! `EBB_GARBAGE_SEED` replays it.
 
+use ebb_core::testing::COMMAND_WORDS;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::fs::File;
@@ -378,69 +379,12 @@ fn random_garbage_never_hurts_the_server() {
 
 const KEYS: &[&str] = &["a", "b", "s", "h", "z", "l", "k", "str"];
 
+/// Server-command words, next to the shared data-command keywords.
 const WORDS: &[&str] = &[
-    "NX",
-    "XX",
-    "GT",
-    "LT",
-    "CH",
-    "INCR",
-    "KEEPTTL",
-    "LIMIT",
-    "EX",
-    "PX",
-    "EXAT",
-    "PXAT",
-    "FIELDS",
-    "MEMBERS",
-    "WITHSCORES",
-    "BYSCORE",
-    "BYLEX",
-    "REV",
-    "COUNT",
-    "MATCH",
-    "TYPE",
-    "STORE",
-    "BY",
-    "GET",
-    "ALPHA",
-    "DESC",
-    "WEIGHTS",
-    "AGGREGATE",
-    "SUM",
-    "MIN",
-    "MAX",
-    "LEFT",
-    "RIGHT",
-    "BEFORE",
-    "AFTER",
-    "RANK",
-    "MAXLEN",
-    "IDLETIME",
-    "FREQ",
-    "ENCODING",
-    "PERSIST",
-    "FNX",
-    "FXX",
-    "REPLACE",
-    "DB",
-    "IDX",
-    "LEN",
-    "OVERFLOW",
-    "SAT",
-    "u8",
-    "i64",
-    "#0",
-    "AND",
-    "OR",
-    "NOT",
-    "ASYNC",
     "LIST",
     "INFO",
     "DOCS",
     "GETKEYS",
-    "COUNT",
-    "HELP",
     "SETNAME",
     "GETNAME",
     "ID",
@@ -514,7 +458,8 @@ fn arg(rng: &mut StdRng) -> Vec<u8> {
     let pick = |rng: &mut StdRng, l: &[&str]| l[rng.gen_range(0..l.len())].as_bytes().to_vec();
     match rng.gen_range(0..10) {
         0..=2 => pick(rng, KEYS),
-        3..=5 => pick(rng, WORDS),
+        3 | 4 => pick(rng, COMMAND_WORDS),
+        5 => pick(rng, WORDS),
         6..=8 => pick(rng, NUMBERS),
         _ => (0..rng.gen_range(0..10)).map(|_| rng.gen()).collect(),
     }

@@ -241,54 +241,59 @@ def recipes_workload(servers, n, rounds):
         )
 
 
+def fill(s, keys, per_key, name, write):
+    """Fills `keys` keys with `per_key` names each, one pipeline per key,
+    by calls write(pipeline, key, names, offset) of at most 1,000 names."""
+    for k in range(keys):
+        p = s.c.pipeline(transaction=False)
+        names = [f"{name}:{k:05d}:{i:06d}" for i in range(per_key)]
+        for i in range(0, per_key, 1000):
+            write(p, f"key:{k}", names[i:i + 1000], i)
+        p.execute()
+
+
 def fill_members(s, keys, per_key):
     """Members with a TTL: Redis's recipe (score = deadline) against ZADDEX."""
     deadline = int(time.time() * 1000) + 3_600_000
-    for k in range(keys):
-        p = s.c.pipeline(transaction=False)
-        members = [f"member:{k:05d}:{i:06d}" for i in range(per_key)]
-        for i in range(0, per_key, 1000):
-            chunk = members[i:i + 1000]
-            if s.kind == "redis":
-                # The recipe's way: the score is the member's deadline.
-                p.zadd(f"key:{k}", {m: deadline + j for j, m in enumerate(chunk)})
-            else:
-                flat = []
-                for j, m in enumerate(chunk):
-                    flat += [deadline + j, m]
-                p.execute_command("ZADDEX", f"key:{k}", "PXAT", deadline, *flat)
-        p.execute()
+
+    def write(p, key, chunk, _):
+        if s.kind == "redis":
+            # The recipe's way: the score is the member's deadline.
+            p.zadd(key, {m: deadline + j for j, m in enumerate(chunk)})
+        else:
+            flat = []
+            for j, m in enumerate(chunk):
+                flat += [deadline + j, m]
+            p.execute_command("ZADDEX", key, "PXAT", deadline, *flat)
+
+    fill(s, keys, per_key, "member", write)
 
 
 def fill_set_members(s, keys, per_key):
     """Set members: Redis SADD (no TTL) against SADDEX (a TTL on each)."""
-    for k in range(keys):
-        p = s.c.pipeline(transaction=False)
-        members = [f"member:{k:05d}:{i:06d}" for i in range(per_key)]
-        for i in range(0, per_key, 1000):
-            chunk = members[i:i + 1000]
-            if s.kind == "redis":
-                p.sadd(f"key:{k}", *chunk)
-            else:
-                p.execute_command("SADDEX", f"key:{k}", 3600, *chunk)
-        p.execute()
+
+    def write(p, key, chunk, _):
+        if s.kind == "redis":
+            p.sadd(key, *chunk)
+        else:
+            p.execute_command("SADDEX", key, 3600, *chunk)
+
+    fill(s, keys, per_key, "member", write)
 
 
 def fill_hash_fields(s, keys, per_key):
     """Hash fields with 10-byte values: Redis HSET (no TTL) against HSET
     then HPEXPIRE on every field."""
-    for k in range(keys):
-        p = s.c.pipeline(transaction=False)
-        fields = [f"field:{k:05d}:{i:06d}" for i in range(per_key)]
-        for i in range(0, per_key, 1000):
-            chunk = fields[i:i + 1000]
-            flat = []
-            for j, f in enumerate(chunk):
-                flat += [f, "value:%04d" % ((i + j) % 10000)]
-            p.execute_command("HSET", f"key:{k}", *flat)
-            if s.kind != "redis":
-                p.execute_command("HPEXPIRE", f"key:{k}", 3_600_000, "FIELDS", len(chunk), *chunk)
-        p.execute()
+
+    def write(p, key, chunk, at):
+        flat = []
+        for j, f in enumerate(chunk):
+            flat += [f, "value:%04d" % ((at + j) % 10000)]
+        p.execute_command("HSET", key, *flat)
+        if s.kind != "redis":
+            p.execute_command("HPEXPIRE", key, 3_600_000, "FIELDS", len(chunk), *chunk)
+
+    fill(s, keys, per_key, "field", write)
 
 
 def fill_strings(s, n):

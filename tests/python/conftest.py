@@ -92,6 +92,7 @@ def r3(ebb):
     """A RESP3 client."""
     c = ebb.client(protocol=3)
     c.flushall()
+    c.config_set("notify-keyspace-events", "")
     yield c
     c.close()
 

@@ -15,15 +15,6 @@ WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 HOUR_MS = 3_600_000
 
 
-@pytest.fixture
-def r3(ebb):
-    c = ebb.client(protocol=3)
-    c.flushall()
-    c.config_set("notify-keyspace-events", "")
-    yield c
-    c.close()
-
-
 @pytest.fixture(params=[2, 3])
 def rr(request, ebb):
     """Runs a test once over RESP2 and once over RESP3."""

@@ -286,25 +286,22 @@ impl Db {
     /// member deadline, and deletes the key if its collection is empty.
     /// Returns false if the key was deleted (or does not exist).
     pub fn refresh_member_index(&mut self, key: &[u8]) -> bool {
-        let Some((k, e)) = self.map.get_key_value(key) else {
-            return false;
-        };
-        if e.value.is_empty_collection() {
-            let k = k.clone();
-            self.remove(&k);
-            return false;
-        }
-        self.index_member_deadlines(key);
-        true
+        self.refresh(key, None) == Some(true)
     }
 
-    /// After a command wrote `key`: stamps its access time, brings the
-    /// member index in line and deletes the key if its collection is empty,
-    /// with one lookup when nothing changes. `None` if the key is absent,
+    /// After a command wrote `key`: stamps its access time, then does what
+    /// [`Db::refresh_member_index`] does. `None` if the key is absent,
     /// `Some(false)` if it was deleted.
     pub fn settle(&mut self, key: &[u8], now: u64) -> Option<bool> {
+        self.refresh(key, Some(now))
+    }
+
+    /// Both of the above, with one lookup when nothing changes.
+    fn refresh(&mut self, key: &[u8], accessed: Option<u64>) -> Option<bool> {
         let (_, k, e) = self.map.get_full_mut(key)?;
-        e.last_access = now;
+        if let Some(now) = accessed {
+            e.last_access = now;
+        }
         if e.value.is_empty_collection() {
             let k = k.clone();
             self.remove(&k);
@@ -312,13 +309,6 @@ impl Db {
         }
         reindex(&mut self.member_expiry, k, e);
         Some(true)
-    }
-
-    /// Records the key's earliest member deadline in the member index.
-    fn index_member_deadlines(&mut self, key: &[u8]) {
-        if let Some((_, k, e)) = self.map.get_full_mut(key) {
-            reindex(&mut self.member_expiry, k, e);
-        }
     }
 
     /// Removes every key.

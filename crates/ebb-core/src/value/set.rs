@@ -97,14 +97,9 @@ impl SetValue {
 
     /// Adds `m` with the deadline `at`, replacing any deadline it had;
     /// returns true if it was new.
+    #[cfg(test)]
     pub fn insert_with_deadline(&mut self, m: impl AsRef<[u8]>, at: u64) -> bool {
-        let m = m.as_ref();
-        let (id, new) = match self.table.find(m) {
-            Some(id) => (id, false),
-            None => (self.table.push(m, ()), true),
-        };
-        self.table.set_deadline(id, at);
-        new
+        self.upsert_deadline(m.as_ref(), at, false) == Some(true)
     }
 
     /// SADDEX's write of one member, with one lookup: adds `m` with the

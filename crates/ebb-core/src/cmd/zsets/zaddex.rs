@@ -209,7 +209,10 @@ fn apply(z: &mut ZSetValue, cmd: &ZaddEx, now: u64, track: bool) -> CmdResult<Op
     let limited = matches!(cmd.bound, Some(Bound::Limit(_)));
     for &(score, member) in &cmd.pairs {
         let found = z.lookup(member);
-        let before = found.map(|(r, s)| (s, z.deadline_at(r)));
+        // What LIMIT restores if the call is refused.
+        let before = found
+            .filter(|_| limited)
+            .map(|(r, s)| (s, z.deadline_at(r)));
         // Only INCR can fail (NaN), and it has a single pair: nothing changed yet.
         let (outcome, new_score, at) = add_member_at(z, &cmd.flags, score, member, found)?;
         done.tally.count(outcome, new_score);

@@ -16,6 +16,7 @@
 use std::cmp::Ordering;
 
 use crate::value::order::Chunked;
+use crate::value::zpack::ZPack;
 
 /// A member's place in the deadline order: its deadline, then its id.
 /// Packed to 12 bytes.
@@ -87,20 +88,26 @@ impl DeadlineIndex {
     }
 }
 
-/// Ids in (deadline, id) order: walked from the order, or sorted on
-/// demand for a small table.
-enum DeadlineIds<'a> {
-    Order(crate::value::order::RankIter<'a, Due>),
-    Sorted(std::vec::IntoIter<u32>),
+/// Members with their deadlines in deadline order: walked from the order,
+/// or sorted on demand for a small table or a packed set.
+enum DeadlineIter<'a> {
+    Order(&'a dyn MemberNames, crate::value::order::RankIter<'a, Due>),
+    Sorted(&'a dyn MemberNames, &'a [u64], std::vec::IntoIter<u32>),
+    Packed(&'a ZPack, std::vec::IntoIter<(u64, usize)>),
+    Empty,
 }
 
-impl Iterator for DeadlineIds<'_> {
-    type Item = u32;
+impl<'a> Iterator for DeadlineIter<'a> {
+    type Item = (&'a [u8], u64);
 
-    fn next(&mut self) -> Option<u32> {
+    fn next(&mut self) -> Option<Self::Item> {
         match self {
-            DeadlineIds::Order(it) => it.next().map(|d| d.id),
-            DeadlineIds::Sorted(it) => it.next(),
+            DeadlineIter::Order(names, it) => it.next().map(|d| (names.member(d.id), d.at)),
+            DeadlineIter::Sorted(names, at, it) => {
+                it.next().map(|id| (names.member(id), at[id as usize]))
+            }
+            DeadlineIter::Packed(p, it) => it.next().map(|(t, o)| (p.entry(o).member, t)),
+            DeadlineIter::Empty => None,
         }
     }
 }
@@ -115,9 +122,17 @@ pub(crate) trait MemberNames {
 
 /// A read-only view of the deadlines of one collection's members.
 #[derive(Clone, Copy)]
-pub struct MemberDeadlines<'a> {
-    names: &'a dyn MemberNames,
-    index: Option<&'a DeadlineIndex>,
+pub struct MemberDeadlines<'a>(Source<'a>);
+
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// A member table and its deadline index.
+    Table {
+        names: &'a dyn MemberNames,
+        index: Option<&'a DeadlineIndex>,
+    },
+    /// A packed sorted set, whose entries hold their deadlines.
+    Packed(&'a ZPack),
 }
 
 impl std::fmt::Debug for MemberDeadlines<'_> {
@@ -128,30 +143,47 @@ impl std::fmt::Debug for MemberDeadlines<'_> {
 
 impl<'a> MemberDeadlines<'a> {
     pub(crate) fn new(names: &'a dyn MemberNames, index: Option<&'a DeadlineIndex>) -> Self {
-        MemberDeadlines { names, index }
+        MemberDeadlines(Source::Table { names, index })
+    }
+
+    pub(crate) fn packed(p: &'a ZPack) -> Self {
+        MemberDeadlines(Source::Packed(p))
     }
 
     /// The deadline of `member`, if it has one.
     pub fn get(&self, member: &[u8]) -> Option<u64> {
-        let d = self.index?;
-        let id = self.names.find(member)?;
-        let t = *d.at.get(id as usize)?;
+        let t = match self.0 {
+            Source::Table { names, index } => {
+                let id = names.find(member)?;
+                *index?.at.get(id as usize)?
+            }
+            Source::Packed(p) => p.entry(p.find(member)?.0).deadline,
+        };
         (t != NO_DEADLINE).then_some(t)
     }
 
     /// The earliest deadline of any member.
     pub fn earliest(&self) -> Option<u64> {
-        self.index?.earliest()
+        match self.0 {
+            Source::Table { index, .. } => index?.earliest(),
+            Source::Packed(p) => p.earliest().map(|(t, _)| t),
+        }
     }
 
     /// The latest deadline of any member.
     pub fn latest(&self) -> Option<u64> {
-        self.index?.latest()
+        match self.0 {
+            Source::Table { index, .. } => index?.latest(),
+            Source::Packed(p) => p.latest(),
+        }
     }
 
     /// How many members carry a deadline.
     pub fn len(&self) -> usize {
-        self.index.map_or(0, |d| d.count)
+        match self.0 {
+            Source::Table { index, .. } => index.map_or(0, |d| d.count),
+            Source::Packed(p) => p.timed(),
+        }
     }
 
     /// Whether no member carries a deadline.
@@ -161,18 +193,22 @@ impl<'a> MemberDeadlines<'a> {
 
     /// Iterates over `(member, deadline)` pairs in deadline order.
     pub fn iter(&self) -> impl Iterator<Item = (&'a [u8], u64)> + 'a {
-        let names = self.names;
-        let ids = match self.index {
-            None => DeadlineIds::Sorted(Vec::new().into_iter()),
-            Some(d) if d.ordered() => DeadlineIds::Order(d.order.iter()),
-            Some(d) => {
-                let mut ids: Vec<u32> = d.with_deadline().collect();
-                ids.sort_by_key(|&i| (d.at[i as usize], i));
-                DeadlineIds::Sorted(ids.into_iter())
+        match self.0 {
+            Source::Packed(p) => DeadlineIter::Packed(p, p.by_deadline().into_iter()),
+            Source::Table { index: None, .. } => DeadlineIter::Empty,
+            Source::Table {
+                names,
+                index: Some(d),
+            } => {
+                if d.ordered() {
+                    DeadlineIter::Order(names, d.order.iter())
+                } else {
+                    let mut ids: Vec<u32> = d.with_deadline().collect();
+                    ids.sort_by_key(|&i| (d.at[i as usize], i));
+                    DeadlineIter::Sorted(names, &d.at, ids.into_iter())
+                }
             }
-        };
-        let at: &'a [u64] = self.index.map_or(&[], |d| &d.at[..]);
-        ids.map(move |id| (names.member(id), at[id as usize]))
+        }
     }
 
     /// Whether `member` is expired at `now` (has a deadline `<= now`).

@@ -330,6 +330,10 @@ fn hash_usage(h: &HashValue, samples: usize) -> usize {
 }
 
 fn zset_usage(z: &ZSetValue, samples: usize) -> usize {
+    if z.is_packed() {
+        // The members are in the packed buffer.
+        return z.heap_bytes();
+    }
     z.heap_bytes() + sampled(z.iter().map(|(m, _)| stored(m)), z.len(), samples)
 }
 

@@ -355,7 +355,7 @@ pub(crate) fn add_member_at(
                 return Ok((AddOutcome::Skipped, cur, Some(r)));
             }
             if new != cur {
-                z.set_score_at(r, new);
+                let r = z.set_score_at(r, new);
                 Ok((AddOutcome::Updated, new, Some(r)))
             } else {
                 Ok((AddOutcome::Unchanged, new, Some(r)))

@@ -6,6 +6,7 @@ pub(crate) mod member;
 pub(crate) mod order;
 pub mod set;
 pub(crate) mod table;
+pub(crate) mod zpack;
 pub mod zset;
 
 pub use hash::HashValue;

@@ -1,17 +1,19 @@
 //! Sorted sets whose members may carry deadlines.
 //!
-//! A [`MemberTable`] (each member stored once with its score; O(1) score
-//! lookups and random picks) plus an [`IdOrder`] of the member ids by
-//! (score, member), which answers ranks, rank ranges and score/lex
-//! boundaries in O(log n).
+//! Up to 128 members of at most 64 bytes, one packed buffer (a [`ZPack`]:
+//! every operation a walk of a few cache lines). Beyond, a [`MemberTable`]
+//! (each member stored once with its score; O(1) score lookups and random
+//! picks) plus an [`IdOrder`] of the member ids by (score, member), which
+//! answers ranks, rank ranges and score/lex boundaries in O(log n).
 
 use bytes::Bytes;
 use std::cmp::Ordering;
 use std::ops::Bound;
 
-use super::order::IdOrder;
+use super::order::{IdOrder, RankIter};
 use super::table::{MemberTable, Node};
-use crate::expiry::MemberDeadlines;
+use super::zpack::{packable_deadline, PackIter, ZPack};
+use crate::expiry::{MemberDeadlines, NO_DEADLINE};
 
 /// A score with a total order (scores are never NaN; -0 equals 0).
 #[derive(Debug, Clone, Copy)]
@@ -159,14 +161,36 @@ impl LexRange {
 const LINEAR_LEX: usize = 128;
 
 /// A member of a [`ZSetValue`] found by [`ZSetValue::lookup`]: valid
-/// until the next removal from that sorted set.
+/// until the next insertion into or removal from that sorted set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemberRef(u32);
 
-/// A sorted set: its members (with scores) stored once in a
-/// [`MemberTable`], plus the ids in (score, member) order.
-#[derive(Debug, Default, Clone)]
+/// A sorted set: packed into one buffer while it is small (a [`ZPack`]),
+/// then its members (with scores) stored once in a [`MemberTable`] plus the
+/// ids in (score, member) order. Like Redis, a set that outgrew the packed
+/// form keeps the large one.
+#[derive(Debug, Clone)]
 pub struct ZSetValue {
+    repr: Repr,
+}
+
+#[derive(Debug, Clone)]
+enum Repr {
+    Packed(ZPack),
+    Large(Box<Large>),
+}
+
+impl Default for ZSetValue {
+    fn default() -> Self {
+        ZSetValue {
+            repr: Repr::Packed(ZPack::default()),
+        }
+    }
+}
+
+/// The large form: a member table and the order of its ids.
+#[derive(Debug, Default, Clone)]
+struct Large {
     table: MemberTable<f64>,
     order: IdOrder,
 }
@@ -181,66 +205,79 @@ fn score_cmp(nodes: &[Node<f64>]) -> impl Fn(u32, u32) -> Ordering + '_ {
     }
 }
 
-impl ZSetValue {
-    /// An empty sorted set.
-    pub fn new() -> ZSetValue {
-        ZSetValue::default()
-    }
+/// Members of a rank range, in either form.
+#[derive(Debug, Clone)]
+pub struct ZIter<'a>(IterRepr<'a>);
 
-    /// Number of members.
-    pub fn len(&self) -> usize {
-        self.table.len()
-    }
+#[derive(Debug, Clone)]
+enum IterRepr<'a> {
+    Packed(PackIter<'a>),
+    Large(&'a [Node<f64>], RankIter<'a, u32>),
+}
 
-    /// Whether the sorted set is empty.
-    pub fn is_empty(&self) -> bool {
-        self.table.is_empty()
-    }
+impl<'a> Iterator for ZIter<'a> {
+    type Item = (&'a [u8], f64);
 
-    /// The node of id `id` as (member, score).
-    fn pair(&self, id: u32) -> Option<(&[u8], f64)> {
-        self.table.node(id).map(|n| (&n.member[..], n.value))
-    }
-
-    /// The score of `m`.
-    pub fn score(&self, m: &[u8]) -> Option<f64> {
-        self.pair(self.table.find(m)?).map(|(_, s)| s)
-    }
-
-    /// Whether `m` is a member.
-    pub fn contains(&self, m: &[u8]) -> bool {
-        self.table.find(m).is_some()
-    }
-
-    /// Inserts `m` with `score` or updates its score (keeping its deadline);
-    /// returns true if it is new. A score of -0 is stored as 0, as Redis's
-    /// compact encoding does.
-    pub fn insert(&mut self, m: impl AsRef<[u8]>, score: f64) -> bool {
-        let m = m.as_ref();
-        match self.lookup(m) {
-            Some((r, _)) => {
-                self.set_score_at(r, score);
-                false
-            }
-            None => {
-                self.insert_new(m, score);
-                true
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.0 {
+            IterRepr::Packed(it) => it.next(),
+            IterRepr::Large(nodes, it) => {
+                let n = &nodes[it.next()? as usize];
+                Some((&n.member[..], n.value))
             }
         }
     }
 
-    /// Finds `m`: a handle for the `*_at` methods (valid until the next
-    /// removal from this sorted set) and its score. One hash lookup serves
-    /// a whole read-modify-write of the member.
-    pub fn lookup(&self, m: &[u8]) -> Option<(MemberRef, f64)> {
-        let id = self.table.find(m)?;
-        self.pair(id).map(|(_, s)| (MemberRef(id), s))
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.0 {
+            IterRepr::Packed(it) => it.size_hint(),
+            IterRepr::Large(_, it) => it.size_hint(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for ZIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match &mut self.0 {
+            IterRepr::Packed(it) => it.next_back(),
+            IterRepr::Large(nodes, it) => {
+                let n = &nodes[it.next_back()? as usize];
+                Some((&n.member[..], n.value))
+            }
+        }
+    }
+}
+
+impl ExactSizeIterator for ZIter<'_> {}
+
+/// A score of -0 is stored as 0, as Redis's compact encoding does.
+fn stored(score: f64) -> f64 {
+    if score == 0.0 {
+        0.0
+    } else {
+        score
+    }
+}
+
+impl Large {
+    /// The form `p` converts to.
+    fn from_packed(p: &ZPack) -> Large {
+        let mut l = Large::default();
+        for o in p.offsets() {
+            let e = p.entry(o);
+            let id = l.insert_new(e.member, e.score);
+            if e.deadline != NO_DEADLINE {
+                l.table.set_deadline(id, e.deadline);
+            }
+        }
+        l
     }
 
-    /// Changes the score of the member at `r` (keeping its deadline).
-    pub fn set_score_at(&mut self, r: MemberRef, score: f64) {
-        let score = if score == 0.0 { 0.0 } else { score };
-        let id = r.0;
+    fn pair(&self, id: u32) -> Option<(&[u8], f64)> {
+        self.table.node(id).map(|n| (&n.member[..], n.value))
+    }
+
+    fn set_score_at(&mut self, id: u32, score: f64) {
         let Some(old) = self.pair(id).map(|(_, s)| s) else {
             return;
         };
@@ -253,22 +290,10 @@ impl ZSetValue {
         }
     }
 
-    /// Adds `m`, which must not be a member, with `score`.
-    pub fn insert_new(&mut self, m: &[u8], score: f64) -> MemberRef {
-        let score = if score == 0.0 { 0.0 } else { score };
+    fn insert_new(&mut self, m: &[u8], score: f64) -> u32 {
         let id = self.table.push(m, score);
         self.order.insert(id, &score_cmp(self.table.nodes()));
-        MemberRef(id)
-    }
-
-    /// The deadline of the member at `r`, if it has one.
-    pub fn deadline_at(&self, r: MemberRef) -> Option<u64> {
-        self.table.deadline(r.0)
-    }
-
-    /// Gives the member at `r` the deadline `at`.
-    pub fn set_deadline_at(&mut self, r: MemberRef, at: u64) {
-        self.table.set_deadline(r.0, at);
+        id
     }
 
     /// Removes node `id` from the order and the table, keeping the order's
@@ -291,61 +316,202 @@ impl ZSetValue {
         Some((node.member.into_bytes(), node.value))
     }
 
+    fn rank_of(&self, id: u32) -> usize {
+        let cmp = score_cmp(self.table.nodes());
+        self.order.count_while(|e| cmp(e, id) == Ordering::Less)
+    }
+
+    fn score_of(&self, id: u32) -> f64 {
+        self.table.nodes()[id as usize].value
+    }
+
+    fn member_of(&self, id: u32) -> &[u8] {
+        &self.table.nodes()[id as usize].member
+    }
+}
+
+impl ZSetValue {
+    /// An empty sorted set.
+    pub fn new() -> ZSetValue {
+        ZSetValue::default()
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        match &self.repr {
+            Repr::Packed(p) => p.len(),
+            Repr::Large(l) => l.table.len(),
+        }
+    }
+
+    /// Whether the sorted set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the set is in its packed form.
+    pub fn is_packed(&self) -> bool {
+        matches!(self.repr, Repr::Packed(_))
+    }
+
+    /// The large form, converting a packed set to it first.
+    fn large(&mut self) -> &mut Large {
+        if let Repr::Packed(p) = &self.repr {
+            self.repr = Repr::Large(Box::new(Large::from_packed(p)));
+        }
+        match &mut self.repr {
+            Repr::Large(l) => l,
+            Repr::Packed(_) => unreachable!("converted above"),
+        }
+    }
+
+    /// The score of `m`.
+    pub fn score(&self, m: &[u8]) -> Option<f64> {
+        self.lookup(m).map(|(_, s)| s)
+    }
+
+    /// Whether `m` is a member.
+    pub fn contains(&self, m: &[u8]) -> bool {
+        match &self.repr {
+            Repr::Packed(p) => p.find(m).is_some(),
+            Repr::Large(l) => l.table.find(m).is_some(),
+        }
+    }
+
+    /// Inserts `m` with `score` or updates its score (keeping its deadline);
+    /// returns true if it is new. A score of -0 is stored as 0, as Redis's
+    /// compact encoding does.
+    pub fn insert(&mut self, m: impl AsRef<[u8]>, score: f64) -> bool {
+        let m = m.as_ref();
+        match self.lookup(m) {
+            Some((r, _)) => {
+                let _ = self.set_score_at(r, score);
+                false
+            }
+            None => {
+                self.insert_new(m, score);
+                true
+            }
+        }
+    }
+
+    /// Finds `m`: a handle for the `*_at` methods and its score. One search
+    /// serves a whole read-modify-write of the member.
+    pub fn lookup(&self, m: &[u8]) -> Option<(MemberRef, f64)> {
+        match &self.repr {
+            Repr::Packed(p) => {
+                let (o, _) = p.find(m)?;
+                Some((MemberRef(o as u32), p.entry(o).score))
+            }
+            Repr::Large(l) => {
+                let id = l.table.find(m)?;
+                l.pair(id).map(|(_, s)| (MemberRef(id), s))
+            }
+        }
+    }
+
+    /// Changes the score of the member at `r` (keeping its deadline);
+    /// returns its handle from now on.
+    #[must_use]
+    pub fn set_score_at(&mut self, r: MemberRef, score: f64) -> MemberRef {
+        let score = stored(score);
+        match &mut self.repr {
+            Repr::Packed(p) => MemberRef(p.set_score_at(r.0 as usize, score) as u32),
+            Repr::Large(l) => {
+                l.set_score_at(r.0, score);
+                r
+            }
+        }
+    }
+
+    /// Adds `m`, which must not be a member, with `score`.
+    pub fn insert_new(&mut self, m: &[u8], score: f64) -> MemberRef {
+        let score = stored(score);
+        if let Repr::Packed(p) = &mut self.repr {
+            if p.can_add(m) {
+                return MemberRef(p.insert(m, score, NO_DEADLINE) as u32);
+            }
+        }
+        MemberRef(self.large().insert_new(m, score))
+    }
+
+    /// The deadline of the member at `r`, if it has one.
+    pub fn deadline_at(&self, r: MemberRef) -> Option<u64> {
+        match &self.repr {
+            Repr::Packed(p) => {
+                let t = p.entry(r.0 as usize).deadline;
+                (t != NO_DEADLINE).then_some(t)
+            }
+            Repr::Large(l) => l.table.deadline(r.0),
+        }
+    }
+
+    /// Gives the member at `r` the deadline `at`.
+    pub fn set_deadline_at(&mut self, r: MemberRef, at: u64) {
+        match &mut self.repr {
+            Repr::Packed(p) if packable_deadline(at) => p.set_deadline_at(r.0 as usize, at),
+            Repr::Packed(p) => {
+                let m = Bytes::copy_from_slice(p.entry(r.0 as usize).member);
+                let l = self.large();
+                if let Some(id) = l.table.find(&m) {
+                    l.table.set_deadline(id, at);
+                }
+            }
+            Repr::Large(l) => l.table.set_deadline(r.0, at),
+        }
+    }
+
+    /// Removes the member at `r` with its deadline; returns it and its score.
+    fn remove_at(&mut self, r: MemberRef) -> Option<(Bytes, f64)> {
+        match &mut self.repr {
+            Repr::Packed(p) => {
+                let (m, s, _) = p.remove_at(r.0 as usize);
+                Some((m, s))
+            }
+            Repr::Large(l) => l.remove_id(r.0),
+        }
+    }
+
     /// Removes `m` and its deadline; returns its score.
     pub fn remove(&mut self, m: &[u8]) -> Option<f64> {
-        let id = self.table.find(m)?;
-        self.remove_id(id).map(|(_, s)| s)
+        let (r, _) = self.lookup(m)?;
+        self.remove_at(r).map(|(_, s)| s)
     }
 
     /// 0-based rank of `m` in ascending order (descending with `rev`).
     pub fn rank(&self, m: &[u8], rev: bool) -> Option<usize> {
-        let id = self.table.find(m)?;
-        let cmp = score_cmp(self.table.nodes());
-        let below = self.order.count_while(|e| cmp(e, id) == Ordering::Less);
+        let below = match &self.repr {
+            Repr::Packed(p) => p.find(m)?.1,
+            Repr::Large(l) => l.rank_of(l.table.find(m)?),
+        };
         Some(if rev { self.len() - 1 - below } else { below })
     }
 
     /// The member at ascending rank `r`.
     pub fn by_rank(&self, r: usize) -> Option<(&[u8], f64)> {
-        self.pair(self.order.get(r)?)
+        match &self.repr {
+            Repr::Packed(_) => self.range_by_rank(r, r + 1).next(),
+            Repr::Large(l) => l.pair(l.order.get(r)?),
+        }
     }
 
     /// Members with ascending rank in `start..end` (reversible).
-    pub fn range_by_rank(
-        &self,
-        start: usize,
-        end: usize,
-    ) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + ExactSizeIterator + Clone {
-        let nodes = self.table.nodes();
-        self.order.range(start, end).map(move |id| {
-            let n = &nodes[id as usize];
-            (&n.member[..], n.value)
+    pub fn range_by_rank(&self, start: usize, end: usize) -> ZIter<'_> {
+        ZIter(match &self.repr {
+            Repr::Packed(p) => IterRepr::Packed(p.range(start, end)),
+            Repr::Large(l) => IterRepr::Large(l.table.nodes(), l.order.range(start, end)),
         })
     }
 
     /// Members in ascending order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + ExactSizeIterator {
+    pub fn iter(&self) -> ZIter<'_> {
         self.range_by_rank(0, self.len())
     }
 
     /// Members with score in the given bounds, ascending.
-    pub fn range_by_score(
-        &self,
-        min: Bound<f64>,
-        max: Bound<f64>,
-    ) -> impl DoubleEndedIterator<Item = (&[u8], f64)> {
+    pub fn range_by_score(&self, min: Bound<f64>, max: Bound<f64>) -> ZIter<'_> {
         let (lo, hi) = self.score_span(&bounds_to_range(min, max));
         self.range_by_rank(lo, hi)
-    }
-
-    /// The score of node `id` (for order walks).
-    fn score_of(&self, id: u32) -> f64 {
-        self.table.nodes()[id as usize].value
-    }
-
-    /// The member of node `id` (for order walks).
-    fn member_of(&self, id: u32) -> &[u8] {
-        &self.table.nodes()[id as usize].member
     }
 
     /// The ascending rank span `lo..hi` of the members whose score is in `r`.
@@ -353,8 +519,23 @@ impl ZSetValue {
         if r.is_empty() {
             return (0, 0);
         }
-        let lo = self.order.count_while(|e| !r.above_min(self.score_of(e)));
-        let hi = self.order.count_while(|e| r.below_max(self.score_of(e)));
+        let (lo, hi) = match &self.repr {
+            Repr::Packed(_) => {
+                let (mut lo, mut hi) = (0, 0);
+                for (_, s) in self.iter() {
+                    if !r.below_max(s) {
+                        break;
+                    }
+                    hi += 1;
+                    lo += usize::from(!r.above_min(s));
+                }
+                (lo, hi)
+            }
+            Repr::Large(l) => (
+                l.order.count_while(|e| !r.above_min(l.score_of(e))),
+                l.order.count_while(|e| r.below_max(l.score_of(e))),
+            ),
+        };
         (lo, hi.max(lo))
     }
 
@@ -382,11 +563,17 @@ impl ZSetValue {
         if r.is_empty() {
             return false;
         }
-        match (self.order.first(), self.order.last()) {
-            (Some(first), Some(last)) => {
-                r.above_min(self.member_of(last)) && r.below_max(self.member_of(first))
-            }
+        match (self.first(false), self.first(true)) {
+            (Some((first, _)), Some((last, _))) => r.above_min(last) && r.below_max(first),
             _ => false,
+        }
+    }
+
+    /// The large form, when lexicographic walks use its binary searches.
+    fn lex_searchable(&self) -> Option<&Large> {
+        match &self.repr {
+            Repr::Large(l) if self.len() > LINEAR_LEX => Some(l),
+            _ => None,
         }
     }
 
@@ -395,12 +582,9 @@ impl ZSetValue {
         if !self.lex_reachable(r) {
             return None;
         }
-        let i = if self.len() <= LINEAR_LEX {
-            self.order
-                .iter()
-                .position(|e| r.above_min(self.member_of(e)))?
-        } else {
-            self.order.count_while(|e| !r.above_min(self.member_of(e)))
+        let i = match self.lex_searchable() {
+            Some(l) => l.order.count_while(|e| !r.above_min(l.member_of(e))),
+            None => self.iter().position(|(m, _)| r.above_min(m))?,
         };
         let (m, _) = self.by_rank(i)?;
         r.below_max(m).then_some(i)
@@ -411,14 +595,12 @@ impl ZSetValue {
         if !self.lex_reachable(r) {
             return None;
         }
-        let i = if self.len() <= LINEAR_LEX {
-            self.order
-                .iter()
-                .rposition(|e| r.below_max(self.member_of(e)))?
-        } else {
-            self.order
-                .count_while(|e| r.below_max(self.member_of(e)))
-                .checked_sub(1)?
+        let i = match self.lex_searchable() {
+            Some(l) => l
+                .order
+                .count_while(|e| r.below_max(l.member_of(e)))
+                .checked_sub(1)?,
+            None => self.iter().rposition(|(m, _)| r.below_max(m))?,
         };
         let (m, _) = self.by_rank(i)?;
         r.above_min(m).then_some(i)
@@ -429,15 +611,15 @@ impl ZSetValue {
         let Some(first) = self.lex_first(r) else {
             return 0;
         };
-        if self.len() <= LINEAR_LEX {
-            self.order
-                .range(first, self.len())
-                .take_while(|&e| r.below_max(self.member_of(e)))
-                .count()
-        } else {
-            self.order
-                .count_while(|e| r.below_max(self.member_of(e)))
-                .saturating_sub(first)
+        match self.lex_searchable() {
+            Some(l) => l
+                .order
+                .count_while(|e| r.below_max(l.member_of(e)))
+                .saturating_sub(first),
+            None => self
+                .range_by_rank(first, self.len())
+                .take_while(|(m, _)| r.below_max(m))
+                .count(),
         }
     }
 
@@ -454,46 +636,61 @@ impl ZSetValue {
         gone
     }
 
-    /// The member at dictionary position `i`, for random picks.
+    /// The member at position `i` of the storage, for random picks.
     pub fn get_index(&self, i: usize) -> Option<(&[u8], f64)> {
-        self.pair(u32::try_from(i).ok()?)
+        match &self.repr {
+            Repr::Packed(_) => self.by_rank(i),
+            Repr::Large(l) => l.pair(u32::try_from(i).ok()?),
+        }
+    }
+
+    /// The handle of the lowest (or with `max`, highest) member.
+    fn first_ref(&self, max: bool) -> Option<MemberRef> {
+        match &self.repr {
+            Repr::Packed(p) if max => p.last_offset().map(|o| MemberRef(o as u32)),
+            Repr::Packed(p) => (p.len() > 0).then_some(MemberRef(0)),
+            Repr::Large(l) if max => l.order.last().map(MemberRef),
+            Repr::Large(l) => l.order.first().map(MemberRef),
+        }
     }
 
     /// The lowest (or with `max`, highest) member.
     pub fn first(&self, max: bool) -> Option<(&[u8], f64)> {
-        let e = if max {
-            self.order.last()
-        } else {
-            self.order.first()
-        };
-        self.pair(e?)
+        let r = self.first_ref(max)?;
+        match &self.repr {
+            Repr::Packed(p) => {
+                let e = p.entry(r.0 as usize);
+                Some((e.member, e.score))
+            }
+            Repr::Large(l) => l.pair(r.0),
+        }
     }
 
     /// Removes and returns the lowest (or highest) member.
     pub fn pop(&mut self, max: bool) -> Option<(Bytes, f64)> {
-        let id = if max {
-            self.order.last()
-        } else {
-            self.order.first()
-        };
-        self.remove_id(id?)
+        let r = self.first_ref(max)?;
+        self.remove_at(r)
     }
 
     /// The member deadlines.
     pub fn deadlines(&self) -> MemberDeadlines<'_> {
-        self.table.deadlines()
+        match &self.repr {
+            Repr::Packed(p) => MemberDeadlines::packed(p),
+            Repr::Large(l) => l.table.deadlines(),
+        }
     }
 
     /// The deadline of `m`, if it has one.
     pub fn deadline(&self, m: &[u8]) -> Option<u64> {
-        self.table.deadline(self.table.find(m)?)
+        let (r, _) = self.lookup(m)?;
+        self.deadline_at(r)
     }
 
     /// Sets the deadline of an existing member; false if it is not a member.
     pub fn set_deadline(&mut self, m: &[u8], at: u64) -> bool {
-        match self.table.find(m) {
-            Some(id) => {
-                self.table.set_deadline(id, at);
+        match self.lookup(m) {
+            Some((r, _)) => {
+                self.set_deadline_at(r, at);
                 true
             }
             None => false,
@@ -502,36 +699,63 @@ impl ZSetValue {
 
     /// Clears the deadline of `m`; returns the one it had.
     pub fn clear_deadline(&mut self, m: &[u8]) -> Option<u64> {
-        let id = self.table.find(m)?;
-        self.table.clear_deadline(id)
+        let (r, _) = self.lookup(m)?;
+        match &mut self.repr {
+            Repr::Packed(p) => {
+                let had = p.entry(r.0 as usize).deadline;
+                p.set_deadline_at(r.0 as usize, NO_DEADLINE);
+                (had != NO_DEADLINE).then_some(had)
+            }
+            Repr::Large(l) => l.table.clear_deadline(r.0),
+        }
     }
 
     /// Removes the earliest member whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
-        let id = self.table.first_due(now)?;
-        self.remove_id(id).map(|(m, _)| m)
+        let r = match &self.repr {
+            Repr::Packed(p) => {
+                let (t, o) = p.earliest()?;
+                (t <= now).then_some(MemberRef(o as u32))?
+            }
+            Repr::Large(l) => MemberRef(l.table.first_due(now)?),
+        };
+        self.remove_at(r).map(|(m, _)| m)
     }
 
     /// How many members have a deadline `<= now` (present but not live).
     pub fn due_count(&self, now: u64) -> usize {
-        self.deadlines()
-            .iter()
-            .take_while(|(_, t)| *t <= now)
-            .count()
+        match &self.repr {
+            Repr::Packed(p) => p.offsets().filter(|&o| p.entry(o).deadline <= now).count(),
+            Repr::Large(_) => self
+                .deadlines()
+                .iter()
+                .take_while(|(_, t)| *t <= now)
+                .count(),
+        }
     }
 
-    /// Heap bytes held by the structure (not the members' own bytes).
+    /// Heap bytes held by the structure (not the members' own bytes, except
+    /// in the packed form, where they are the structure).
     pub fn heap_bytes(&self) -> usize {
-        self.table.heap_bytes() + self.order.heap_bytes()
+        match &self.repr {
+            Repr::Packed(p) => p.heap_bytes(),
+            Repr::Large(l) => {
+                std::mem::size_of::<Large>() + l.table.heap_bytes() + l.order.heap_bytes()
+            }
+        }
     }
 
     /// Checks that the table, the order and the deadlines agree (tests).
     #[cfg(test)]
     pub fn check(&self) {
-        self.table.check();
-        self.order.check(&score_cmp(self.table.nodes()));
-        assert_eq!(self.order.len(), self.table.len());
-        let mut ids: Vec<u32> = self.order.iter().collect();
+        let l = match &self.repr {
+            Repr::Packed(p) => return p.check(),
+            Repr::Large(l) => l,
+        };
+        l.table.check();
+        l.order.check(&score_cmp(l.table.nodes()));
+        assert_eq!(l.order.len(), l.table.len());
+        let mut ids: Vec<u32> = l.order.iter().collect();
         ids.sort_unstable();
         assert!(ids.iter().enumerate().all(|(i, &id)| id == i as u32));
     }
@@ -688,6 +912,85 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Random writes to a small set (packed, sometimes growing past the
+        /// packed limits) against a model of scores and deadlines; every
+        /// read the commands use must agree with it.
+        #[test]
+        fn packed_sets_match_a_model(
+            ops in proptest::collection::vec(
+                (0u8..140, -3i64..40, 0u8..6, proptest::option::of(0u64..50)),
+                1..400,
+            ),
+            long in proptest::bool::weighted(0.1),
+        ) {
+            let mut z = ZSetValue::new();
+            let mut model: std::collections::BTreeMap<Bytes, (f64, Option<u64>)> = Default::default();
+            for (m, s, op, t) in ops {
+                let m = if long && m == 7 { Bytes::from(vec![b'x'; 70]) } else { Bytes::from(format!("m{m}")) };
+                let score = if s % 5 == 0 { s as f64 + 0.25 } else { s as f64 * 1e12 };
+                match op {
+                    0 | 1 => {
+                        proptest::prop_assert_eq!(z.insert(m.clone(), score), !model.contains_key(&m));
+                        let t0 = model.get(&m).and_then(|e| e.1);
+                        model.insert(m, (score, t0));
+                    }
+                    2 => {
+                        proptest::prop_assert_eq!(z.remove(&m), model.remove(&m).map(|e| e.0));
+                    }
+                    3 => {
+                        let at = t.map_or(u64::MAX - 1, |t| t + 1_700_000_000_000);
+                        proptest::prop_assert_eq!(z.set_deadline(&m, at), model.contains_key(&m));
+                        if let Some(e) = model.get_mut(&m) {
+                            e.1 = Some(at);
+                        }
+                    }
+                    4 => {
+                        let had = model.get_mut(&m).and_then(|e| e.1.take());
+                        proptest::prop_assert_eq!(z.clear_deadline(&m), had);
+                    }
+                    _ => {
+                        let now = t.unwrap_or(0) + 1_700_000_000_000;
+                        while let Some(gone) = z.pop_due(now) {
+                            let e = model.remove(&gone);
+                            proptest::prop_assert!(e.is_some_and(|e| e.1.is_some_and(|t| t <= now)));
+                        }
+                        proptest::prop_assert!(model.values().all(|e| e.1.is_none_or(|t| t > now)));
+                    }
+                }
+            }
+            z.check();
+            let mut want: Vec<(Bytes, f64)> = model.iter().map(|(m, e)| (m.clone(), e.0)).collect();
+            want.sort_by(|a, b| Score(a.1).cmp(&Score(b.1)).then(a.0.cmp(&b.0)));
+            let got: Vec<(Bytes, f64)> = z.iter().map(|(m, s)| (Bytes::copy_from_slice(m), s)).collect();
+            proptest::prop_assert_eq!(&got, &want);
+            let back: Vec<(Bytes, f64)> = z.iter().rev().map(|(m, s)| (Bytes::copy_from_slice(m), s)).collect();
+            proptest::prop_assert_eq!(back.len(), want.len());
+            proptest::prop_assert!(back.iter().rev().eq(want.iter()));
+            for (i, (m, s)) in want.iter().enumerate() {
+                proptest::prop_assert_eq!(z.rank(m, false), Some(i));
+                proptest::prop_assert_eq!(z.rank(m, true), Some(want.len() - 1 - i));
+                proptest::prop_assert_eq!(z.by_rank(i), Some((&m[..], *s)));
+                proptest::prop_assert_eq!(z.deadline(m), model[m].1);
+            }
+            let timed: Vec<u64> = model.values().filter_map(|e| e.1).collect();
+            let d = z.deadlines();
+            proptest::prop_assert_eq!(d.len(), timed.len());
+            proptest::prop_assert_eq!(d.earliest(), timed.iter().min().copied());
+            proptest::prop_assert_eq!(d.latest(), timed.iter().max().copied());
+            let walked: Vec<u64> = d.iter().map(|(m, t)| { assert_eq!(model[m].1, Some(t)); t }).collect();
+            proptest::prop_assert!(walked.windows(2).all(|w| w[0] <= w[1]));
+            proptest::prop_assert_eq!(walked.len(), timed.len());
+            let r = ScoreRange { min: 0.0, min_exclusive: true, max: 2e13, max_exclusive: false };
+            let n = want.iter().filter(|(_, s)| r.above_min(*s) && r.below_max(*s)).count();
+            proptest::prop_assert_eq!(z.count_in_score_range(&r), n);
+            proptest::prop_assert_eq!(z.first(false), want.first().map(|(m, s)| (&m[..], *s)));
+            proptest::prop_assert_eq!(z.first(true), want.last().map(|(m, s)| (&m[..], *s)));
+            if z.is_packed() {
+                proptest::prop_assert!(want.len() <= 128 && want.iter().all(|(m, _)| m.len() <= 64));
+                proptest::prop_assert!(timed.iter().all(|&t| t < u64::MAX - 1));
+            }
+        }
 
         /// Many inserts and removals (enough to split and merge chunks)
         /// against a BTreeMap; ranks, rank access and spans must agree.

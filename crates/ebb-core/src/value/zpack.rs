@@ -1,0 +1,523 @@
+//! Small sorted sets packed into one byte buffer.
+//!
+//! While a sorted set has at most [`MAX_LEN`] members of at most
+//! [`MAX_MEMBER`] bytes, it is one buffer of entries in (score, member)
+//! order, as Redis keeps its listpack: no allocation, index slot or pointer
+//! per member. An entry is
+//!
+//! ```text
+//! [size] [member length] [member bytes] [score] [deadline] [size]
+//! ```
+//!
+//! - `size`: the entry's length in bytes, at both ends, so the buffer is
+//!   walked forwards and backwards;
+//! - `score`: a varint `1 + zigzag(score - base)` when the score is an
+//!   integer of at most 2^53 in magnitude (`base`: the first such score the
+//!   set held; the scores of one set are usually close, as timestamps or
+//!   counters are); otherwise a 0 byte and the score's 8 bytes;
+//! - `deadline`: a varint, 0 for none, otherwise `1 + zigzag(deadline -
+//!   base)` against a deadline base of the set.
+//!
+//! Every operation walks the buffer: O(n) over at most 128 entries of a few
+//! dozen bytes each.
+
+use bytes::Bytes;
+use std::cmp::Ordering;
+
+use super::zset::Score;
+use crate::expiry::NO_DEADLINE;
+
+/// Most members a packed sorted set holds.
+pub(crate) const MAX_LEN: usize = 128;
+/// Longest member a packed sorted set holds.
+pub(crate) const MAX_MEMBER: usize = 64;
+/// Deadlines from this one on are not packed (their difference from the
+/// base would not fit the encoding).
+const DEADLINE_LIMIT: u64 = 1 << 62;
+/// Integer scores up to this magnitude are stored as integers.
+const INT_LIMIT: f64 = 9_007_199_254_740_992.0;
+/// Longest entry: two size bytes, the member length, the member and two
+/// fields of at most 10 bytes.
+const ENTRY_MAX: usize = 3 + MAX_MEMBER + 10 + 10;
+/// Spare bytes a removal leaves in the buffer without shrinking it (also
+/// at most a quarter of the bytes in use): a capped set that adds one
+/// entry and trims one keeps its allocation.
+const SLACK: usize = 32;
+
+/// Whether a deadline can be packed.
+pub(crate) fn packable_deadline(at: u64) -> bool {
+    at == NO_DEADLINE || at < DEADLINE_LIMIT
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// One entry, decoded.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ZEntry<'a> {
+    pub(crate) member: &'a [u8],
+    pub(crate) score: f64,
+    /// [`NO_DEADLINE`] when it has none.
+    pub(crate) deadline: u64,
+}
+
+/// An entry being encoded.
+struct Encoded {
+    bytes: [u8; ENTRY_MAX],
+    len: usize,
+}
+
+impl Encoded {
+    fn push(&mut self, b: u8) {
+        self.bytes[self.len] = b;
+        self.len += 1;
+    }
+
+    fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.push(v as u8);
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// A small sorted set as one buffer (see the module documentation).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ZPack {
+    buf: Vec<u8>,
+    len: u32,
+    /// How many entries have a deadline.
+    timed: u32,
+    score_base: i64,
+    deadline_base: u64,
+}
+
+impl ZPack {
+    /// Number of members.
+    pub(crate) fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// How many members carry a deadline.
+    pub(crate) fn timed(&self) -> usize {
+        self.timed as usize
+    }
+
+    /// Whether one more member, `m`, can be packed.
+    pub(crate) fn can_add(&self, m: &[u8]) -> bool {
+        self.len() < MAX_LEN && m.len() <= MAX_MEMBER
+    }
+
+    /// Bytes held by the buffer.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.buf.capacity()
+    }
+
+    fn varint_at(&self, o: &mut usize) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let b = self.buf[*o];
+            *o += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return v;
+            }
+            shift += 7;
+        }
+    }
+
+    /// Size of the entry at offset `o`.
+    fn size(&self, o: usize) -> usize {
+        self.buf[o] as usize
+    }
+
+    /// The entry at offset `o`.
+    pub(crate) fn entry(&self, o: usize) -> ZEntry<'_> {
+        let ml = self.buf[o + 1] as usize;
+        let member = &self.buf[o + 2..o + 2 + ml];
+        let mut p = o + 2 + ml;
+        let score = match self.varint_at(&mut p) {
+            0 => {
+                let mut raw = [0u8; 8];
+                raw.copy_from_slice(&self.buf[p..p + 8]);
+                p += 8;
+                f64::from_le_bytes(raw)
+            }
+            v => (self.score_base + unzigzag(v - 1)) as f64,
+        };
+        let deadline = match self.varint_at(&mut p) {
+            0 => NO_DEADLINE,
+            v => (self.deadline_base as i64).wrapping_add(unzigzag(v - 1)) as u64,
+        };
+        ZEntry {
+            member,
+            score,
+            deadline,
+        }
+    }
+
+    fn member_at(&self, o: usize) -> &[u8] {
+        let ml = self.buf[o + 1] as usize;
+        &self.buf[o + 2..o + 2 + ml]
+    }
+
+    /// Offsets of the entries, in order.
+    pub(crate) fn offsets(&self) -> impl Iterator<Item = usize> + '_ {
+        let mut o = 0;
+        std::iter::from_fn(move || {
+            (o < self.buf.len()).then(|| {
+                let at = o;
+                o += self.size(at);
+                at
+            })
+        })
+    }
+
+    /// Offset and rank of `m`.
+    pub(crate) fn find(&self, m: &[u8]) -> Option<(usize, usize)> {
+        self.offsets()
+            .enumerate()
+            .find(|&(_, o)| self.member_at(o) == m)
+            .map(|(r, o)| (o, r))
+    }
+
+    /// Offset of the entry at rank `r` (the buffer's end for `len`).
+    pub(crate) fn offset_of_rank(&self, r: usize) -> usize {
+        self.offsets().nth(r).unwrap_or(self.buf.len())
+    }
+
+    /// Offset of the last entry.
+    pub(crate) fn last_offset(&self) -> Option<usize> {
+        let end = self.buf.len();
+        (end > 0).then(|| end - self.buf[end - 1] as usize)
+    }
+
+    fn encode(&self, m: &[u8], score: f64, deadline: u64) -> Encoded {
+        let mut e = Encoded {
+            bytes: [0; ENTRY_MAX],
+            len: 1,
+        };
+        e.push(m.len() as u8);
+        e.bytes[e.len..e.len + m.len()].copy_from_slice(m);
+        e.len += m.len();
+        if score.fract() == 0.0 && score.abs() <= INT_LIMIT {
+            e.varint(zigzag(score as i64 - self.score_base) + 1);
+        } else {
+            e.push(0);
+            e.bytes[e.len..e.len + 8].copy_from_slice(&score.to_le_bytes());
+            e.len += 8;
+        }
+        if deadline == NO_DEADLINE {
+            e.push(0);
+        } else {
+            e.varint(zigzag(deadline as i64 - self.deadline_base as i64) + 1);
+        }
+        e.len += 1;
+        e.bytes[0] = e.len as u8;
+        e.bytes[e.len - 1] = e.len as u8;
+        e
+    }
+
+    /// Where (score, m) goes: the offset of the first entry above it.
+    fn position(&self, score: f64, m: &[u8]) -> usize {
+        let key = (Score(score), m);
+        self.offsets()
+            .find(|&o| {
+                let e = self.entry(o);
+                (Score(e.score), e.member).cmp(&key) == Ordering::Greater
+            })
+            .unwrap_or(self.buf.len())
+    }
+
+    /// Adds `m`, which must be absent and fit ([`Self::can_add`], a
+    /// [`packable_deadline`]); returns its offset.
+    pub(crate) fn insert(&mut self, m: &[u8], score: f64, deadline: u64) -> usize {
+        if self.len == 0 && score.fract() == 0.0 && score.abs() <= INT_LIMIT {
+            self.score_base = score as i64;
+        }
+        if deadline != NO_DEADLINE {
+            if self.timed == 0 {
+                self.deadline_base = deadline;
+            }
+            self.timed += 1;
+        }
+        let o = self.position(score, m);
+        let e = self.encode(m, score, deadline);
+        self.buf.reserve_exact(e.len);
+        self.buf.splice(o..o, e.as_slice().iter().copied());
+        self.len += 1;
+        o
+    }
+
+    /// Removes the entry at `o` without giving memory back.
+    fn take(&mut self, o: usize) -> (Bytes, f64, u64) {
+        let e = self.entry(o);
+        let out = (Bytes::copy_from_slice(e.member), e.score, e.deadline);
+        if e.deadline != NO_DEADLINE {
+            self.timed -= 1;
+        }
+        let n = self.size(o);
+        self.buf.drain(o..o + n);
+        self.len -= 1;
+        out
+    }
+
+    /// Removes the entry at `o`; returns its member, score and deadline.
+    pub(crate) fn remove_at(&mut self, o: usize) -> (Bytes, f64, u64) {
+        let out = self.take(o);
+        let spare = self.buf.capacity() - self.buf.len();
+        if spare > SLACK && spare > self.buf.len() / 4 {
+            self.buf.shrink_to_fit();
+        }
+        out
+    }
+
+    /// Gives the entry at `o` the score `score` (keeping its deadline);
+    /// returns its new offset.
+    pub(crate) fn set_score_at(&mut self, o: usize, score: f64) -> usize {
+        let (m, _, deadline) = self.take(o);
+        self.insert(&m, score, deadline)
+    }
+
+    /// Gives the entry at `o` the deadline `at` (a [`packable_deadline`];
+    /// [`NO_DEADLINE`] clears it). Its offset does not change.
+    pub(crate) fn set_deadline_at(&mut self, o: usize, at: u64) {
+        let e = self.entry(o);
+        let (had, score) = (e.deadline, e.score);
+        if had == at {
+            return;
+        }
+        let mut member = [0u8; MAX_MEMBER];
+        let ml = e.member.len();
+        member[..ml].copy_from_slice(e.member);
+        match (had == NO_DEADLINE, at == NO_DEADLINE) {
+            (true, false) => {
+                if self.timed == 0 {
+                    self.deadline_base = at;
+                }
+                self.timed += 1;
+            }
+            (false, true) => self.timed -= 1,
+            _ => {}
+        }
+        let n = self.size(o);
+        let e = self.encode(&member[..ml], score, at);
+        if e.len > n {
+            self.buf.reserve_exact(e.len - n);
+        }
+        self.buf.splice(o..o + n, e.as_slice().iter().copied());
+    }
+
+    /// Entries with rank in `start..end`.
+    pub(crate) fn range(&self, start: usize, end: usize) -> PackIter<'_> {
+        let end = end.min(self.len());
+        let start = start.min(end);
+        let front = self.offset_of_rank(start);
+        let mut back = front;
+        for _ in start..end {
+            back += self.size(back);
+        }
+        PackIter {
+            pack: self,
+            front,
+            back,
+            remaining: end - start,
+        }
+    }
+
+    /// Offsets and deadlines of the entries that have one, by (deadline,
+    /// rank).
+    pub(crate) fn by_deadline(&self) -> Vec<(u64, usize)> {
+        let mut v: Vec<(u64, usize)> = self
+            .offsets()
+            .map(|o| (self.entry(o).deadline, o))
+            .filter(|&(t, _)| t != NO_DEADLINE)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The earliest (deadline, offset).
+    pub(crate) fn earliest(&self) -> Option<(u64, usize)> {
+        if self.timed == 0 {
+            return None;
+        }
+        self.offsets()
+            .map(|o| (self.entry(o).deadline, o))
+            .filter(|&(t, _)| t != NO_DEADLINE)
+            .min()
+    }
+
+    /// The latest deadline.
+    pub(crate) fn latest(&self) -> Option<u64> {
+        if self.timed == 0 {
+            return None;
+        }
+        self.offsets()
+            .map(|o| self.entry(o).deadline)
+            .filter(|&t| t != NO_DEADLINE)
+            .max()
+    }
+
+    /// Checks the buffer's structure (tests).
+    #[cfg(test)]
+    pub(crate) fn check(&self) {
+        let mut n = 0;
+        let mut timed = 0;
+        let mut prev: Option<(f64, Vec<u8>)> = None;
+        for o in self.offsets() {
+            let size = self.size(o);
+            assert_eq!(self.buf[o + size - 1] as usize, size);
+            let e = self.entry(o);
+            assert_eq!(
+                self.encode(e.member, e.score, e.deadline).as_slice(),
+                &self.buf[o..o + size]
+            );
+            if let Some((s, m)) = &prev {
+                assert_eq!(
+                    (Score(*s), &m[..]).cmp(&(Score(e.score), e.member)),
+                    Ordering::Less
+                );
+            }
+            prev = Some((e.score, e.member.to_vec()));
+            n += 1;
+            timed += usize::from(e.deadline != NO_DEADLINE);
+        }
+        assert_eq!(n, self.len());
+        assert_eq!(timed, self.timed());
+    }
+}
+
+/// Entries of a rank range of a [`ZPack`], both ways.
+#[derive(Debug, Clone)]
+pub(crate) struct PackIter<'a> {
+    pack: &'a ZPack,
+    /// Offset of the next entry from the front.
+    front: usize,
+    /// Offset one past the next entry from the back.
+    back: usize,
+    remaining: usize,
+}
+
+impl<'a> Iterator for PackIter<'a> {
+    type Item = (&'a [u8], f64);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let e = self.pack.entry(self.front);
+        self.front += self.pack.size(self.front);
+        Some((e.member, e.score))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl DoubleEndedIterator for PackIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        self.back -= self.pack.buf[self.back - 1] as usize;
+        let e = self.pack.entry(self.back);
+        Some((e.member, e.score))
+    }
+}
+
+impl ExactSizeIterator for PackIter<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_and_deadlines_round_trip() {
+        let mut p = ZPack::default();
+        let scores = [
+            1_700_000_000_000.0,
+            1_700_000_000_001.0,
+            -5.0,
+            0.5,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            INT_LIMIT,
+            -INT_LIMIT,
+            INT_LIMIT * 2.0,
+            1e300,
+        ];
+        for (i, &s) in scores.iter().enumerate() {
+            let at = match i % 3 {
+                0 => NO_DEADLINE,
+                1 => 1_700_000_000_000 + i as u64,
+                _ => DEADLINE_LIMIT - 1 - i as u64,
+            };
+            p.insert(format!("m{i}").as_bytes(), s, at);
+        }
+        p.check();
+        for (i, &s) in scores.iter().enumerate() {
+            let (o, _) = p.find(format!("m{i}").as_bytes()).expect("present");
+            let e = p.entry(o);
+            assert_eq!(e.score, s);
+            let want = match i % 3 {
+                0 => NO_DEADLINE,
+                1 => 1_700_000_000_000 + i as u64,
+                _ => DEADLINE_LIMIT - 1 - i as u64,
+            };
+            assert_eq!(e.deadline, want);
+        }
+        let got: Vec<f64> = p.range(0, p.len()).map(|(_, s)| s).collect();
+        let mut want = scores.to_vec();
+        want.sort_by_key(|&s| Score(s));
+        assert_eq!(got, want);
+        let back: Vec<f64> = p.range(0, p.len()).rev().map(|(_, s)| s).collect();
+        want.reverse();
+        assert_eq!(back, want);
+    }
+
+    #[test]
+    fn deadlines_change_in_place_and_counts_follow() {
+        let mut p = ZPack::default();
+        let o = p.insert(b"a", 1.0, NO_DEADLINE);
+        p.insert(b"b", 2.0, 50);
+        p.set_deadline_at(o, 10);
+        assert_eq!(p.timed(), 2);
+        assert_eq!(p.earliest(), Some((10, 0)));
+        assert_eq!(p.latest(), Some(50));
+        p.set_deadline_at(o, NO_DEADLINE);
+        assert_eq!(p.timed(), 1);
+        let (o, _) = p.find(b"b").expect("b");
+        let o = p.set_score_at(o, -1.0);
+        assert_eq!(o, 0);
+        assert_eq!(p.entry(o).deadline, 50);
+        assert_eq!(p.remove_at(o), (Bytes::from_static(b"b"), -1.0, 50));
+        assert_eq!(p.timed(), 0);
+        p.check();
+    }
+
+    #[test]
+    fn a_full_set_of_long_members_fits_the_size_bytes() {
+        let mut p = ZPack::default();
+        for i in 0..MAX_LEN {
+            let m = format!("{i:0>64}");
+            p.insert(m.as_bytes(), 0.1 * i as f64, DEADLINE_LIMIT - 1);
+        }
+        p.check();
+        assert_eq!(p.range(0, MAX_LEN).rev().count(), MAX_LEN);
+    }
+}

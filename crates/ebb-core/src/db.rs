@@ -6,6 +6,7 @@ use indexmap::IndexMap;
 use std::collections::BTreeSet;
 
 use crate::effects::Effects;
+use crate::value::member::Member;
 use crate::value::Value;
 
 /// One key's entry.
@@ -13,8 +14,9 @@ use crate::value::Value;
 pub struct Entry {
     /// The value.
     pub value: Value,
-    /// Key deadline (Unix ms), if the key has a TTL.
-    pub expire_at: Option<u64>,
+    /// Key deadline (Unix ms), [`NO_DUE`] without a TTL (read through
+    /// [`Entry::expire_at`]; a bare `u64` keeps every entry 8 bytes smaller).
+    expire: u64,
     /// The earliest member deadline as recorded in the member index
     /// ([`NO_DUE`] when none): a bare `u64` keeps every entry 8 bytes smaller.
     member_due: u64,
@@ -22,7 +24,7 @@ pub struct Entry {
     pub last_access: u64,
 }
 
-/// `member_due` of an entry without member deadlines.
+/// The stored deadline (key TTL or earliest member deadline) meaning none.
 const NO_DUE: u64 = u64::MAX;
 
 fn due_of(t: Option<u64>) -> u64 {
@@ -34,11 +36,16 @@ fn due_opt(t: u64) -> Option<u64> {
 }
 
 impl Entry {
+    /// Key deadline (Unix ms), if the key has a TTL.
+    pub fn expire_at(&self) -> Option<u64> {
+        due_opt(self.expire)
+    }
+
     /// A new entry without TTL.
     pub fn new(value: Value) -> Entry {
         Entry {
             value,
-            expire_at: None,
+            expire: NO_DUE,
             member_due: NO_DUE,
             last_access: 0,
         }
@@ -47,7 +54,7 @@ impl Entry {
 
 /// Moves key `k` to its entry's current earliest member deadline in the
 /// member index (`member_expiry`), if that changed.
-fn reindex(member_expiry: &mut BTreeSet<(u64, Bytes)>, k: &Bytes, e: &mut Entry) {
+fn reindex(member_expiry: &mut BTreeSet<(u64, Member)>, k: &Member, e: &mut Entry) {
     let now_due = e.value.earliest_deadline();
     if due_of(now_due) != e.member_due {
         if let Some(old) = due_opt(e.member_due) {
@@ -74,9 +81,9 @@ pub struct DbStats {
 /// One logical database (SELECT n).
 #[derive(Debug, Default, Clone)]
 pub struct Db {
-    map: IndexMap<Bytes, Entry, ahash::RandomState>,
-    key_expiry: BTreeSet<(u64, Bytes)>,
-    member_expiry: BTreeSet<(u64, Bytes)>,
+    map: IndexMap<Member, Entry, ahash::RandomState>,
+    key_expiry: BTreeSet<(u64, Member)>,
+    member_expiry: BTreeSet<(u64, Member)>,
 }
 
 /// How much work one expiry pass may do.
@@ -108,8 +115,8 @@ impl Db {
     }
 
     /// Iterates over all entries without expiry.
-    pub fn raw_iter(&self) -> impl Iterator<Item = (&Bytes, &Entry)> {
-        self.map.iter()
+    pub fn raw_iter(&self) -> impl Iterator<Item = (&[u8], &Entry)> {
+        self.map.iter().map(|(k, e)| (&k[..], e))
     }
 
     /// Expires `key` if its TTL passed and purges its due members. Returns
@@ -118,7 +125,7 @@ impl Db {
         let Some(e) = self.map.get(key) else {
             return false;
         };
-        if matches!(e.expire_at, Some(t) if t <= now) {
+        if matches!(e.expire_at(), Some(t) if t <= now) {
             let k = self.key_of(key);
             self.remove(key);
             fx.key_expired(db, k);
@@ -133,7 +140,7 @@ impl Db {
 
     fn key_of(&self, key: &[u8]) -> Bytes {
         match self.map.get_key_value(key) {
-            Some((k, _)) => k.clone(),
+            Some((k, _)) => Bytes::copy_from_slice(k),
             None => Bytes::copy_from_slice(key),
         }
     }
@@ -151,7 +158,7 @@ impl Db {
         let Some((k, e)) = self.map.get_full_mut(key).map(|(_, k, e)| (k, e)) else {
             return 0;
         };
-        let k = k.clone();
+        let k = Bytes::copy_from_slice(k);
         let Some(kind) = e.value.member_kind() else {
             return 0;
         };
@@ -210,15 +217,15 @@ impl Db {
         let due = value.earliest_deadline();
         let new = Entry {
             value,
-            expire_at: None,
+            expire: NO_DUE,
             member_due: due_of(due),
             last_access: 0,
         };
-        match self.map.entry(key) {
+        match self.map.entry(Member::new(&key)) {
             indexmap::map::Entry::Occupied(mut o) => {
                 let old = std::mem::replace(o.get_mut(), new);
                 let k = o.key();
-                if let Some(t) = old.expire_at {
+                if let Some(t) = old.expire_at() {
                     self.key_expiry.remove(&(t, k.clone()));
                 }
                 if let Some(t) = due_opt(old.member_due) {
@@ -241,7 +248,8 @@ impl Db {
     /// Inserts a whole entry (value and TTL), replacing any previous one.
     pub fn insert_entry(&mut self, key: Bytes, entry: Entry) {
         self.remove(&key);
-        let ttl = entry.expire_at;
+        let ttl = entry.expire_at();
+        let key = Member::new(&key);
         self.map.insert(
             key.clone(),
             Entry {
@@ -258,7 +266,7 @@ impl Db {
     /// Removes `key`; returns its entry.
     pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
         let (k, e) = self.map.swap_remove_entry(key)?;
-        if let Some(t) = e.expire_at {
+        if let Some(t) = e.expire_at() {
             self.key_expiry.remove(&(t, k.clone()));
         }
         if let Some(t) = due_opt(e.member_due) {
@@ -272,10 +280,10 @@ impl Db {
         let Some((k, e)) = self.map.get_full_mut(key).map(|(_, k, e)| (k, e)) else {
             return false;
         };
-        if let Some(old) = e.expire_at {
+        if let Some(old) = e.expire_at() {
             self.key_expiry.remove(&(old, k.clone()));
         }
-        e.expire_at = at;
+        e.expire = due_of(at);
         if let Some(t) = at {
             self.key_expiry.insert((t, k.clone()));
         }
@@ -322,47 +330,49 @@ impl Db {
     /// key moves the last key into its place and new keys are appended, so
     /// a walk from the top position down to 0 (SCAN's) visits every key that
     /// stays in the table for the whole walk.
-    pub fn key_at(&self, i: usize) -> Option<&Bytes> {
-        self.map.get_index(i).map(|(k, _)| k)
+    pub fn key_at(&self, i: usize) -> Option<&[u8]> {
+        self.map.get_index(i).map(|(k, _)| &k[..])
     }
 
     /// All keys (no expiry check).
-    pub fn keys(&self) -> impl Iterator<Item = &Bytes> {
-        self.map.keys()
+    pub fn keys(&self) -> impl Iterator<Item = &[u8]> {
+        self.map.keys().map(|k| &k[..])
     }
 
     /// A random key, without expiry checks.
     pub fn random_key(&self) -> Option<Bytes> {
-        self.random_entry().map(|(k, _)| k.clone())
+        self.random_entry().map(|(k, _)| Bytes::copy_from_slice(k))
     }
 
     /// A random key and its entry, without expiry checks.
-    pub fn random_entry(&self) -> Option<(&Bytes, &Entry)> {
+    pub fn random_entry(&self) -> Option<(&[u8], &Entry)> {
         use rand::Rng;
         if self.map.is_empty() {
             return None;
         }
         let n = rand::thread_rng().gen_range(0..self.map.len());
-        self.map.get_index(n)
+        self.map.get_index(n).map(|(k, e)| (&k[..], e))
     }
 
     /// Bytes the key table holds for keys it does not have yet: free slots
     /// left after removals or reserved by its last growth, which new keys
     /// reuse without allocating.
     pub fn spare_bytes(&self) -> usize {
-        let slot = std::mem::size_of::<(u64, Bytes, Entry)>() + std::mem::size_of::<usize>();
+        let slot = std::mem::size_of::<(u64, Member, Entry)>() + std::mem::size_of::<usize>();
         self.map.capacity().saturating_sub(self.map.len()) * slot
     }
 
     /// The key whose TTL ends first, with that deadline.
     pub fn next_key_deadline(&self) -> Option<(u64, Bytes)> {
-        self.key_expiry.first().map(|(t, k)| (*t, k.clone()))
+        self.key_expiry
+            .first()
+            .map(|(t, k)| (*t, Bytes::copy_from_slice(k)))
     }
 
     /// The earliest due key TTL, if any is `<= now`.
     pub fn next_due_key(&self, now: u64) -> Option<Bytes> {
         match self.key_expiry.first() {
-            Some((t, k)) if *t <= now => Some(k.clone()),
+            Some((t, k)) if *t <= now => Some(Bytes::copy_from_slice(k)),
             _ => None,
         }
     }
@@ -370,7 +380,7 @@ impl Db {
     /// The key with the earliest due member deadline, if any is `<= now`.
     pub fn next_due_members(&self, now: u64) -> Option<Bytes> {
         match self.member_expiry.first() {
-            Some((t, k)) if *t <= now => Some(k.clone()),
+            Some((t, k)) if *t <= now => Some(Bytes::copy_from_slice(k)),
             _ => None,
         }
     }
@@ -477,7 +487,7 @@ impl Db {
     pub fn set_at(&mut self, key: &[u8], value: Value, now: u64) {
         let due = value.earliest_deadline();
         if let Some((k, e)) = self.map.get_key_value_mut(key) {
-            if let Some(t) = e.expire_at.take() {
+            if let Some(t) = due_opt(std::mem::replace(&mut e.expire, NO_DUE)) {
                 self.key_expiry.remove(&(t, k.clone()));
             }
             if e.member_due != due_of(due) {
@@ -493,7 +503,7 @@ impl Db {
             e.value = value;
             return;
         }
-        let k = Bytes::copy_from_slice(key);
+        let k = Member::new(key);
         if let Some(t) = due {
             self.member_expiry.insert((t, k.clone()));
         }
@@ -501,7 +511,7 @@ impl Db {
             k,
             Entry {
                 value,
-                expire_at: None,
+                expire: NO_DUE,
                 member_due: due_of(due),
                 last_access: now,
             },
@@ -513,6 +523,6 @@ impl Entry {
     /// Whether the key's TTL or its earliest member deadline is `<= now`
     /// (the entry needs expiry work before use).
     pub fn has_due(&self, now: u64) -> bool {
-        matches!(self.expire_at, Some(t) if t <= now) || self.member_due <= now
+        matches!(self.expire_at(), Some(t) if t <= now) || self.member_due <= now
     }
 }

@@ -71,7 +71,7 @@ pub fn entry_commands(key: &Bytes, e: &Entry, now: u64, emit: &mut dyn FnMut(Vec
             deadline_commands("ZPEXPIREAT", "MEMBERS", key, d, now, emit);
         }
     }
-    if let Some(t) = e.expire_at {
+    if let Some(t) = e.expire_at() {
         emit(vec![b("PEXPIREAT"), key.clone(), num(t)]);
     }
 }
@@ -117,7 +117,7 @@ fn deadline_commands(
 /// Every command that rebuilds `db`, skipping keys already expired at `now`.
 pub fn db_commands(db: &Db, now: u64, emit: &mut dyn FnMut(Vec<Bytes>)) {
     for (k, e) in db.raw_iter() {
-        if matches!(e.expire_at, Some(t) if t <= now) {
+        if matches!(e.expire_at(), Some(t) if t <= now) {
             continue;
         }
         if e.value.earliest_deadline().is_some() {
@@ -131,6 +131,6 @@ pub fn db_commands(db: &Db, now: u64, emit: &mut dyn FnMut(Vec<Bytes>)) {
                 continue;
             }
         }
-        entry_commands(k, e, now, emit);
+        entry_commands(&Bytes::copy_from_slice(k), e, now, emit);
     }
 }

@@ -165,7 +165,7 @@ fn victim(store: &Store, policy: Policy, samples: usize, now: u64) -> Option<(us
         1
     };
     // (idle time, database, key) of the best candidate so far.
-    let mut best: Option<(u64, usize, &Bytes)> = None;
+    let mut best: Option<(u64, usize, &[u8])> = None;
     let mut found = 0;
     for _ in 0..want * 16 {
         if found >= want {
@@ -175,7 +175,7 @@ fn victim(store: &Store, policy: Policy, samples: usize, now: u64) -> Option<(us
         let Some((k, e)) = store.dbs[db].random_entry() else {
             continue;
         };
-        if policy.volatile() && e.expire_at.is_none() {
+        if policy.volatile() && e.expire_at().is_none() {
             continue;
         }
         found += 1;
@@ -185,7 +185,7 @@ fn victim(store: &Store, policy: Policy, samples: usize, now: u64) -> Option<(us
         }
     }
     match best {
-        Some((_, db, k)) => Some((db, k.clone())),
+        Some((_, db, k)) => Some((db, Bytes::copy_from_slice(k))),
         // Few keys carry a TTL: take the one ending first.
         None if policy.volatile() => soonest_ttl(store),
         None => None,

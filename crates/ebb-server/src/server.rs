@@ -302,7 +302,7 @@ impl Shared {
                             .dbs
                             .get(*d)
                             .and_then(|x| x.raw_get(key))
-                            .is_some_and(|e| e.expire_at.is_none_or(|t| t > now));
+                            .is_some_and(|e| e.expire_at().is_none_or(|t| t > now));
                         for (_, flag, live_then) in list {
                             if *live_then || live_now {
                                 flag.store(true, Ordering::Relaxed);

@@ -129,7 +129,7 @@ pub fn value_digest(v: &Value, now: u64) -> Digest {
 }
 
 fn live_entry(e: &Entry, now: u64) -> bool {
-    e.expire_at.is_none_or(|t| t > now)
+    e.expire_at().is_none_or(|t| t > now)
 }
 
 /// `DEBUG DIGEST-VALUE` for one key: [`ZERO`] when the key is missing.
@@ -153,7 +153,7 @@ pub fn dataset_digest<'a>(dbs: impl Iterator<Item = &'a Db>, now: u64) -> Digest
             }
             any = true;
             let vd = value_digest(&e.value, now);
-            acc.xor(&Mix::of(&[&idx, key, &vd, &deadline_bytes(e.expire_at)]));
+            acc.xor(&Mix::of(&[&idx, key, &vd, &deadline_bytes(e.expire_at())]));
         }
     }
     if any {

@@ -245,7 +245,7 @@ fn randomkey(ctx: &mut Ctx, _argv: &[Bytes]) -> CmdResult<Reply> {
 /// Whether the entry may be (partly) expired at `now` and needs the lazy
 /// expiry pass before it is reported.
 fn needs_expiry(e: &Entry, now: u64) -> bool {
-    matches!(e.expire_at, Some(t) if t <= now)
+    matches!(e.expire_at(), Some(t) if t <= now)
         || matches!(e.value.earliest_deadline(), Some(t) if t <= now)
 }
 
@@ -262,9 +262,9 @@ fn keys(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     for (k, e) in ctx.store.dbs[db].raw_iter() {
         if all || glob_match(pattern, k, false) {
             if needs_expiry(e, now) {
-                check.push(k.clone());
+                check.push(Bytes::copy_from_slice(k));
             } else {
-                live.push(k.clone());
+                live.push(Bytes::copy_from_slice(k));
             }
         }
     }
@@ -386,7 +386,7 @@ fn scan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let bottom = top.saturating_sub(opts.count);
     let batch: Vec<Bytes> = (bottom..top)
         .rev()
-        .filter_map(|i| ctx.store.dbs[db].key_at(i).cloned())
+        .filter_map(|i| ctx.store.dbs[db].key_at(i).map(Bytes::copy_from_slice))
         .collect();
     let mut out = Vec::with_capacity(batch.len());
     for k in &batch {

@@ -235,7 +235,7 @@ fn expire_generic(ctx: &mut Ctx, argv: &[Bytes], t: TimeArg) -> CmdResult<Reply>
     let current = ctx
         .db()
         .peek(key)
-        .and_then(|e| e.expire_at)
+        .and_then(|e| e.expire_at())
         .map(|c| c.min(i64::MAX as u64) as i64);
     if !cond.allows(current, when) {
         return Ok(Reply::Int(0));
@@ -285,7 +285,7 @@ fn expiretime_generic(ctx: &mut Ctx, key: &[u8], ms: bool) -> CmdResult<Reply> {
     let Some(e) = ctx.entry(key) else {
         return Ok(Reply::Int(-2));
     };
-    Ok(Reply::Int(match e.expire_at {
+    Ok(Reply::Int(match e.expire_at() {
         None => -1,
         Some(t) if ms => t.min(i64::MAX as u64) as i64,
         Some(t) => ((t as i128 + 500) / 1000) as i64,
@@ -301,7 +301,7 @@ mod tests {
     fn ttl_of(h: &Harness, key: &str) -> Option<u64> {
         h.store.dbs[h.db]
             .peek(key.as_bytes())
-            .and_then(|e| e.expire_at)
+            .and_then(|e| e.expire_at())
     }
 
     fn logged(h: &Harness) -> Vec<Vec<String>> {

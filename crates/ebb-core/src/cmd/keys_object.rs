@@ -366,7 +366,7 @@ pub fn memory_usage(key: &[u8], e: &Entry, samples: usize) -> usize {
     // the shared-key header.
     let index_entry = alloc(16 + 11 * (8 + HANDLE)) / 7 + SHARED_HEADER;
     let mut total = alloc(key.len()) + slot + value_usage(&e.value, samples);
-    if e.expire_at.is_some() {
+    if e.expire_at().is_some() {
         total += index_entry;
     }
     if e.value.earliest_deadline().is_some() {

@@ -204,7 +204,7 @@ fn rename_moves_value_ttl_and_member_deadlines() {
     assert!(h.store.dbs[0].peek(b"s").is_none());
     assert_eq!(member_deadline(&h, 0, "dst", "a"), Some(t));
     assert_eq!(
-        h.store.dbs[0].peek(b"dst").and_then(|e| e.expire_at),
+        h.store.dbs[0].peek(b"dst").and_then(|e| e.expire_at()),
         Some(ttl)
     );
     // The member index follows the new name: the member expires there.
@@ -262,7 +262,7 @@ fn copy_clones_value_ttl_and_member_deadlines() {
     assert_eq!(member_deadline(&h, 0, "z2", "b"), Some(t));
     assert_eq!(member_deadline(&h, 0, "z", "b"), Some(t));
     assert_eq!(
-        h.store.dbs[0].peek(b"z2").and_then(|e| e.expire_at),
+        h.store.dbs[0].peek(b"z2").and_then(|e| e.expire_at()),
         Some(ttl)
     );
     // Into another database.
@@ -331,7 +331,7 @@ fn copy_options_and_errors() {
     assert_eq!(h.run(&["COPY", "a", "b", "replace"]), Reply::Int(1));
     assert_eq!(h.run(&["GET", "b"]), bulk("1"));
     // REPLACE drops the destination's old TTL: the source had none.
-    assert_eq!(h.store.dbs[0].peek(b"b").and_then(|e| e.expire_at), None);
+    assert_eq!(h.store.dbs[0].peek(b"b").and_then(|e| e.expire_at()), None);
     assert_eq!(
         h.run(&["COPY", "a", "b", "REPLACE", "DB", "1", "REPLACE"]),
         Reply::Int(1)
@@ -362,7 +362,7 @@ fn move_keeps_ttl_and_member_deadlines() {
     assert_eq!(h.store.dbs[0].stats().expires, 0);
     assert_eq!(member_deadline(&h, 2, "h", "g"), Some(t));
     assert_eq!(
-        h.store.dbs[2].peek(b"h").and_then(|e| e.expire_at),
+        h.store.dbs[2].peek(b"h").and_then(|e| e.expire_at()),
         Some(ttl)
     );
     assert_eq!(h.store.dbs[2].stats().member_expiry_keys, 1);

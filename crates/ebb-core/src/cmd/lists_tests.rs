@@ -476,7 +476,7 @@ fn lmove_keeps_destination_ttl() {
     h.store.dbs[0].set_expire(b"d", Some(at));
     assert_eq!(h.run(&["LMOVE", "l", "d", "LEFT", "LEFT"]), bulk("a"));
     assert_eq!(
-        h.store.dbs[0].raw_get(b"d").and_then(|e| e.expire_at),
+        h.store.dbs[0].raw_get(b"d").and_then(|e| e.expire_at()),
         Some(at)
     );
     h.advance(10_000);
@@ -591,7 +591,10 @@ fn expired_lists_do_not_exist() {
     assert_eq!(h.run(&["LPUSHX", "l", "x"]), Reply::Int(0));
     assert_eq!(events(&h), ev(&[("expired", "l")]));
     assert_eq!(h.run(&["LPUSH", "l", "x"]), Reply::Int(1));
-    assert_eq!(h.store.dbs[0].raw_get(b"l").and_then(|e| e.expire_at), None);
+    assert_eq!(
+        h.store.dbs[0].raw_get(b"l").and_then(|e| e.expire_at()),
+        None
+    );
 }
 
 #[test]

@@ -63,7 +63,7 @@ fn key_ttl(ctx: &mut Ctx, key: &[u8], ms: bool) -> i64 {
     let now = ctx.now;
     match ctx.entry(key) {
         None => -2,
-        Some(e) => match e.expire_at {
+        Some(e) => match e.expire_at() {
             None => -1,
             Some(at) => {
                 let left = at.saturating_sub(now) as i64;
@@ -134,7 +134,7 @@ fn persist(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let key = argv.get(1).ok_or(Error::Syntax)?;
     match argv.len() {
         2 => {
-            let had_ttl = matches!(ctx.entry(key), Some(e) if e.expire_at.is_some());
+            let had_ttl = matches!(ctx.entry(key), Some(e) if e.expire_at().is_some());
             if !had_ttl {
                 return Ok(Reply::Int(0));
             }

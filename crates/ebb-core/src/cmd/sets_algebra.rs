@@ -387,7 +387,10 @@ mod tests {
         let at = h.now + 5000;
         h.store.dbs[0].set_expire(b"d", Some(at));
         h.run(&["SUNIONSTORE", "d", "a"]);
-        assert_eq!(h.store.dbs[0].raw_get(b"d").and_then(|e| e.expire_at), None);
+        assert_eq!(
+            h.store.dbs[0].raw_get(b"d").and_then(|e| e.expire_at()),
+            None
+        );
     }
 
     #[test]

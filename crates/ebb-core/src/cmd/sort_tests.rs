@@ -215,7 +215,10 @@ fn store_writes_a_list() {
         Reply::Int(2)
     );
     assert_eq!(list_at(&h, "dst"), Some(vec!["10".into(), "3".into()]));
-    assert_eq!(h.store.dbs[0].peek(b"dst").and_then(|e| e.expire_at), None);
+    assert_eq!(
+        h.store.dbs[0].peek(b"dst").and_then(|e| e.expire_at()),
+        None
+    );
     assert_eq!(
         events(&h),
         vec![('l', "sortstore".to_string(), 0, "dst".to_string())]

@@ -193,7 +193,7 @@ fn apply_set(ctx: &mut Ctx, r: &SetRequest) -> CmdResult<(bool, Reply)> {
         return Ok((false, old));
     }
     let keep = if r.keepttl {
-        ctx.entry(r.key).and_then(|e| e.expire_at)
+        ctx.entry(r.key).and_then(|e| e.expire_at())
     } else {
         None
     };
@@ -380,7 +380,7 @@ fn getex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             ctx.rewrite_as(vec![vec![Bytes::from_static(b"PEXPIREAT"), k, at]]);
         }
         None if o.persist => {
-            let had_ttl = ctx.entry(key).is_some_and(|e| e.expire_at.is_some());
+            let had_ttl = ctx.entry(key).is_some_and(|e| e.expire_at().is_some());
             if had_ttl {
                 ctx.db().set_expire(key, None);
                 ctx.modified(key);

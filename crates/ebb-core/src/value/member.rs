@@ -99,6 +99,14 @@ impl Borrow<[u8]> for Member {
     }
 }
 
+/// Hashes as the byte slice does, so a map keyed by members is searched
+/// with a `&[u8]`.
+impl std::hash::Hash for Member {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.as_slice().hash(h)
+    }
+}
+
 impl PartialEq for Member {
     fn eq(&self, o: &Self) -> bool {
         self.as_slice() == o.as_slice()

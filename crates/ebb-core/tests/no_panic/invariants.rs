@@ -12,7 +12,7 @@ pub(crate) fn check(store: &Store, now: u64, swept: bool) -> Result<(), String> 
             if e.value.is_empty_collection() {
                 return Err(format!("empty collection left at {at}"));
             }
-            if let Some(t) = e.expire_at {
+            if let Some(t) = e.expire_at() {
                 expires += 1;
                 if swept && t <= now {
                     return Err(format!("{at}: TTL due after a full sweep"));

@@ -96,9 +96,9 @@ fn setbit_getbit() {
 fn setbit_keeps_ttl() {
     let mut h = setup();
     h.run(&["SET", "t", "a", "EX", "100"]);
-    let at = h.store.dbs[0].raw_get(b"t").and_then(|e| e.expire_at);
+    let at = h.store.dbs[0].raw_get(b"t").and_then(|e| e.expire_at());
     h.run(&["SETBIT", "t", "100", "1"]);
-    assert_eq!(h.store.dbs[0].raw_get(b"t").and_then(|e| e.expire_at), at);
+    assert_eq!(h.store.dbs[0].raw_get(b"t").and_then(|e| e.expire_at()), at);
 }
 
 #[test]
@@ -221,7 +221,10 @@ fn bitop() {
     // The destination is overwritten whatever it held, TTL included.
     h.run(&["SET", "t", "x", "EX", "100"]);
     assert_eq!(h.run(&["BITOP", "OR", "t", "s"]), int(6));
-    assert_eq!(h.store.dbs[0].raw_get(b"t").and_then(|e| e.expire_at), None);
+    assert_eq!(
+        h.store.dbs[0].raw_get(b"t").and_then(|e| e.expire_at()),
+        None
+    );
     assert_eq!(h.run(&["BITOP", "OR", "d", "l"]), err(WRONGTYPE));
     assert_eq!(h.run(&["BITOP", "OR", "l", "s", "s"]), int(6));
     assert_eq!(h.run(&["GET", "l"]), bulk("foobar"));
@@ -452,13 +455,13 @@ fn bitfield_creates_and_notifies() {
         err(WRONGTYPE)
     );
     h.run(&["SET", "t", "x", "EX", "100"]);
-    let at = h.store.dbs[0].raw_get(b"t").and_then(|e| e.expire_at);
+    let at = h.store.dbs[0].raw_get(b"t").and_then(|e| e.expire_at());
     assert_eq!(
         h.run(&["BITFIELD", "t", "SET", "u8", "0", "65"]),
         ints(&[120])
     );
     assert_eq!(h.run(&["GET", "t"]), bulk("A"));
-    assert_eq!(h.store.dbs[0].raw_get(b"t").and_then(|e| e.expire_at), at);
+    assert_eq!(h.store.dbs[0].raw_get(b"t").and_then(|e| e.expire_at()), at);
 }
 
 #[test]

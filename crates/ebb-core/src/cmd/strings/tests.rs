@@ -45,7 +45,7 @@ fn logged(h: &Harness) -> Option<Vec<String>> {
 fn expire_at(h: &Harness, key: &str) -> Option<u64> {
     h.store.dbs[0]
         .raw_get(key.as_bytes())
-        .and_then(|e| e.expire_at)
+        .and_then(|e| e.expire_at())
 }
 
 fn with_list(h: &mut Harness, key: &str) {

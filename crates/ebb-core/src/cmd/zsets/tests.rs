@@ -512,7 +512,7 @@ fn zrangestore() {
     h.store.dbs[0].set_expire(b"d", Some(h.now + 100_000));
     assert_eq!(run(&mut h, "ZRANGESTORE d z 0 0"), int(1));
     assert_eq!(
-        h.store.dbs[0].raw_get(b"d").map(|e| e.expire_at),
+        h.store.dbs[0].raw_get(b"d").map(|e| e.expire_at()),
         Some(None)
     );
     // An empty result deletes the destination.

@@ -269,7 +269,7 @@ fn store_overwrites_the_destination_without_deadlines() {
         [("a".into(), 2.0), ("c".into(), 3.0), ("b".into(), 4.0)]
     );
     let e = h.store.dbs[0].peek(b"dst").expect("stored");
-    assert_eq!(e.expire_at, None);
+    assert_eq!(e.expire_at(), None);
     match &e.value {
         Value::ZSet(z) => assert!(z.deadlines().is_empty()),
         _ => panic!("not a zset"),

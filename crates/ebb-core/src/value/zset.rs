@@ -161,7 +161,9 @@ impl LexRange {
 const LINEAR_LEX: usize = 128;
 
 /// A member of a [`ZSetValue`] found by [`ZSetValue::lookup`]: valid
-/// until the next insertion into or removal from that sorted set.
+/// until the next change to that sorted set (in the packed form a member is
+/// a byte offset, which any insertion, removal, score or deadline change
+/// before it moves), except for the handle a change returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemberRef(u32);
 

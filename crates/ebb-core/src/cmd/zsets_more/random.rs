@@ -121,9 +121,10 @@ fn push_entry(v: &mut Vec<Reply>, m: &[u8], s: f64, withscores: bool, resp3: boo
 /// # Format
 /// `ZSCAN key cursor [MATCH pattern] [COUNT count]` → `[next-cursor,
 /// [member, score, …]]`, scores as bulk strings in both protocols. A small
-/// sorted set (within `zset-max-listpack-entries`/`-value`) comes back
-/// whole, in score order, with cursor 0; a larger one is walked `count`
-/// members (default 10) per call until the cursor is 0.
+/// sorted set (within `zset-max-listpack-entries`/`-value`, or held packed
+/// whatever those say) comes back whole, in score order, with cursor 0; a
+/// larger one is walked `count` members (default 10) per call until the
+/// cursor is 0.
 ///
 /// Every member present for the whole walk is returned at least once: the
 /// walk goes from the highest dictionary position down, and the
@@ -163,7 +164,9 @@ pub(super) fn zscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         }
     };
     let n = z.len();
-    if super::fits_listpack(z, &cfg) {
+    // A packed set has no stable positions (an insertion shifts the ranks
+    // above it), so it cannot be walked by position.
+    if z.is_packed() || super::fits_listpack(z, &cfg) {
         for (m, s) in z.iter() {
             emit(m, s);
         }

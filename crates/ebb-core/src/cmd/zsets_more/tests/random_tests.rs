@@ -319,6 +319,34 @@ fn zscan_treats_long_members_as_a_large_set() {
 }
 
 #[test]
+fn zscan_of_a_small_set_over_a_lowered_listpack_limit_misses_nothing() {
+    // With zset-max-listpack-entries below the set's size the set is walked
+    // with a cursor; members added below the cursor must not push members
+    // not yet visited past it.
+    let mut h = Harness::new();
+    h.store.cfg.zset_max_listpack_entries = 4;
+    let items: Vec<(f64, String)> = (0..10).map(|i| (f64::from(i), format!("m{i}"))).collect();
+    let refs: Vec<(f64, &str)> = items.iter().map(|(s, m)| (*s, m.as_str())).collect();
+    zset(&mut h, "z", &refs);
+    let mut seen = HashSet::new();
+    let mut cursor = "0".to_string();
+    for n in 0.. {
+        let (next, got) = scan(&mut h, &["ZSCAN", "z", &cursor, "COUNT", "3"]);
+        seen.extend(got.chunks(2).map(|p| p[0].clone()));
+        h.run(&["ZADD", "z", &(-100 - n).to_string(), &format!("new{n}")]);
+        if next == "0" {
+            break;
+        }
+        cursor = next;
+    }
+    let missing: Vec<String> = (0..10)
+        .map(|i| format!("m{i}"))
+        .filter(|m| !seen.contains(m))
+        .collect();
+    assert!(missing.is_empty(), "never returned: {missing:?}");
+}
+
+#[test]
 fn zscan_match_follows_redis_glob_rules() {
     // Expected sets were produced by redis-server 7.0 (ZSCAN … MATCH).
     let mut h = Harness::new();

@@ -12,6 +12,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 HOUR_MS = 3_600_000
+FAR_MS = (1 << 46) - 1
 
 
 def populate(c):
@@ -26,6 +27,9 @@ def populate(c):
     c.execute_command("ZPEXPIRE", "zset", HOUR_MS, "MEMBERS", 2, "a", "c")
     c.sadd("gone", "x")
     c.execute_command("SPEXPIRE", "gone", 150, "MEMBERS", 1, "x")
+    # The largest member deadline, and a sorted set past the packed form.
+    c.execute_command("ZADDEX", "far", "PXAT", FAR_MS, 1, "m")
+    c.execute_command("ZADDEX", "big", "PX", HOUR_MS, *[x for i in range(200) for x in (i, f"m{i}")])
 
 
 def check(c):
@@ -43,6 +47,10 @@ def check(c):
     assert 0 < ttl[0] <= HOUR_MS and ttl[1] == -1 and 0 < ttl[2] <= HOUR_MS
     # Expired while the server was down: gone before the first command.
     assert c.exists("gone") == 0
+    assert c.execute_command("ZPEXPIRETIME", "far", "MEMBERS", 1, "m") == [FAR_MS]
+    assert c.zrange("big", 0, -1) == [f"m{i}" for i in range(200)]
+    ttl = c.execute_command("ZPTTL", "big", "MEMBERS", 2, "m0", "m199")
+    assert all(0 < t <= HOUR_MS for t in ttl)
 
 
 def test_round_trip_from_aof(server_factory):

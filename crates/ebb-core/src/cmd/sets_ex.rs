@@ -5,6 +5,7 @@ use bytes::Bytes;
 use std::collections::HashSet;
 
 use crate::args::Args;
+use crate::cmd::member_ttl::MAX_DEADLINE_MS;
 use crate::cmd::sets::log_cmd;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
@@ -60,6 +61,7 @@ impl<'a> SaddEx<'a> {
             .filter(|s| *s > 0)
             .and_then(|s| s.checked_mul(1000))
             .and_then(|ms| i64::try_from(now).ok()?.checked_add(ms))
+            .filter(|&at| at as u64 <= MAX_DEADLINE_MS)
             .ok_or_else(|| Error::InvalidExpire("saddex".into()))? as u64;
         let rest = a.rest();
         if rest.is_empty() {
@@ -362,6 +364,9 @@ mod tests {
         assert_eq!(h.run(&["SADDEX", "s", "-5", "a"]), invalid);
         assert_eq!(h.run(&["SADDEX", "s", "9223372036854775", "a"]), invalid);
         assert_eq!(h.run(&["SADDEX", "s", "9223372036854775807", "a"]), invalid);
+        // Past the largest member deadline (2^46 - 1 ms), as SPEXPIREAT.
+        assert_eq!(h.run(&["SADDEX", "s", "70368744177", "a"]), invalid);
+        assert_eq!(h.run(&["EXISTS", "s"]), Reply::Int(0));
         let not_int = err("ERR value is not an integer or out of range");
         assert_eq!(h.run(&["SADDEX", "s", "1.5", "a"]), not_int);
         assert_eq!(h.run(&["SADDEX", "s", "abc", "a"]), not_int);

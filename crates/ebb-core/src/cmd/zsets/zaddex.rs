@@ -6,6 +6,7 @@ use bytes::Bytes;
 use indexmap::{IndexMap, IndexSet};
 
 use crate::args::{parse_i64, Args};
+use crate::cmd::member_ttl::MAX_DEADLINE_MS;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::{format_double, Reply};
@@ -66,6 +67,11 @@ fn deadline_of(unit: TtlUnit, value: i64, now: u64) -> CmdResult<u64> {
         TtlUnit::Ex | TtlUnit::Px => ms.checked_add(now as i64).ok_or_else(invalid)?,
         TtlUnit::ExAt | TtlUnit::PxAt => ms,
     };
+    // Past the member TTL commands' largest deadline it could not be
+    // logged and replayed (ZPEXPIREAT refuses it).
+    if at as u64 > MAX_DEADLINE_MS {
+        return Err(invalid());
+    }
     Ok(at as u64)
 }
 

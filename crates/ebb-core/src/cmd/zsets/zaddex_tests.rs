@@ -80,6 +80,9 @@ fn every_ttl_unit() {
     assert_eq!(deadline(&h, "z", "c"), Some(now + 7));
     assert_eq!(run(&mut h, "ZADDEX z ex 3 1 d"), int(1));
     assert_eq!(deadline(&h, "z", "d"), Some(now + 3000));
+    // The largest deadline the member TTL commands take.
+    assert_eq!(run(&mut h, "ZADDEX z PXAT 70368744177663 1 e"), int(1));
+    assert_eq!(deadline(&h, "z", "e"), Some((1 << 46) - 1));
 }
 
 #[test]
@@ -319,6 +322,15 @@ fn option_errors() {
         ),
         (
             "ZADDEX z EXAT 0 1 a",
+            "ERR invalid expire time in 'zaddex' command",
+        ),
+        // Past the largest member deadline (2^46 - 1 ms), as ZPEXPIREAT.
+        (
+            "ZADDEX z PXAT 70368744177664 1 a",
+            "ERR invalid expire time in 'zaddex' command",
+        ),
+        (
+            "ZADDEX z EX 100000000000 1 a",
             "ERR invalid expire time in 'zaddex' command",
         ),
         (

@@ -166,7 +166,7 @@ impl<'a> MemberDeadlines<'a> {
     pub fn earliest(&self) -> Option<u64> {
         match self.0 {
             Source::Table { index, .. } => index?.earliest(),
-            Source::Packed(p) => p.earliest().map(|(t, _)| t),
+            Source::Packed(p) => p.first_due(),
         }
     }
 

@@ -92,7 +92,7 @@ impl Encoded {
 }
 
 /// A small sorted set as one buffer (see the module documentation).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct ZPack {
     buf: Vec<u8>,
     len: u32,
@@ -100,6 +100,22 @@ pub(crate) struct ZPack {
     timed: u32,
     score_base: i64,
     deadline_base: u64,
+    /// The earliest deadline ([`NO_DEADLINE`] when none), kept so that the
+    /// keyspace's member index reads it without a walk after each write.
+    first_due: u64,
+}
+
+impl Default for ZPack {
+    fn default() -> Self {
+        ZPack {
+            buf: Vec::new(),
+            len: 0,
+            timed: 0,
+            score_base: 0,
+            deadline_base: 0,
+            first_due: NO_DEADLINE,
+        }
+    }
 }
 
 impl ZPack {
@@ -257,6 +273,7 @@ impl ZPack {
         self.buf.reserve_exact(e.len);
         self.buf.splice(o..o, e.as_slice().iter().copied());
         self.len += 1;
+        self.first_due = self.first_due.min(deadline);
         o
     }
 
@@ -276,15 +293,51 @@ impl ZPack {
     /// Removes the entry at `o`; returns its member, score and deadline.
     pub(crate) fn remove_at(&mut self, o: usize) -> (Bytes, f64, u64) {
         let out = self.take(o);
+        if out.2 != NO_DEADLINE && out.2 == self.first_due {
+            self.first_due = self.scan_first_due();
+        }
+        self.shrink();
+        out
+    }
+
+    /// Removes the entries with rank in `start..end` (one move of the
+    /// bytes after them); returns their members and scores, in order.
+    pub(crate) fn remove_range(&mut self, start: usize, end: usize) -> Vec<(Bytes, f64)> {
+        let end = end.min(self.len());
+        let start = start.min(end);
+        let from = self.offset_of_rank(start);
+        let mut to = from;
+        let mut gone = Vec::with_capacity(end - start);
+        let mut rescan = false;
+        for _ in start..end {
+            let e = self.entry(to);
+            gone.push((Bytes::copy_from_slice(e.member), e.score));
+            let deadline = e.deadline;
+            if deadline != NO_DEADLINE {
+                self.timed -= 1;
+                rescan |= deadline == self.first_due;
+            }
+            to += self.size(to);
+        }
+        self.buf.drain(from..to);
+        self.len -= gone.len() as u32;
+        if rescan {
+            self.first_due = self.scan_first_due();
+        }
+        self.shrink();
+        gone
+    }
+
+    /// Gives memory back when a removal left too much spare capacity.
+    fn shrink(&mut self) {
         let spare = self.buf.capacity() - self.buf.len();
         if spare > SLACK && spare > self.buf.len() / 4 {
             self.buf.shrink_to_fit();
         }
-        out
     }
 
-    /// Gives the entry at `o` the score `score` (keeping its deadline);
-    /// returns its new offset.
+    /// Gives the entry at `o` the score `score` (keeping its deadline, so
+    /// the earliest deadline stays as it is); returns its new offset.
     pub(crate) fn set_score_at(&mut self, o: usize, score: f64) -> usize {
         let (m, _, deadline) = self.take(o);
         self.insert(&m, score, deadline)
@@ -317,6 +370,11 @@ impl ZPack {
             self.buf.reserve_exact(e.len - n);
         }
         self.buf.splice(o..o + n, e.as_slice().iter().copied());
+        if at < self.first_due {
+            self.first_due = at;
+        } else if had == self.first_due {
+            self.first_due = self.scan_first_due();
+        }
     }
 
     /// Entries with rank in `start..end`.
@@ -348,15 +406,28 @@ impl ZPack {
         v
     }
 
-    /// The earliest (deadline, offset).
-    pub(crate) fn earliest(&self) -> Option<(u64, usize)> {
+    /// The earliest deadline, by a walk.
+    fn scan_first_due(&self) -> u64 {
         if self.timed == 0 {
-            return None;
+            return NO_DEADLINE;
         }
         self.offsets()
-            .map(|o| (self.entry(o).deadline, o))
-            .filter(|&(t, _)| t != NO_DEADLINE)
+            .map(|o| self.entry(o).deadline)
             .min()
+            .unwrap_or(NO_DEADLINE)
+    }
+
+    /// The earliest deadline.
+    pub(crate) fn first_due(&self) -> Option<u64> {
+        (self.first_due != NO_DEADLINE).then_some(self.first_due)
+    }
+
+    /// The earliest (deadline, offset): the first entry due then.
+    pub(crate) fn earliest(&self) -> Option<(u64, usize)> {
+        let t = self.first_due()?;
+        self.offsets()
+            .find(|&o| self.entry(o).deadline == t)
+            .map(|o| (t, o))
     }
 
     /// The latest deadline.
@@ -396,6 +467,7 @@ impl ZPack {
         }
         assert_eq!(n, self.len());
         assert_eq!(timed, self.timed());
+        assert_eq!(self.first_due, self.scan_first_due());
     }
 }
 

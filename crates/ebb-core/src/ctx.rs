@@ -211,13 +211,13 @@ impl<'a> Ctx<'a> {
     /// The value of `key` as type `T`, created empty if absent.
     pub fn get_or_create<T: Kind>(&mut self, key: &[u8]) -> CmdResult<&mut T> {
         if !self.expire_key(key) {
-            let k = Bytes::copy_from_slice(key);
             if self.fx.new_keys {
                 // Redis's `new` event (class `n`) precedes the command's own.
+                let k = Bytes::copy_from_slice(key);
                 self.fx.event(b'n', "new", self.db, k.clone());
-                self.created.push((self.db, k.clone()));
+                self.created.push((self.db, k));
             }
-            self.store.dbs[self.db].set(k, T::empty());
+            self.store.dbs[self.db].set(key, T::empty());
         }
         self.mark_pending(key);
         let e = self.store.dbs[self.db]
@@ -247,8 +247,7 @@ impl<'a> Ctx<'a> {
             db.set_at(key, v, now);
             return;
         }
-        let k = Bytes::copy_from_slice(key);
-        db.set(k, v);
+        db.set(key, v);
         self.mark_pending(key);
     }
 

@@ -211,7 +211,7 @@ impl Db {
 
     /// Inserts or replaces the value of `key`, dropping any TTL and member
     /// deadlines of the previous value (SET semantics).
-    pub fn set(&mut self, key: Bytes, value: Value) {
+    pub fn set(&mut self, key: impl AsRef<[u8]>, value: Value) {
         // An empty collection may be created here and filled by the caller;
         // emptiness is checked when the command ends.
         let due = value.earliest_deadline();
@@ -221,7 +221,7 @@ impl Db {
             member_due: due_of(due),
             last_access: 0,
         };
-        match self.map.entry(Member::new(&key)) {
+        match self.map.entry(Member::new(key.as_ref())) {
             indexmap::map::Entry::Occupied(mut o) => {
                 let old = std::mem::replace(o.get_mut(), new);
                 let k = o.key();
@@ -246,10 +246,10 @@ impl Db {
     }
 
     /// Inserts a whole entry (value and TTL), replacing any previous one.
-    pub fn insert_entry(&mut self, key: Bytes, entry: Entry) {
-        self.remove(&key);
+    pub fn insert_entry(&mut self, key: &[u8], entry: Entry) {
+        self.remove(key);
         let ttl = entry.expire_at();
-        let key = Member::new(&key);
+        let key = Member::new(key);
         self.map.insert(
             key.clone(),
             Entry {

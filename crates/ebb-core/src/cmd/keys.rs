@@ -156,7 +156,7 @@ fn rename_generic(ctx: &mut Ctx, src: &[u8], dst: &[u8], nx: bool) -> CmdResult<
 /// replacing what was there, and wakes blocked clients if needed.
 fn place(ctx: &mut Ctx, db: usize, key: &[u8], entry: Entry) {
     let blockable = matches!(entry.value, Value::List(_) | Value::ZSet(_));
-    ctx.store.dbs[db].insert_entry(Bytes::copy_from_slice(key), entry);
+    ctx.store.dbs[db].insert_entry(key, entry);
     if blockable {
         ctx.fx.ready.push((db, Bytes::copy_from_slice(key)));
     }

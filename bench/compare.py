@@ -296,6 +296,22 @@ def fill_hash_fields(s, keys, per_key):
     fill(s, keys, per_key, "field", write)
 
 
+def fill_admissions(s, keys):
+    """The limit-admission shape: many keys of 3 members (codes per phone).
+    Redis: the recipe's sorted set scored by time; ebb: SADDEX LIMIT 3."""
+    now = int(time.time() * 1000)
+    for start in range(0, keys, 1000):
+        p = s.c.pipeline(transaction=False)
+        for k in range(start, min(keys, start + 1000)):
+            key = f"otp:+1555{k:07d}"
+            codes = [f"{(k * 7 + j) % 1000000:06d}" for j in range(3)]
+            if s.kind == "redis":
+                p.zadd(key, {c: now + j for j, c in enumerate(codes)})
+            else:
+                p.execute_command("SADDEX", key, "LIMIT", 3, 300, *codes)
+        p.execute()
+
+
 def fill_strings(s, n):
     """Plain string keys: SET key:NNNNNNN with a 10-byte value."""
     for start in range(0, n, 10000):
@@ -317,6 +333,7 @@ def memory_workload(servers, binaries, cores):
         ("10,000 keys x 30 members (B/member)", lambda s: fill_members(s, 10000, 30), 300_000),
         ("1M set members / 1,000 keys, Redis without TTL (B/member)", lambda s: fill_set_members(s, 1000, 1000), 1_000_000),
         ("1M hash fields / 1,000 keys, Redis without TTL (B/field)", lambda s: fill_hash_fields(s, 1000, 1000), 1_000_000),
+        ("100,000 keys x 3 members, limit admission (B/key)", lambda s: fill_admissions(s, 100_000), 100_000),
         ("1M string keys (B/key)", lambda s: fill_strings(s, 1_000_000), 1_000_000),
     ]
     res = {"redis": {}, "ebb": {}}

@@ -35,6 +35,69 @@ impl Due {
     }
 }
 
+/// The (deadline, id) order of a large table's members, boxed and built
+/// only while it holds something: a small table, whose deadlines are
+/// scanned, pays one null pointer for it instead of an empty sequence.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct DueOrder(Option<Box<Chunked<Due>>>);
+
+/// What an absent order reads as.
+static NO_ORDER: Chunked<Due> = Chunked::new();
+
+impl DueOrder {
+    fn get(&self) -> &Chunked<Due> {
+        self.0.as_deref().unwrap_or(&NO_ORDER)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.get().len()
+    }
+
+    pub(crate) fn first(&self) -> Option<Due> {
+        self.get().first()
+    }
+
+    pub(crate) fn last(&self) -> Option<Due> {
+        self.get().last()
+    }
+
+    pub(crate) fn iter(&self) -> crate::value::order::RankIter<'_, Due> {
+        self.get().iter()
+    }
+
+    pub(crate) fn insert(&mut self, e: Due) -> bool {
+        self.0.get_or_insert_with(Default::default).insert(e, &Due::cmp)
+    }
+
+    pub(crate) fn remove(&mut self, e: Due) -> bool {
+        let Some(c) = &mut self.0 else {
+            return false;
+        };
+        let found = c.remove(e, &Due::cmp);
+        if c.len() == 0 {
+            self.0 = None;
+        }
+        found
+    }
+
+    pub(crate) fn renumber(&mut self, f: impl Fn(Due) -> Due) {
+        if let Some(c) = &mut self.0 {
+            c.renumber(f);
+        }
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.0
+            .as_ref()
+            .map_or(0, |c| std::mem::size_of::<Chunked<Due>>() + c.heap_bytes())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn check(&self) {
+        self.get().check(&Due::cmp);
+    }
+}
+
 /// The stored deadline of a member without one.
 pub(crate) const NO_DEADLINE: u64 = u64::MAX;
 
@@ -46,7 +109,7 @@ pub(crate) struct DeadlineIndex {
     /// The nodes with a deadline, by (deadline, id), once the table is
     /// large (has a hash index); empty while it is small, when a scan of
     /// `at` is as quick.
-    pub(crate) order: Chunked<Due>,
+    pub(crate) order: DueOrder,
     /// How many nodes have a deadline.
     pub(crate) count: usize,
 }

@@ -35,14 +35,21 @@ pub struct Chunked<E> {
     len: usize,
 }
 
-impl<E> Default for Chunked<E> {
-    fn default() -> Self {
+impl<E> Chunked<E> {
+    /// An empty sequence (allocates nothing).
+    pub const fn new() -> Self {
         Chunked {
             chunks: Vec::new(),
             tops: Vec::new(),
             tree: Vec::new(),
             len: 0,
         }
+    }
+}
+
+impl<E> Default for Chunked<E> {
+    fn default() -> Self {
+        Chunked::new()
     }
 }
 

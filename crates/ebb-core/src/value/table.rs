@@ -143,7 +143,7 @@ impl<V> MemberTable<V> {
                 for i in 0..nodes.len() as u32 {
                     let at = d.at[i as usize];
                     if at != NO_DEADLINE {
-                        d.order.insert(Due { at, id: i }, &Due::cmp);
+                        d.order.insert(Due { at, id: i });
                     }
                 }
             }
@@ -178,11 +178,11 @@ impl<V> MemberTable<V> {
         if old == NO_DEADLINE {
             d.count += 1;
         } else if ordered {
-            d.order.remove(Due { at: old, id }, &Due::cmp);
+            d.order.remove(Due { at: old, id });
         }
         d.at[id as usize] = at;
         if ordered {
-            d.order.insert(Due { at, id }, &Due::cmp);
+            d.order.insert(Due { at, id });
         }
     }
 
@@ -190,7 +190,7 @@ impl<V> MemberTable<V> {
     pub fn clear_deadline(&mut self, id: u32) -> Option<u64> {
         let old = self.deadline(id)?;
         let d = self.deadlines.as_mut()?;
-        d.order.remove(Due { at: old, id }, &Due::cmp);
+        d.order.remove(Due { at: old, id });
         d.at[id as usize] = NO_DEADLINE;
         d.count -= 1;
         if d.count == 0 {
@@ -225,7 +225,7 @@ impl<V> MemberTable<V> {
         if let Some(d) = &mut self.deadlines {
             let at = d.at[id as usize];
             if at != NO_DEADLINE {
-                d.order.remove(Due { at, id }, &Due::cmp);
+                d.order.remove(Due { at, id });
                 d.count -= 1;
             }
         }
@@ -252,8 +252,8 @@ impl<V> MemberTable<V> {
                 // The last node takes id `id`: its place among the members
                 // due at the same millisecond moves accordingly.
                 let at = d.at[last as usize];
-                if at != NO_DEADLINE && d.order.remove(Due { at, id: last }, &Due::cmp) {
-                    d.order.insert(Due { at, id }, &Due::cmp);
+                if at != NO_DEADLINE && d.order.remove(Due { at, id: last }) {
+                    d.order.insert(Due { at, id });
                 }
             }
         }
@@ -344,7 +344,7 @@ impl<V> MemberTable<V> {
         }
         if let Some(d) = &self.deadlines {
             assert_eq!(d.at.len(), self.nodes.len());
-            d.order.check(&Due::cmp);
+            d.order.check();
             assert!(d.order.iter().all(|e| d.at[e.id as usize] == e.at));
             let with = d.at.iter().filter(|&&t| t != NO_DEADLINE).count();
             assert_eq!(with, d.count);

@@ -16,7 +16,7 @@
 use std::cmp::Ordering;
 
 use crate::value::order::Chunked;
-use crate::value::zpack::ZPack;
+use crate::value::zpack::PackDeadlines;
 
 /// A member's place in the deadline order: its deadline, then its id.
 /// Packed to 12 bytes.
@@ -66,7 +66,9 @@ impl DueOrder {
     }
 
     pub(crate) fn insert(&mut self, e: Due) -> bool {
-        self.0.get_or_insert_with(Default::default).insert(e, &Due::cmp)
+        self.0
+            .get_or_insert_with(Default::default)
+            .insert(e, &Due::cmp)
     }
 
     pub(crate) fn remove(&mut self, e: Due) -> bool {
@@ -74,7 +76,7 @@ impl DueOrder {
             return false;
         };
         let found = c.remove(e, &Due::cmp);
-        if c.len() == 0 {
+        if c.is_empty() {
             self.0 = None;
         }
         found
@@ -156,7 +158,7 @@ impl DeadlineIndex {
 enum DeadlineIter<'a> {
     Order(&'a dyn MemberNames, crate::value::order::RankIter<'a, Due>),
     Sorted(&'a dyn MemberNames, &'a [u64], std::vec::IntoIter<u32>),
-    Packed(&'a ZPack, std::vec::IntoIter<(u64, usize)>),
+    Packed(&'a dyn PackDeadlines, std::vec::IntoIter<(u64, usize)>),
     Empty,
 }
 
@@ -169,7 +171,7 @@ impl<'a> Iterator for DeadlineIter<'a> {
             DeadlineIter::Sorted(names, at, it) => {
                 it.next().map(|id| (names.member(id), at[id as usize]))
             }
-            DeadlineIter::Packed(p, it) => it.next().map(|(t, o)| (p.entry(o).member, t)),
+            DeadlineIter::Packed(p, it) => it.next().map(|(t, o)| (p.member_at(o), t)),
             DeadlineIter::Empty => None,
         }
     }
@@ -194,8 +196,8 @@ enum Source<'a> {
         names: &'a dyn MemberNames,
         index: Option<&'a DeadlineIndex>,
     },
-    /// A packed sorted set, whose entries hold their deadlines.
-    Packed(&'a ZPack),
+    /// A packed collection, whose entries hold their deadlines.
+    Packed(&'a dyn PackDeadlines),
 }
 
 impl std::fmt::Debug for MemberDeadlines<'_> {
@@ -209,7 +211,7 @@ impl<'a> MemberDeadlines<'a> {
         MemberDeadlines(Source::Table { names, index })
     }
 
-    pub(crate) fn packed(p: &'a ZPack) -> Self {
+    pub(crate) fn packed(p: &'a dyn PackDeadlines) -> Self {
         MemberDeadlines(Source::Packed(p))
     }
 
@@ -220,7 +222,7 @@ impl<'a> MemberDeadlines<'a> {
                 let id = names.find(member)?;
                 *index?.at.get(id as usize)?
             }
-            Source::Packed(p) => p.entry(p.find(member)?.0).deadline,
+            Source::Packed(p) => p.deadline_of(member)?,
         };
         (t != NO_DEADLINE).then_some(t)
     }

@@ -162,7 +162,15 @@ fn srandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     if count < 0 {
         let mut rng = rand::thread_rng();
         let n = count.unsigned_abs() as usize;
-        let picks = (0..n).filter_map(|_| set.get_index(rng.gen_range(0..set.len())));
+        // A packed set finds a position by walking: walk it once.
+        let packed: Option<Vec<&[u8]>> = set.is_packed().then(|| set.iter().collect());
+        let picks = (0..n).filter_map(|_| {
+            let i = rng.gen_range(0..set.len());
+            match &packed {
+                Some(all) => all.get(i).copied(),
+                None => set.get_index(i),
+            }
+        });
         return Ok(Reply::Array(member_replies(picks)));
     }
     if count as u64 >= set.len() as u64 {

@@ -63,7 +63,6 @@ impl<E: Copy + PartialEq> Chunked<E> {
     }
 
     /// Whether there is no element.
-    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -2,16 +2,81 @@
 
 use bytes::Bytes;
 
-use super::table::MemberTable;
-use crate::expiry::MemberDeadlines;
+use super::table::{MemberTable, Node};
+use super::zpack::{packable_deadline, PackIter, SPack};
+use crate::expiry::{MemberDeadlines, NO_DEADLINE};
 
-/// A set. Members are stored once in a dense [`MemberTable`], so random
-/// members (SPOP, SRANDMEMBER) cost O(1); removal moves the last member
-/// into the hole, as an index set's `swap_remove` does.
-#[derive(Debug, Default, Clone)]
+/// A set. While small (up to 128 members of at most 64 bytes) it is one
+/// packed buffer in the order members were added ([`SPack`]); then its
+/// members are stored once in a dense [`MemberTable`], so random members
+/// (SPOP, SRANDMEMBER) cost O(1), and removal moves the last member into
+/// the hole, as an index set's `swap_remove` does. Like Redis, a set that
+/// outgrew the packed form keeps the large one.
+#[derive(Debug, Clone)]
 pub struct SetValue {
-    table: MemberTable<()>,
+    repr: Repr,
 }
+
+/// What [`SetValue::write`] found and did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Did {
+    Added,
+    Existed,
+    Absent,
+}
+
+#[derive(Debug, Clone)]
+enum Repr {
+    Packed(Box<SPack>),
+    Large(MemberTable<()>),
+}
+
+impl Default for SetValue {
+    fn default() -> Self {
+        SetValue {
+            repr: Repr::Packed(Box::default()),
+        }
+    }
+}
+
+/// The members of a set, in either form.
+#[derive(Debug, Clone)]
+pub struct SetIter<'a>(IterRepr<'a>);
+
+#[derive(Debug, Clone)]
+enum IterRepr<'a> {
+    Packed(PackIter<'a, false>),
+    Large(std::slice::Iter<'a, Node<()>>),
+}
+
+impl<'a> Iterator for SetIter<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        match &mut self.0 {
+            IterRepr::Packed(it) => it.next().map(|(m, _)| m),
+            IterRepr::Large(it) => it.next().map(|n| &n.member[..]),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.0 {
+            IterRepr::Packed(it) => it.size_hint(),
+            IterRepr::Large(it) => it.size_hint(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for SetIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match &mut self.0 {
+            IterRepr::Packed(it) => it.next_back().map(|(m, _)| m),
+            IterRepr::Large(it) => it.next_back().map(|n| &n.member[..]),
+        }
+    }
+}
+
+impl ExactSizeIterator for SetIter<'_> {}
 
 impl SetValue {
     /// An empty set.
@@ -21,50 +86,96 @@ impl SetValue {
 
     /// Number of members.
     pub fn len(&self) -> usize {
-        self.table.len()
+        match &self.repr {
+            Repr::Packed(p) => p.len(),
+            Repr::Large(t) => t.len(),
+        }
     }
 
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
-        self.table.is_empty()
+        self.len() == 0
+    }
+
+    /// Whether the set is in its packed form.
+    pub fn is_packed(&self) -> bool {
+        matches!(self.repr, Repr::Packed(_))
+    }
+
+    /// The large form, converting a packed set to it first (same order).
+    fn large(&mut self) -> &mut MemberTable<()> {
+        if let Repr::Packed(p) = &self.repr {
+            let mut t = MemberTable::default();
+            for o in p.offsets() {
+                let e = p.entry(o);
+                let id = t.push(e.member, ());
+                if e.deadline != NO_DEADLINE {
+                    t.set_deadline(id, e.deadline);
+                }
+            }
+            self.repr = Repr::Large(t);
+        }
+        match &mut self.repr {
+            Repr::Large(t) => t,
+            Repr::Packed(_) => unreachable!("converted above"),
+        }
     }
 
     /// Whether `m` is a member.
     pub fn contains(&self, m: &[u8]) -> bool {
-        self.table.find(m).is_some()
+        match &self.repr {
+            Repr::Packed(p) => p.find(m).is_some(),
+            Repr::Large(t) => t.find(m).is_some(),
+        }
     }
 
     /// Adds `m`; returns true if it was new. An existing member keeps its deadline.
     pub fn insert(&mut self, m: impl AsRef<[u8]>) -> bool {
-        let m = m.as_ref();
-        if self.table.find(m).is_some() {
-            return false;
-        }
-        self.table.push(m, ());
-        true
+        self.write(m.as_ref(), NO_DEADLINE, true, false) == Did::Added
     }
 
     /// Removes `m` and its deadline; returns true if it was present.
     pub fn remove(&mut self, m: &[u8]) -> bool {
-        match self.table.find(m) {
-            Some(id) => self.table.swap_remove(id).is_some(),
-            None => false,
+        match &mut self.repr {
+            Repr::Packed(p) => match p.find(m) {
+                Some((o, _)) => {
+                    p.remove_at(o);
+                    true
+                }
+                None => false,
+            },
+            Repr::Large(t) => match t.find(m) {
+                Some(id) => t.swap_remove(id).is_some(),
+                None => false,
+            },
         }
     }
 
     /// The member at position `i` (0..len), for random picks.
     pub fn get_index(&self, i: usize) -> Option<&[u8]> {
-        self.table.nodes().get(i).map(|n| &n.member[..])
+        match &self.repr {
+            Repr::Packed(p) => p.range(i, i + 1).next().map(|(m, _)| m),
+            Repr::Large(t) => t.nodes().get(i).map(|n| &n.member[..]),
+        }
     }
 
     /// Iterates over the members.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + DoubleEndedIterator {
-        self.table.nodes().iter().map(|n| &n.member[..])
+    pub fn iter(&self) -> SetIter<'_> {
+        SetIter(match &self.repr {
+            Repr::Packed(p) => IterRepr::Packed(p.range(0, p.len())),
+            Repr::Large(t) => IterRepr::Large(t.nodes().iter()),
+        })
     }
 
     /// The deadline of `m`, if it is a member with one.
     pub fn deadline(&self, m: &[u8]) -> Option<u64> {
-        self.table.deadline(self.table.find(m)?)
+        match &self.repr {
+            Repr::Packed(p) => {
+                let t = p.entry(p.find(m)?.0).deadline;
+                (t != NO_DEADLINE).then_some(t)
+            }
+            Repr::Large(t) => t.deadline(t.find(m)?),
+        }
     }
 
     /// Whether every member is a canonical 64-bit integer, the shape Redis
@@ -75,24 +186,31 @@ impl SetValue {
 
     /// The member deadlines.
     pub fn deadlines(&self) -> MemberDeadlines<'_> {
-        self.table.deadlines()
+        match &self.repr {
+            Repr::Packed(p) => MemberDeadlines::packed(&**p),
+            Repr::Large(t) => t.deadlines(),
+        }
     }
 
     /// Sets the deadline of an existing member; false if it is not a member.
     pub fn set_deadline(&mut self, m: &[u8], at: u64) -> bool {
-        match self.table.find(m) {
-            Some(id) => {
-                self.table.set_deadline(id, at);
-                true
-            }
-            None => false,
-        }
+        self.write(m, at, false, true) != Did::Absent
     }
 
     /// Clears the deadline of `m`; returns the one it had.
     pub fn clear_deadline(&mut self, m: &[u8]) -> Option<u64> {
-        let id = self.table.find(m)?;
-        self.table.clear_deadline(id)
+        match &mut self.repr {
+            Repr::Packed(p) => {
+                let (o, _) = p.find(m)?;
+                let had = p.entry(o).deadline;
+                p.set_deadline_at(o, NO_DEADLINE);
+                (had != NO_DEADLINE).then_some(had)
+            }
+            Repr::Large(t) => {
+                let id = t.find(m)?;
+                t.clear_deadline(id)
+            }
+        }
     }
 
     /// Adds `m` with the deadline `at`, replacing any deadline it had;
@@ -107,24 +225,79 @@ impl SetValue {
     /// deadline (`Some(false)`) unless `keep` is set, in which case it keeps
     /// its own (`None`).
     pub fn upsert_deadline(&mut self, m: &[u8], at: u64, keep: bool) -> Option<bool> {
-        let (id, new) = match self.table.find(m) {
-            Some(_) if keep => return None,
-            Some(id) => (id, false),
-            None => (self.table.push(m, ()), true),
+        match self.write(m, at, true, !keep) {
+            Did::Added => Some(true),
+            Did::Existed if !keep => Some(false),
+            _ => None,
+        }
+    }
+
+    /// One lookup of `m`, then: a member gets the deadline `at` if
+    /// `refresh` (`Existed` either way); a new one is added with `at` if
+    /// `add` (`Added`, otherwise `Absent`).
+    fn write(&mut self, m: &[u8], at: u64, add: bool, refresh: bool) -> Did {
+        if let Repr::Packed(p) = &mut self.repr {
+            match p.find(m) {
+                Some(_) if !refresh => return Did::Existed,
+                Some((o, _)) if packable_deadline(at) => {
+                    p.set_deadline_at(o, at);
+                    return Did::Existed;
+                }
+                None if !add => return Did::Absent,
+                None if p.can_add(m) && packable_deadline(at) => {
+                    p.insert(m, 0.0, at);
+                    return Did::Added;
+                }
+                // Past the packed form's limits.
+                _ => {}
+            }
+        }
+        let t = self.large();
+        let (id, did) = match t.find(m) {
+            Some(_) if !refresh => return Did::Existed,
+            Some(id) => (id, Did::Existed),
+            None if !add => return Did::Absent,
+            None => (t.push(m, ()), Did::Added),
         };
-        self.table.set_deadline(id, at);
-        Some(new)
+        if at != NO_DEADLINE {
+            t.set_deadline(id, at);
+        }
+        did
     }
 
     /// Removes the earliest member whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
-        let id = self.table.first_due(now)?;
-        self.table.swap_remove(id).map(|n| n.member.into_bytes())
+        match &mut self.repr {
+            Repr::Packed(p) => {
+                if p.first_due()? > now {
+                    return None;
+                }
+                let (_, o) = p.earliest()?;
+                Some(p.remove_at(o).0)
+            }
+            Repr::Large(t) => {
+                let id = t.first_due(now)?;
+                t.swap_remove(id).map(|n| n.member.into_bytes())
+            }
+        }
     }
 
-    /// Heap bytes held by the structure (not the members' own bytes).
+    /// Heap bytes held by the structure (not the members' own bytes,
+    /// except in the packed form, where they are the structure).
     pub fn heap_bytes(&self) -> usize {
-        self.table.heap_bytes()
+        match &self.repr {
+            Repr::Packed(p) => std::mem::size_of::<SPack>() + p.heap_bytes(),
+            Repr::Large(t) => t.heap_bytes(),
+        }
+    }
+
+    /// Checks the packed buffer or the table (tests).
+    #[cfg(test)]
+    pub fn check(&self) {
+        match &self.repr {
+            Repr::Packed(p) => p.check(),
+            Repr::Large(t) => t.check(),
+        }
     }
 }
 
@@ -181,6 +354,110 @@ mod tests {
         assert_eq!(s.pop_due(100), None);
         assert_eq!(s.len(), 1);
         assert!(s.contains(b"forever"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Random writes to a small set (packed, sometimes growing past the
+        /// packed limits) against a model; while packed, members keep the
+        /// order they were added in.
+        #[test]
+        fn packed_sets_match_a_model(
+            ops in proptest::collection::vec((0u8..140, 0u8..6, proptest::option::of(0u64..50)), 1..400),
+            long in proptest::bool::weighted(0.1),
+        ) {
+            let mut s = SetValue::new();
+            // (member, deadline) in the order added.
+            let mut model: Vec<(Bytes, Option<u64>)> = Vec::new();
+            let pos = |model: &Vec<(Bytes, Option<u64>)>, m: &Bytes| model.iter().position(|e| e.0 == m);
+            for (m, op, t) in ops {
+                let m = if long && m == 7 { Bytes::from(vec![b'x'; 70]) } else { Bytes::from(format!("m{m}")) };
+                let at = t.map_or(u64::MAX - 1, |t| t + 1_700_000_000_000);
+                match op {
+                    0 => {
+                        let new = pos(&model, &m).is_none();
+                        proptest::prop_assert_eq!(s.insert(&m), new);
+                        if new {
+                            model.push((m, None));
+                        }
+                    }
+                    1 => {
+                        let i = pos(&model, &m);
+                        proptest::prop_assert_eq!(s.remove(&m), i.is_some());
+                        if let Some(i) = i {
+                            model.remove(i);
+                        }
+                    }
+                    2 => {
+                        let keep = t.is_some_and(|t| t % 2 == 0);
+                        let got = s.upsert_deadline(&m, at, keep);
+                        match pos(&model, &m) {
+                            None => {
+                                proptest::prop_assert_eq!(got, Some(true));
+                                model.push((m, Some(at)));
+                            }
+                            Some(_) if keep => proptest::prop_assert_eq!(got, None),
+                            Some(i) => {
+                                proptest::prop_assert_eq!(got, Some(false));
+                                model[i].1 = Some(at);
+                            }
+                        }
+                    }
+                    3 => {
+                        let i = pos(&model, &m);
+                        proptest::prop_assert_eq!(s.set_deadline(&m, at), i.is_some());
+                        if let Some(i) = i {
+                            model[i].1 = Some(at);
+                        }
+                    }
+                    4 => {
+                        let had = pos(&model, &m).and_then(|i| model[i].1.take());
+                        proptest::prop_assert_eq!(s.clear_deadline(&m), had);
+                    }
+                    _ => {
+                        let now = t.unwrap_or(0) + 1_700_000_000_000;
+                        while let Some(gone) = s.pop_due(now) {
+                            let i = pos(&model, &gone);
+                            proptest::prop_assert!(i.is_some_and(|i| model[i].1.is_some_and(|t| t <= now)));
+                            if let Some(i) = i {
+                                model.remove(i);
+                            }
+                        }
+                        proptest::prop_assert!(model.iter().all(|e| e.1.is_none_or(|t| t > now)));
+                    }
+                }
+            }
+            s.check();
+            proptest::prop_assert_eq!(s.len(), model.len());
+            let got: Vec<&[u8]> = s.iter().collect();
+            if s.is_packed() {
+                let want: Vec<&[u8]> = model.iter().map(|e| &e.0[..]).collect();
+                proptest::prop_assert_eq!(&got, &want);
+                proptest::prop_assert!(model.len() <= 128 && model.iter().all(|e| e.0.len() <= 64));
+            } else {
+                let mut a = got.clone();
+                let mut b: Vec<&[u8]> = model.iter().map(|e| &e.0[..]).collect();
+                a.sort();
+                b.sort();
+                proptest::prop_assert_eq!(a, b);
+            }
+            proptest::prop_assert!(s.iter().rev().eq(got.iter().rev().copied()));
+            for (i, m) in got.iter().enumerate() {
+                proptest::prop_assert_eq!(s.get_index(i), Some(*m));
+                let e = &model[pos(&model, &Bytes::copy_from_slice(m)).expect("in model")];
+                proptest::prop_assert_eq!(s.deadline(m), e.1);
+                proptest::prop_assert!(s.contains(m));
+            }
+            let timed: Vec<u64> = model.iter().filter_map(|e| e.1).collect();
+            let d = s.deadlines();
+            proptest::prop_assert_eq!(d.len(), timed.len());
+            proptest::prop_assert_eq!(d.earliest(), timed.iter().min().copied());
+            proptest::prop_assert_eq!(d.latest(), timed.iter().max().copied());
+            let walked: Vec<u64> = d.iter().map(|(_, t)| t).collect();
+            proptest::prop_assert!(walked.windows(2).all(|w| w[0] <= w[1]));
+            proptest::prop_assert_eq!(walked.len(), timed.len());
+        }
     }
 
     #[test]

@@ -1,9 +1,10 @@
-//! Small sorted sets packed into one byte buffer.
+//! Small sorted sets and sets packed into one byte buffer.
 //!
-//! While a sorted set has at most [`MAX_LEN`] members of at most
-//! [`MAX_MEMBER`] bytes, it is one buffer of entries in (score, member)
-//! order, as Redis keeps its listpack: no allocation, index slot or pointer
-//! per member. An entry is
+//! While a sorted set or set has at most [`MAX_LEN`] members of at most
+//! [`MAX_MEMBER`] bytes, it is one buffer of entries, as Redis keeps its
+//! listpack: no allocation, index slot or pointer per member. A sorted
+//! set's entries are in (score, member) order; a set's, which have no score
+//! field, in the order they were added. An entry is
 //!
 //! ```text
 //! [size] [member length] [member bytes] [score] [deadline] [size]
@@ -91,9 +92,11 @@ impl Encoded {
     }
 }
 
-/// A small sorted set as one buffer (see the module documentation).
+/// A small sorted set (`SCORED`) or set as one buffer (see the module
+/// documentation). A set's entries have no score field and stay in the
+/// order they were added, as a listpack keeps them.
 #[derive(Debug, Clone)]
-pub(crate) struct ZPack {
+pub(crate) struct Pack<const SCORED: bool> {
     buf: Vec<u8>,
     len: u32,
     /// How many entries have a deadline.
@@ -105,9 +108,14 @@ pub(crate) struct ZPack {
     first_due: u64,
 }
 
-impl Default for ZPack {
+/// A packed sorted set.
+pub(crate) type ZPack = Pack<true>;
+/// A packed set.
+pub(crate) type SPack = Pack<false>;
+
+impl<const SCORED: bool> Default for Pack<SCORED> {
     fn default() -> Self {
-        ZPack {
+        Pack {
             buf: Vec::new(),
             len: 0,
             timed: 0,
@@ -118,7 +126,7 @@ impl Default for ZPack {
     }
 }
 
-impl ZPack {
+impl<const SCORED: bool> Pack<SCORED> {
     /// Number of members.
     pub(crate) fn len(&self) -> usize {
         self.len as usize
@@ -158,20 +166,25 @@ impl ZPack {
         self.buf[o] as usize
     }
 
+    /// The score field at `p`, which it steps over.
+    fn score_at(&self, p: &mut usize) -> f64 {
+        match self.varint_at(p) {
+            0 => {
+                let mut raw = [0u8; 8];
+                raw.copy_from_slice(&self.buf[*p..*p + 8]);
+                *p += 8;
+                f64::from_le_bytes(raw)
+            }
+            v => (self.score_base + unzigzag(v - 1)) as f64,
+        }
+    }
+
     /// The entry at offset `o`.
     pub(crate) fn entry(&self, o: usize) -> ZEntry<'_> {
         let ml = self.buf[o + 1] as usize;
         let member = &self.buf[o + 2..o + 2 + ml];
         let mut p = o + 2 + ml;
-        let score = match self.varint_at(&mut p) {
-            0 => {
-                let mut raw = [0u8; 8];
-                raw.copy_from_slice(&self.buf[p..p + 8]);
-                p += 8;
-                f64::from_le_bytes(raw)
-            }
-            v => (self.score_base + unzigzag(v - 1)) as f64,
-        };
+        let score = if SCORED { self.score_at(&mut p) } else { 0.0 };
         let deadline = match self.varint_at(&mut p) {
             0 => NO_DEADLINE,
             v => (self.deadline_base as i64).wrapping_add(unzigzag(v - 1)) as u64,
@@ -227,7 +240,9 @@ impl ZPack {
         e.push(m.len() as u8);
         e.bytes[e.len..e.len + m.len()].copy_from_slice(m);
         e.len += m.len();
-        if score.fract() == 0.0 && score.abs() <= INT_LIMIT {
+        if !SCORED {
+            // A set's entry has no score field.
+        } else if score.fract() == 0.0 && score.abs() <= INT_LIMIT {
             e.varint(zigzag(score as i64 - self.score_base) + 1);
         } else {
             e.push(0);
@@ -247,6 +262,9 @@ impl ZPack {
 
     /// Where (score, m) goes: the offset of the first entry above it.
     fn position(&self, score: f64, m: &[u8]) -> usize {
+        if !SCORED {
+            return self.buf.len();
+        }
         let key = (Score(score), m);
         self.offsets()
             .find(|&o| {
@@ -259,7 +277,7 @@ impl ZPack {
     /// Adds `m`, which must be absent and fit ([`Self::can_add`], a
     /// [`packable_deadline`]); returns its offset.
     pub(crate) fn insert(&mut self, m: &[u8], score: f64, deadline: u64) -> usize {
-        if self.len == 0 && score.fract() == 0.0 && score.abs() <= INT_LIMIT {
+        if SCORED && self.len == 0 && score.fract() == 0.0 && score.abs() <= INT_LIMIT {
             self.score_base = score as i64;
         }
         if deadline != NO_DEADLINE {
@@ -378,7 +396,7 @@ impl ZPack {
     }
 
     /// Entries with rank in `start..end`.
-    pub(crate) fn range(&self, start: usize, end: usize) -> PackIter<'_> {
+    pub(crate) fn range(&self, start: usize, end: usize) -> PackIter<'_, SCORED> {
         let end = end.min(self.len());
         let start = start.min(end);
         let front = self.offset_of_rank(start);
@@ -455,7 +473,7 @@ impl ZPack {
                 self.encode(e.member, e.score, e.deadline).as_slice(),
                 &self.buf[o..o + size]
             );
-            if let Some((s, m)) = &prev {
+            if let Some((s, m)) = prev.as_ref().filter(|_| SCORED) {
                 assert_eq!(
                     (Score(*s), &m[..]).cmp(&(Score(e.score), e.member)),
                     Ordering::Less
@@ -471,10 +489,10 @@ impl ZPack {
     }
 }
 
-/// Entries of a rank range of a [`ZPack`], both ways.
+/// Entries of a rank range of a [`Pack`], both ways.
 #[derive(Debug, Clone)]
-pub(crate) struct PackIter<'a> {
-    pack: &'a ZPack,
+pub(crate) struct PackIter<'a, const SCORED: bool> {
+    pack: &'a Pack<SCORED>,
     /// Offset of the next entry from the front.
     front: usize,
     /// Offset one past the next entry from the back.
@@ -482,7 +500,7 @@ pub(crate) struct PackIter<'a> {
     remaining: usize,
 }
 
-impl<'a> Iterator for PackIter<'a> {
+impl<'a, const SCORED: bool> Iterator for PackIter<'a, SCORED> {
     type Item = (&'a [u8], f64);
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -500,7 +518,7 @@ impl<'a> Iterator for PackIter<'a> {
     }
 }
 
-impl DoubleEndedIterator for PackIter<'_> {
+impl<const SCORED: bool> DoubleEndedIterator for PackIter<'_, SCORED> {
     fn next_back(&mut self) -> Option<Self::Item> {
         if self.remaining == 0 {
             return None;
@@ -512,7 +530,50 @@ impl DoubleEndedIterator for PackIter<'_> {
     }
 }
 
-impl ExactSizeIterator for PackIter<'_> {}
+impl<const SCORED: bool> ExactSizeIterator for PackIter<'_, SCORED> {}
+
+/// What a deadline view reads from a packed collection of either kind.
+pub(crate) trait PackDeadlines {
+    /// The deadline of `m`, if it is a member with one.
+    fn deadline_of(&self, m: &[u8]) -> Option<u64>;
+    /// The earliest deadline.
+    fn first_due(&self) -> Option<u64>;
+    /// The latest deadline.
+    fn latest(&self) -> Option<u64>;
+    /// How many members have a deadline.
+    fn timed(&self) -> usize;
+    /// (deadline, offset) of the members with one, in order.
+    fn by_deadline(&self) -> Vec<(u64, usize)>;
+    /// The member of the entry at offset `o`.
+    fn member_at(&self, o: usize) -> &[u8];
+}
+
+impl<const SCORED: bool> PackDeadlines for Pack<SCORED> {
+    fn deadline_of(&self, m: &[u8]) -> Option<u64> {
+        let t = self.entry(self.find(m)?.0).deadline;
+        (t != NO_DEADLINE).then_some(t)
+    }
+
+    fn first_due(&self) -> Option<u64> {
+        Pack::first_due(self)
+    }
+
+    fn latest(&self) -> Option<u64> {
+        Pack::latest(self)
+    }
+
+    fn timed(&self) -> usize {
+        Pack::timed(self)
+    }
+
+    fn by_deadline(&self) -> Vec<(u64, usize)> {
+        Pack::by_deadline(self)
+    }
+
+    fn member_at(&self, o: usize) -> &[u8] {
+        Pack::member_at(self, o)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -213,7 +213,7 @@ pub struct ZIter<'a>(IterRepr<'a>);
 
 #[derive(Debug, Clone)]
 enum IterRepr<'a> {
-    Packed(PackIter<'a>),
+    Packed(PackIter<'a, true>),
     Large(&'a [Node<f64>], RankIter<'a, u32>),
 }
 

@@ -99,8 +99,14 @@ pub(super) fn zrandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         picks
     };
     let mut v = Vec::with_capacity(picks.len() * per);
+    // A packed set finds a position by walking: walk it once.
+    let packed: Option<Vec<(&[u8], f64)>> = z.is_packed().then(|| z.iter().collect());
+    let at = |i: usize| match &packed {
+        Some(all) => all.get(i).copied(),
+        None => z.get_index(i),
+    };
     for i in picks {
-        if let Some((m, s)) = z.get_index(i) {
+        if let Some((m, s)) = at(i) {
             push_entry(&mut v, m, s, withscores, resp3);
         }
     }

@@ -22,7 +22,7 @@ use crate::db::{CoreConfig, Entry};
 use crate::error::{unknown_subcommand, CmdResult, Error};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
-use crate::value::member::INLINE;
+use crate::value::member::{Member, INLINE};
 use crate::value::{HashValue, SetValue, Value, ZSetValue};
 
 /// OBJECT and MEMORY.
@@ -278,9 +278,8 @@ fn memory(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// Size of a `Bytes` handle.
 const HANDLE: usize = size_of::<Bytes>();
-/// The header a `Bytes` allocates once it is shared by two owners (a key
-/// held by both the keyspace and the member-deadline index).
-const SHARED_HEADER: usize = 32;
+/// Size of a stored key (a [`Member`]: inline up to 22 bytes, boxed beyond).
+const KEY: usize = size_of::<Member>();
 
 /// Bytes the allocator hands out for a request of `n` bytes (glibc malloc
 /// chunks on 64-bit: 16-byte steps, 8 bytes of header, 32 at least).
@@ -306,7 +305,7 @@ fn sampled(costs: impl Iterator<Item = usize>, n: usize, samples: usize) -> usiz
     }
 }
 
-/// Heap bytes of one stored member, field or value: none when it is
+/// Heap bytes of one stored key, member, field or value: none when it is
 /// short enough to live inline.
 fn stored(b: &[u8]) -> usize {
     if b.len() <= INLINE {
@@ -363,13 +362,13 @@ pub fn value_usage(v: &Value, samples: usize) -> usize {
 /// share of the keyspace table, its entries in the key-TTL and
 /// member-deadline indexes, and the value ([`value_usage`]).
 pub fn memory_usage(key: &[u8], e: &Entry, samples: usize) -> usize {
-    // One keyspace slot (key handle + entry + control byte) at the table's
-    // 7/8 load.
-    let slot = (HANDLE + size_of::<Entry>() + 1) * 8 / 7;
+    // One keyspace slot (key + entry + control byte) at the table's 7/8
+    // load.
+    let slot = (KEY + size_of::<Entry>() + 1) * 8 / 7;
     // One B-tree element of (deadline, key) at about two thirds fill, plus
-    // the shared-key header.
-    let index_entry = alloc(16 + 11 * (8 + HANDLE)) / 7 + SHARED_HEADER;
-    let mut total = alloc(key.len()) + slot + value_usage(&e.value, samples);
+    // the index's own copy of a boxed key (each index holds one).
+    let index_entry = alloc(16 + 11 * (8 + KEY)) / 7 + stored(key);
+    let mut total = stored(key) + slot + value_usage(&e.value, samples);
     if e.expire_at().is_some() {
         total += index_entry;
     }
@@ -591,6 +590,30 @@ mod tests {
         h.advance(10);
         let after = int(h.run(&["MEMORY", "USAGE", "s", "SAMPLES", "0"]));
         assert!(after < full / 3, "{after} {full}");
+    }
+
+    #[test]
+    fn memory_usage_counts_keys_as_stored() {
+        // Keys up to 22 bytes live inside the key table's slot: none costs
+        // more than another, the empty key included.
+        let mut h = Harness::new();
+        let short = ["", "a", &"k".repeat(22)];
+        let usage: Vec<i64> = short
+            .iter()
+            .map(|k| {
+                h.run(&["SET", k, "v"]);
+                int(h.run(&["MEMORY", "USAGE", k]))
+            })
+            .collect();
+        assert!(usage.iter().all(|&u| u == usage[0]), "{usage:?}");
+        // A longer key is boxed, and each deadline index holds its own copy.
+        let long = "k".repeat(1000);
+        h.run(&["SET", &long, "v"]);
+        let plain = int(h.run(&["MEMORY", "USAGE", &long]));
+        assert!(plain >= usage[0] + 1000, "{plain}");
+        h.run(&["PEXPIRE", &long, "100000"]);
+        let with_ttl = int(h.run(&["MEMORY", "USAGE", &long]));
+        assert!(with_ttl >= plain + 1000, "{plain} {with_ttl}");
     }
 
     #[test]

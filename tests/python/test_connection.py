@@ -183,6 +183,21 @@ def test_info_and_time(r):
     assert t[0] > 1600000000
 
 
+def test_info_keyspace_avg_ttl(r):
+    r.set("plain", 1)
+    assert r.info("keyspace")["db0"]["avg_ttl"] == 0
+    r.set("a", 1, px=100_000)
+    r.set("b", 1, px=300_000)
+    ks = r.info("keyspace")["db0"]
+    assert ks["keys"] == 3 and ks["expires"] == 2
+    # The average time left: about 200 seconds.
+    assert 195_000 <= ks["avg_ttl"] <= 200_000
+    r.persist("b")
+    assert 95_000 <= r.info("keyspace")["db0"]["avg_ttl"] <= 100_000
+    r.delete("a")
+    assert r.info("keyspace")["db0"]["avg_ttl"] == 0
+
+
 def test_many_clients_and_stalled_client(ebb):
     stalled = socket.create_connection(("127.0.0.1", ebb.port))
     stalled.sendall(b"*2\r\n$3\r\nGET\r\n$100\r\nabc")  # incomplete request

@@ -78,11 +78,52 @@ pub struct DbStats {
     pub member_expiry_keys: usize,
 }
 
+/// The keys with a TTL by deadline, and the sum of those deadlines (for
+/// INFO's `avg_ttl`).
+#[derive(Debug, Default, Clone)]
+struct KeyTtls {
+    set: BTreeSet<(u64, Member)>,
+    sum: u128,
+}
+
+impl KeyTtls {
+    fn insert(&mut self, e: (u64, Member)) {
+        let t = e.0;
+        if self.set.insert(e) {
+            self.sum += u128::from(t);
+        }
+    }
+
+    fn remove(&mut self, e: &(u64, Member)) {
+        if self.set.remove(e) {
+            self.sum -= u128::from(e.0);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.set.clear();
+        self.sum = 0;
+    }
+
+    fn first(&self) -> Option<&(u64, Member)> {
+        self.set.first()
+    }
+
+    fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    #[cfg(test)]
+    fn iter(&self) -> impl Iterator<Item = &(u64, Member)> {
+        self.set.iter()
+    }
+}
+
 /// One logical database (SELECT n).
 #[derive(Debug, Default, Clone)]
 pub struct Db {
     map: IndexMap<Member, Entry, ahash::RandomState>,
-    key_expiry: BTreeSet<(u64, Member)>,
+    key_expiry: KeyTtls,
     member_expiry: BTreeSet<(u64, Member)>,
 }
 
@@ -106,6 +147,17 @@ impl Db {
             keys: self.map.len(),
             expires: self.key_expiry.len(),
             member_expiry_keys: self.member_expiry.len(),
+        }
+    }
+
+    /// The average time left (ms) of the keys with a TTL at `now`, as
+    /// INFO's `avg_ttl` shows it (0 without any).
+    pub fn avg_ttl(&self, now: u64) -> u64 {
+        match self.key_expiry.len() as u128 {
+            0 => 0,
+            n => u64::try_from(self.key_expiry.sum / n)
+                .unwrap_or(u64::MAX)
+                .saturating_sub(now),
         }
     }
 
@@ -550,6 +602,8 @@ mod index_tests {
                 .collect();
             assert_eq!(have_ttl, want_ttl, "db {i}: key-TTL index");
             assert_eq!(db.key_expiry.len(), want_ttl.len(), "db {i}");
+            let sum: u128 = want_ttl.iter().map(|(t, _)| u128::from(*t)).sum();
+            assert_eq!(db.key_expiry.sum, sum, "db {i}: deadline sum");
             let want_members: BTreeSet<(u64, Vec<u8>)> = db
                 .map
                 .iter()
@@ -673,7 +727,7 @@ mod index_tests {
         h.sweep();
         check_indexes(&h.store);
         for db in &h.store.dbs {
-            assert!(db.key_expiry.is_empty() && db.member_expiry.is_empty());
+            assert!(db.key_expiry.len() == 0 && db.member_expiry.is_empty());
         }
     }
 }

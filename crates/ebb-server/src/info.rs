@@ -250,13 +250,17 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
         }
         "keyspace" => {
             out.push_str("# Keyspace\r\n");
+            let now = now_ms();
             for (i, db) in store.dbs.iter().enumerate() {
                 let s = db.stats();
                 if s.keys > 0 {
                     let _ = write!(
                         out,
-                        "db{i}:keys={},expires={},avg_ttl=0,member_expiry_keys={}\r\n",
-                        s.keys, s.expires, s.member_expiry_keys
+                        "db{i}:keys={},expires={},avg_ttl={},member_expiry_keys={}\r\n",
+                        s.keys,
+                        s.expires,
+                        db.avg_ttl(now),
+                        s.member_expiry_keys
                     );
                 }
             }

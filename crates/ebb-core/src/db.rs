@@ -52,17 +52,12 @@ impl Entry {
     }
 }
 
-/// Moves key `k` to its entry's current earliest member deadline in the
-/// member index (`member_expiry`), if that changed.
-fn reindex(member_expiry: &mut BTreeSet<(u64, Member)>, k: &Member, e: &mut Entry) {
+/// Moves the key at table position `i` to its entry's current earliest
+/// member deadline in the member index (`member_expiry`), if that changed.
+fn reindex(member_expiry: &mut DueIndex, i: usize, e: &mut Entry) {
     let now_due = e.value.earliest_deadline();
     if due_of(now_due) != e.member_due {
-        if let Some(old) = due_opt(e.member_due) {
-            member_expiry.remove(&(old, k.clone()));
-        }
-        if let Some(t) = now_due {
-            member_expiry.insert((t, k.clone()));
-        }
+        member_expiry.set(due_opt(e.member_due), now_due, i);
         e.member_due = due_of(now_due);
     }
 }
@@ -78,25 +73,44 @@ pub struct DbStats {
     pub member_expiry_keys: usize,
 }
 
-/// The keys with a TTL by deadline, and the sum of those deadlines (for
-/// INFO's `avg_ttl`).
+/// Keys by deadline (a key TTL or a key's earliest member deadline), as
+/// (deadline, position in the key table) pairs: 16 bytes each and no copy
+/// of the key. The table moves its last key into the hole a removal leaves,
+/// and [`Db::remove`] moves that key's pairs along. Also keeps the sum of
+/// the deadlines (for INFO's `avg_ttl`).
 #[derive(Debug, Default, Clone)]
-struct KeyTtls {
-    set: BTreeSet<(u64, Member)>,
+struct DueIndex {
+    set: BTreeSet<(u64, usize)>,
     sum: u128,
 }
 
-impl KeyTtls {
-    fn insert(&mut self, e: (u64, Member)) {
-        let t = e.0;
-        if self.set.insert(e) {
+impl DueIndex {
+    fn insert(&mut self, t: u64, i: usize) {
+        if self.set.insert((t, i)) {
             self.sum += u128::from(t);
         }
     }
 
-    fn remove(&mut self, e: &(u64, Member)) {
-        if self.set.remove(e) {
-            self.sum -= u128::from(e.0);
+    fn remove(&mut self, t: u64, i: usize) {
+        if self.set.remove(&(t, i)) {
+            self.sum -= u128::from(t);
+        }
+    }
+
+    /// Replaces position `i`'s deadline `old` with `new`.
+    fn set(&mut self, old: Option<u64>, new: Option<u64>, i: usize) {
+        if let Some(t) = old {
+            self.remove(t, i);
+        }
+        if let Some(t) = new {
+            self.insert(t, i);
+        }
+    }
+
+    /// The pair of a key that moved from position `from` to `to`.
+    fn moved(&mut self, t: u64, from: usize, to: usize) {
+        if self.set.remove(&(t, from)) {
+            self.set.insert((t, to));
         }
     }
 
@@ -105,8 +119,8 @@ impl KeyTtls {
         self.sum = 0;
     }
 
-    fn first(&self) -> Option<&(u64, Member)> {
-        self.set.first()
+    fn first(&self) -> Option<(u64, usize)> {
+        self.set.first().copied()
     }
 
     fn len(&self) -> usize {
@@ -114,7 +128,7 @@ impl KeyTtls {
     }
 
     #[cfg(test)]
-    fn iter(&self) -> impl Iterator<Item = &(u64, Member)> {
+    fn iter(&self) -> impl Iterator<Item = &(u64, usize)> {
         self.set.iter()
     }
 }
@@ -123,8 +137,8 @@ impl KeyTtls {
 #[derive(Debug, Default, Clone)]
 pub struct Db {
     map: IndexMap<Member, Entry, ahash::RandomState>,
-    key_expiry: KeyTtls,
-    member_expiry: BTreeSet<(u64, Member)>,
+    key_expiry: DueIndex,
+    member_expiry: DueIndex,
 }
 
 /// How much work one expiry pass may do.
@@ -275,23 +289,14 @@ impl Db {
         };
         match self.map.entry(Member::new(key.as_ref())) {
             indexmap::map::Entry::Occupied(mut o) => {
+                let i = o.index();
                 let old = std::mem::replace(o.get_mut(), new);
-                let k = o.key();
-                if let Some(t) = old.expire_at() {
-                    self.key_expiry.remove(&(t, k.clone()));
-                }
-                if let Some(t) = due_opt(old.member_due) {
-                    self.member_expiry.remove(&(t, k.clone()));
-                }
-                if let Some(t) = due {
-                    self.member_expiry.insert((t, k.clone()));
-                }
+                self.key_expiry.set(old.expire_at(), None, i);
+                self.member_expiry.set(due_opt(old.member_due), due, i);
                 drop(old);
             }
             indexmap::map::Entry::Vacant(v) => {
-                if let Some(t) = due {
-                    self.member_expiry.insert((t, v.key().clone()));
-                }
+                self.member_expiry.set(None, due, v.index());
                 v.insert(new);
             }
         }
@@ -301,44 +306,48 @@ impl Db {
     pub fn insert_entry(&mut self, key: &[u8], entry: Entry) {
         self.remove(key);
         let ttl = entry.expire_at();
-        let key = Member::new(key);
-        self.map.insert(
-            key.clone(),
+        let (i, _) = self.map.insert_full(
+            Member::new(key),
             Entry {
                 member_due: NO_DUE,
                 ..entry
             },
         );
-        if let Some(t) = ttl {
-            self.key_expiry.insert((t, key.clone()));
-        }
-        self.refresh_member_index(&key);
+        self.key_expiry.set(None, ttl, i);
+        self.refresh_member_index(key);
     }
 
     /// Removes `key`; returns its entry.
     pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
-        let (k, e) = self.map.swap_remove_entry(key)?;
-        if let Some(t) = e.expire_at() {
-            self.key_expiry.remove(&(t, k.clone()));
+        let i = self.map.get_index_of(key)?;
+        self.remove_index(i).map(|(_, e)| e)
+    }
+
+    /// Removes the key at table position `i`; returns it and its entry.
+    fn remove_index(&mut self, i: usize) -> Option<(Member, Entry)> {
+        let (k, e) = self.map.swap_remove_index(i)?;
+        self.key_expiry.set(e.expire_at(), None, i);
+        self.member_expiry.set(due_opt(e.member_due), None, i);
+        // The last key moved into position `i`: its pairs follow it.
+        let last = self.map.len();
+        if let Some((_, moved)) = self.map.get_index(i).filter(|_| i < last) {
+            if let Some(t) = moved.expire_at() {
+                self.key_expiry.moved(t, last, i);
+            }
+            if let Some(t) = due_opt(moved.member_due) {
+                self.member_expiry.moved(t, last, i);
+            }
         }
-        if let Some(t) = due_opt(e.member_due) {
-            self.member_expiry.remove(&(t, k));
-        }
-        Some(e)
+        Some((k, e))
     }
 
     /// Sets or clears the TTL of an existing key.
     pub fn set_expire(&mut self, key: &[u8], at: Option<u64>) -> bool {
-        let Some((k, e)) = self.map.get_full_mut(key).map(|(_, k, e)| (k, e)) else {
+        let Some((i, _, e)) = self.map.get_full_mut(key) else {
             return false;
         };
-        if let Some(old) = e.expire_at() {
-            self.key_expiry.remove(&(old, k.clone()));
-        }
+        self.key_expiry.set(e.expire_at(), at, i);
         e.expire = due_of(at);
-        if let Some(t) = at {
-            self.key_expiry.insert((t, k.clone()));
-        }
         true
     }
 
@@ -358,16 +367,15 @@ impl Db {
 
     /// Both of the above, with one lookup when nothing changes.
     fn refresh(&mut self, key: &[u8], accessed: Option<u64>) -> Option<bool> {
-        let (_, k, e) = self.map.get_full_mut(key)?;
+        let (i, _, e) = self.map.get_full_mut(key)?;
         if let Some(now) = accessed {
             e.last_access = now;
         }
         if e.value.is_empty_collection() {
-            let k = k.clone();
-            self.remove(&k);
+            self.remove_index(i);
             return Some(false);
         }
-        reindex(&mut self.member_expiry, k, e);
+        reindex(&mut self.member_expiry, i, e);
         Some(true)
     }
 
@@ -414,17 +422,24 @@ impl Db {
         self.map.capacity().saturating_sub(self.map.len()) * slot
     }
 
+    /// A copy of the key at table position `i`.
+    fn key_copy(&self, i: usize) -> Option<Bytes> {
+        self.map
+            .get_index(i)
+            .map(|(k, _)| Bytes::copy_from_slice(k))
+    }
+
     /// The key whose TTL ends first, with that deadline.
     pub fn next_key_deadline(&self) -> Option<(u64, Bytes)> {
         self.key_expiry
             .first()
-            .map(|(t, k)| (*t, Bytes::copy_from_slice(k)))
+            .and_then(|(t, i)| Some((t, self.key_copy(i)?)))
     }
 
     /// The earliest due key TTL, if any is `<= now`.
     pub fn next_due_key(&self, now: u64) -> Option<Bytes> {
         match self.key_expiry.first() {
-            Some((t, k)) if *t <= now => Some(Bytes::copy_from_slice(k)),
+            Some((t, i)) if t <= now => self.key_copy(i),
             _ => None,
         }
     }
@@ -432,7 +447,7 @@ impl Db {
     /// The key with the earliest due member deadline, if any is `<= now`.
     pub fn next_due_members(&self, now: u64) -> Option<Bytes> {
         match self.member_expiry.first() {
-            Some((t, k)) if *t <= now => Some(Bytes::copy_from_slice(k)),
+            Some((t, i)) if t <= now => self.key_copy(i),
             _ => None,
         }
     }
@@ -538,29 +553,20 @@ impl Db {
     /// in place (its TTL and member deadlines dropped).
     pub fn set_at(&mut self, key: &[u8], value: Value, now: u64) {
         let due = value.earliest_deadline();
-        if let Some((k, e)) = self.map.get_key_value_mut(key) {
-            if let Some(t) = due_opt(std::mem::replace(&mut e.expire, NO_DUE)) {
-                self.key_expiry.remove(&(t, k.clone()));
-            }
+        if let Some((i, _, e)) = self.map.get_full_mut(key) {
+            let ttl = due_opt(std::mem::replace(&mut e.expire, NO_DUE));
+            self.key_expiry.set(ttl, None, i);
             if e.member_due != due_of(due) {
-                if let Some(t) = due_opt(e.member_due) {
-                    self.member_expiry.remove(&(t, k.clone()));
-                }
-                if let Some(t) = due {
-                    self.member_expiry.insert((t, k.clone()));
-                }
+                self.member_expiry.set(due_opt(e.member_due), due, i);
                 e.member_due = due_of(due);
             }
             e.last_access = now;
             e.value = value;
             return;
         }
-        let k = Member::new(key);
-        if let Some(t) = due {
-            self.member_expiry.insert((t, k.clone()));
-        }
+        self.member_expiry.set(None, due, self.map.len());
         self.map.insert(
-            k,
+            Member::new(key),
             Entry {
                 value,
                 expire: NO_DUE,
@@ -598,7 +604,7 @@ mod index_tests {
             let have_ttl: BTreeSet<(u64, Vec<u8>)> = db
                 .key_expiry
                 .iter()
-                .map(|(t, k)| (*t, k.to_vec()))
+                .map(|&(t, i)| (t, db.map.get_index(i).expect("indexed position").0.to_vec()))
                 .collect();
             assert_eq!(have_ttl, want_ttl, "db {i}: key-TTL index");
             assert_eq!(db.key_expiry.len(), want_ttl.len(), "db {i}");
@@ -612,7 +618,7 @@ mod index_tests {
             let have_members: BTreeSet<(u64, Vec<u8>)> = db
                 .member_expiry
                 .iter()
-                .map(|(t, k)| (*t, k.to_vec()))
+                .map(|&(t, i)| (t, db.map.get_index(i).expect("indexed position").0.to_vec()))
                 .collect();
             assert_eq!(have_members, want_members, "db {i}: member index");
             for (k, e) in db.map.iter() {
@@ -727,7 +733,7 @@ mod index_tests {
         h.sweep();
         check_indexes(&h.store);
         for db in &h.store.dbs {
-            assert!(db.key_expiry.len() == 0 && db.member_expiry.is_empty());
+            assert!(db.key_expiry.len() == 0 && db.member_expiry.len() == 0);
         }
     }
 }

@@ -169,7 +169,9 @@ pub fn encoding_name(v: &Value, cfg: &CoreConfig) -> &'static str {
         Value::Str(_) => "raw",
         Value::List(_) => "quicklist",
         Value::Set(s) => {
-            if s.len() <= cfg.set_max_intset_entries && s.iter().all(|m| parse_i64(m).is_some()) {
+            // A small set remembers holding a non-integer, as Redis's set
+            // stays a hash table once it did.
+            if s.len() <= cfg.set_max_intset_entries && s.all_integers() {
                 "intset"
             } else {
                 "hashtable"
@@ -424,6 +426,17 @@ mod tests {
         assert_eq!(h.run(&["OBJECT", "ENCODING", "s"]), bulk("intset"));
         put_set(&mut h, "s", &["1", "a"]);
         assert_eq!(h.run(&["OBJECT", "ENCODING", "s"]), bulk("hashtable"));
+        // Like Redis's, the set stays a hash table once it held a
+        // non-integer; an intset lists its members in numeric order.
+        h.run(&["SREM", "s", "a"]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "s"]), bulk("hashtable"));
+        h.run(&["DEL", "n"]);
+        h.run(&["SADD", "n", "10", "-2", "3", "1"]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "n"]), bulk("intset"));
+        assert_eq!(
+            h.run(&["SMEMBERS", "n"]),
+            Reply::Set(vec![bulk("-2"), bulk("1"), bulk("3"), bulk("10")])
+        );
         put_hash(&mut h, "h", &[("f", "v")]);
         assert_eq!(h.run(&["OBJECT", "ENCODING", "h"]), bulk("listpack"));
         let long = "v".repeat(65);

@@ -7,7 +7,9 @@ use super::zpack::{packable_deadline, PackIter, SPack};
 use crate::expiry::{MemberDeadlines, NO_DEADLINE};
 
 /// A set. While small (up to 128 members of at most 64 bytes) it is one
-/// packed buffer in the order members were added ([`SPack`]); then its
+/// packed buffer ([`SPack`]) in ascending numeric order while every member
+/// is an integer (as Redis's `intset` lists them), otherwise in the order
+/// members were added; then its
 /// members are stored once in a dense [`MemberTable`], so random members
 /// (SPOP, SRANDMEMBER) cost O(1), and removal moves the last member into
 /// the hole, as an index set's `swap_remove` does. Like Redis, a set that
@@ -180,8 +182,13 @@ impl SetValue {
 
     /// Whether every member is a canonical 64-bit integer, the shape Redis
     /// 7.0 keeps in its compact `intset` encoding.
+    /// A packed set remembers a member that was not, as Redis's set stays
+    /// a hash table once it held one.
     pub fn all_integers(&self) -> bool {
-        self.iter().all(|m| crate::args::parse_i64(m).is_some())
+        match &self.repr {
+            Repr::Packed(p) => p.ints() || p.len() == 0,
+            Repr::Large(_) => self.iter().all(|m| crate::args::parse_i64(m).is_some()),
+        }
     }
 
     /// The member deadlines.
@@ -366,20 +373,39 @@ mod tests {
         fn packed_sets_match_a_model(
             ops in proptest::collection::vec((0u8..140, 0u8..6, proptest::option::of(0u64..50)), 1..400),
             long in proptest::bool::weighted(0.1),
+            numbers in proptest::bool::weighted(0.5),
         ) {
             let mut s = SetValue::new();
-            // (member, deadline) in the order added.
+            // (member, deadline) in the set's order: ascending while every
+            // member since the set was last empty is an integer, then the
+            // order added.
             let mut model: Vec<(Bytes, Option<u64>)> = Vec::new();
+            let mut ints = true;
+            let int = |m: &[u8]| crate::args::parse_i64(m);
+            let mut add = |model: &mut Vec<(Bytes, Option<u64>)>, m: Bytes, t: Option<u64>| {
+                ints = (ints || model.is_empty()) && int(&m).is_some();
+                let at = match int(&m).filter(|_| ints) {
+                    Some(v) => model.iter().position(|e| int(&e.0).is_some_and(|x| x > v)).unwrap_or(model.len()),
+                    None => model.len(),
+                };
+                model.insert(at, (m, t));
+            };
             let pos = |model: &Vec<(Bytes, Option<u64>)>, m: &Bytes| model.iter().position(|e| e.0 == m);
             for (m, op, t) in ops {
-                let m = if long && m == 7 { Bytes::from(vec![b'x'; 70]) } else { Bytes::from(format!("m{m}")) };
+                let m = if long && m == 7 {
+                    Bytes::from(vec![b'x'; 70])
+                } else if numbers && m != 9 {
+                    Bytes::from(format!("{}", i64::from(m) - 70))
+                } else {
+                    Bytes::from(format!("m{m}"))
+                };
                 let at = t.map_or(u64::MAX - 1, |t| t + 1_700_000_000_000);
                 match op {
                     0 => {
                         let new = pos(&model, &m).is_none();
                         proptest::prop_assert_eq!(s.insert(&m), new);
                         if new {
-                            model.push((m, None));
+                            add(&mut model, m, None);
                         }
                     }
                     1 => {
@@ -395,7 +421,7 @@ mod tests {
                         match pos(&model, &m) {
                             None => {
                                 proptest::prop_assert_eq!(got, Some(true));
-                                model.push((m, Some(at)));
+                                add(&mut model, m, Some(at));
                             }
                             Some(_) if keep => proptest::prop_assert_eq!(got, None),
                             Some(i) => {

@@ -4,7 +4,9 @@
 //! [`MAX_MEMBER`] bytes, it is one buffer of entries, as Redis keeps its
 //! listpack: no allocation, index slot or pointer per member. A sorted
 //! set's entries are in (score, member) order; a set's, which have no score
-//! field, in the order they were added. An entry is
+//! field, in ascending numeric order while every member is an integer (as
+//! Redis's `intset` keeps them), otherwise in the order they were added.
+//! An entry is
 //!
 //! ```text
 //! [size] [member length] [member bytes] [score] [deadline] [size]
@@ -26,6 +28,7 @@ use bytes::Bytes;
 use std::cmp::Ordering;
 
 use super::zset::Score;
+use crate::args::parse_i64;
 use crate::expiry::NO_DEADLINE;
 
 /// Most members a packed sorted set holds.
@@ -98,9 +101,14 @@ impl Encoded {
 #[derive(Debug, Clone)]
 pub(crate) struct Pack<const SCORED: bool> {
     buf: Vec<u8>,
-    len: u32,
+    len: u16,
     /// How many entries have a deadline.
-    timed: u32,
+    timed: u16,
+    /// A set's: every member is an integer (Redis's `intset` shape), kept
+    /// in ascending numeric order. Once a member is not, the set keeps the
+    /// order members were added in, even after that member goes (as Redis
+    /// never converts a set back to an intset).
+    ints: bool,
     score_base: i64,
     deadline_base: u64,
     /// The earliest deadline ([`NO_DEADLINE`] when none), kept so that the
@@ -119,6 +127,7 @@ impl<const SCORED: bool> Default for Pack<SCORED> {
             buf: Vec::new(),
             len: 0,
             timed: 0,
+            ints: true,
             score_base: 0,
             deadline_base: 0,
             first_due: NO_DEADLINE,
@@ -135,6 +144,12 @@ impl<const SCORED: bool> Pack<SCORED> {
     /// How many members carry a deadline.
     pub(crate) fn timed(&self) -> usize {
         self.timed as usize
+    }
+
+    /// A set's: whether it has the shape of Redis's `intset` (every member
+    /// an integer, ever since it was last empty).
+    pub(crate) fn ints(&self) -> bool {
+        self.ints
     }
 
     /// Whether one more member, `m`, can be packed.
@@ -260,10 +275,18 @@ impl<const SCORED: bool> Pack<SCORED> {
         e
     }
 
-    /// Where (score, m) goes: the offset of the first entry above it.
+    /// Where (score, m) goes: the offset of the first entry above it (a
+    /// set: the end, or its numeric place while every member is an
+    /// integer).
     fn position(&self, score: f64, m: &[u8]) -> usize {
         if !SCORED {
-            return self.buf.len();
+            let Some(v) = parse_i64(m).filter(|_| self.ints) else {
+                return self.buf.len();
+            };
+            return self
+                .offsets()
+                .find(|&o| parse_i64(self.member_at(o)).is_some_and(|x| x > v))
+                .unwrap_or(self.buf.len());
         }
         let key = (Score(score), m);
         self.offsets()
@@ -277,6 +300,9 @@ impl<const SCORED: bool> Pack<SCORED> {
     /// Adds `m`, which must be absent and fit ([`Self::can_add`], a
     /// [`packable_deadline`]); returns its offset.
     pub(crate) fn insert(&mut self, m: &[u8], score: f64, deadline: u64) -> usize {
+        if !SCORED {
+            self.ints = (self.ints || self.len == 0) && parse_i64(m).is_some();
+        }
         if SCORED && self.len == 0 && score.fract() == 0.0 && score.abs() <= INT_LIMIT {
             self.score_base = score as i64;
         }
@@ -338,7 +364,7 @@ impl<const SCORED: bool> Pack<SCORED> {
             to += self.size(to);
         }
         self.buf.drain(from..to);
-        self.len -= gone.len() as u32;
+        self.len -= gone.len() as u16;
         if rescan {
             self.first_due = self.scan_first_due();
         }
@@ -485,6 +511,13 @@ impl<const SCORED: bool> Pack<SCORED> {
         }
         assert_eq!(n, self.len());
         assert_eq!(timed, self.timed());
+        if !SCORED && self.ints {
+            let v: Vec<i64> = self
+                .offsets()
+                .map(|o| parse_i64(self.member_at(o)).expect("an integer"))
+                .collect();
+            assert!(v.windows(2).all(|w| w[0] < w[1]));
+        }
         assert_eq!(self.first_due, self.scan_first_due());
     }
 }

@@ -96,8 +96,9 @@ impl Encoded {
 }
 
 /// A small sorted set (`SCORED`) or set as one buffer (see the module
-/// documentation). A set's entries have no score field and stay in the
-/// order they were added, as a listpack keeps them.
+/// documentation). A set's entries have no score field; they are in
+/// ascending numeric order while every member is an integer, otherwise in
+/// the order they were added.
 #[derive(Debug, Clone)]
 pub(crate) struct Pack<const SCORED: bool> {
     buf: Vec<u8>,

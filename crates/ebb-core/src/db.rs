@@ -320,17 +320,18 @@ impl Db {
     /// Removes `key`; returns its entry.
     pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
         let i = self.map.get_index_of(key)?;
-        self.remove_index(i).map(|(_, e)| e)
+        self.remove_index(i)
     }
 
-    /// Removes the key at table position `i`; returns it and its entry.
-    fn remove_index(&mut self, i: usize) -> Option<(Member, Entry)> {
-        let (k, e) = self.map.swap_remove_index(i)?;
+    /// Removes the key at table position `i`; returns its entry.
+    fn remove_index(&mut self, i: usize) -> Option<Entry> {
+        let (_, e) = self.map.swap_remove_index(i)?;
         self.key_expiry.set(e.expire_at(), None, i);
         self.member_expiry.set(due_opt(e.member_due), None, i);
-        // The last key moved into position `i`: its pairs follow it.
+        // The last key moved into position `i` (if `i` was not the last):
+        // its pairs follow it.
         let last = self.map.len();
-        if let Some((_, moved)) = self.map.get_index(i).filter(|_| i < last) {
+        if let Some((_, moved)) = self.map.get_index(i) {
             if let Some(t) = moved.expire_at() {
                 self.key_expiry.moved(t, last, i);
             }
@@ -338,7 +339,7 @@ impl Db {
                 self.member_expiry.moved(t, last, i);
             }
         }
-        Some((k, e))
+        Some(e)
     }
 
     /// Sets or clears the TTL of an existing key.
@@ -594,6 +595,14 @@ mod index_tests {
     /// The key-TTL and member-deadline indexes hold exactly one entry per
     /// key with a TTL / member deadlines, under the stored deadline and
     /// the key's own bytes.
+    /// An index's pairs as (deadline, key bytes).
+    fn named(db: &Db, index: &DueIndex) -> BTreeSet<(u64, Vec<u8>)> {
+        index
+            .iter()
+            .map(|&(t, i)| (t, db.map.get_index(i).expect("indexed position").0.to_vec()))
+            .collect()
+    }
+
     fn check_indexes(store: &Store) {
         for (i, db) in store.dbs.iter().enumerate() {
             let want_ttl: BTreeSet<(u64, Vec<u8>)> = db
@@ -601,12 +610,7 @@ mod index_tests {
                 .iter()
                 .filter_map(|(k, e)| e.expire_at().map(|t| (t, k.to_vec())))
                 .collect();
-            let have_ttl: BTreeSet<(u64, Vec<u8>)> = db
-                .key_expiry
-                .iter()
-                .map(|&(t, i)| (t, db.map.get_index(i).expect("indexed position").0.to_vec()))
-                .collect();
-            assert_eq!(have_ttl, want_ttl, "db {i}: key-TTL index");
+            assert_eq!(named(db, &db.key_expiry), want_ttl, "db {i}: key-TTL index");
             assert_eq!(db.key_expiry.len(), want_ttl.len(), "db {i}");
             let sum: u128 = want_ttl.iter().map(|(t, _)| u128::from(*t)).sum();
             assert_eq!(db.key_expiry.sum, sum, "db {i}: deadline sum");
@@ -615,12 +619,11 @@ mod index_tests {
                 .iter()
                 .filter_map(|(k, e)| due_opt(e.member_due).map(|t| (t, k.to_vec())))
                 .collect();
-            let have_members: BTreeSet<(u64, Vec<u8>)> = db
-                .member_expiry
-                .iter()
-                .map(|&(t, i)| (t, db.map.get_index(i).expect("indexed position").0.to_vec()))
-                .collect();
-            assert_eq!(have_members, want_members, "db {i}: member index");
+            assert_eq!(
+                named(db, &db.member_expiry),
+                want_members,
+                "db {i}: member index"
+            );
             for (k, e) in db.map.iter() {
                 assert_eq!(
                     due_opt(e.member_due),
@@ -657,7 +660,7 @@ mod index_tests {
             (seed % n as u64) as usize
         };
         let mut h = Harness::new();
-        for step in 0..20_000 {
+        for _ in 0..20_000 {
             let k = keys[rnd(keys.len())].clone();
             let k2 = keys[rnd(keys.len())].clone();
             let ms = (1 + rnd(50)).to_string();
@@ -727,7 +730,6 @@ mod index_tests {
             let argv: Vec<Bytes> = argv.iter().map(|a| Bytes::copy_from_slice(a)).collect();
             h.run_bytes(&argv);
             check_indexes(&h.store);
-            let _ = step;
         }
         h.advance(1_000);
         h.sweep();

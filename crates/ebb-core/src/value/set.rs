@@ -9,11 +9,11 @@ use crate::expiry::{MemberDeadlines, NO_DEADLINE};
 /// A set. While small (up to 128 members of at most 64 bytes) it is one
 /// packed buffer ([`SPack`]) in ascending numeric order while every member
 /// is an integer (as Redis's `intset` lists them), otherwise in the order
-/// members were added; then its
-/// members are stored once in a dense [`MemberTable`], so random members
-/// (SPOP, SRANDMEMBER) cost O(1), and removal moves the last member into
-/// the hole, as an index set's `swap_remove` does. Like Redis, a set that
-/// outgrew the packed form keeps the large one.
+/// members were added. Then its members are stored once in a dense
+/// [`MemberTable`], so random members (SPOP, SRANDMEMBER) cost O(1), and
+/// removal moves the last member into the hole, as an index set's
+/// `swap_remove` does. Like Redis, a set that outgrew the packed form keeps
+/// the large one.
 #[derive(Debug, Clone)]
 pub struct SetValue {
     repr: Repr,
@@ -107,15 +107,7 @@ impl SetValue {
     /// The large form, converting a packed set to it first (same order).
     fn large(&mut self) -> &mut MemberTable<()> {
         if let Repr::Packed(p) = &self.repr {
-            let mut t = MemberTable::default();
-            for o in p.offsets() {
-                let e = p.entry(o);
-                let id = t.push(e.member, ());
-                if e.deadline != NO_DEADLINE {
-                    t.set_deadline(id, e.deadline);
-                }
-            }
-            self.repr = Repr::Large(t);
+            self.repr = Repr::Large(p.to_table(|_| ()));
         }
         match &mut self.repr {
             Repr::Large(t) => t,
@@ -172,10 +164,7 @@ impl SetValue {
     /// The deadline of `m`, if it is a member with one.
     pub fn deadline(&self, m: &[u8]) -> Option<u64> {
         match &self.repr {
-            Repr::Packed(p) => {
-                let t = p.entry(p.find(m)?.0).deadline;
-                (t != NO_DEADLINE).then_some(t)
-            }
+            Repr::Packed(p) => p.deadline_at(p.find(m)?.0),
             Repr::Large(t) => t.deadline(t.find(m)?),
         }
     }
@@ -207,12 +196,7 @@ impl SetValue {
     /// Clears the deadline of `m`; returns the one it had.
     pub fn clear_deadline(&mut self, m: &[u8]) -> Option<u64> {
         match &mut self.repr {
-            Repr::Packed(p) => {
-                let (o, _) = p.find(m)?;
-                let had = p.entry(o).deadline;
-                p.set_deadline_at(o, NO_DEADLINE);
-                (had != NO_DEADLINE).then_some(had)
-            }
+            Repr::Packed(p) => p.clear_deadline_at(p.find(m)?.0),
             Repr::Large(t) => {
                 let id = t.find(m)?;
                 t.clear_deadline(id)
@@ -275,13 +259,7 @@ impl SetValue {
     /// Removes the earliest member whose deadline is `<= now`.
     pub fn pop_due(&mut self, now: u64) -> Option<Bytes> {
         match &mut self.repr {
-            Repr::Packed(p) => {
-                if p.first_due()? > now {
-                    return None;
-                }
-                let (_, o) = p.earliest()?;
-                Some(p.remove_at(o).0)
-            }
+            Repr::Packed(p) => Some(p.remove_at(p.first_due_by(now)?).0),
             Repr::Large(t) => {
                 let id = t.first_due(now)?;
                 t.swap_remove(id).map(|n| n.member.into_bytes())

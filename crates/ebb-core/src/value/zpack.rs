@@ -27,6 +27,7 @@
 use bytes::Bytes;
 use std::cmp::Ordering;
 
+use super::table::MemberTable;
 use super::zset::Score;
 use crate::args::parse_i64;
 use crate::expiry::NO_DEADLINE;
@@ -322,22 +323,31 @@ impl<const SCORED: bool> Pack<SCORED> {
         o
     }
 
-    /// Removes the entry at `o` without giving memory back.
-    fn take(&mut self, o: usize) -> (Bytes, f64, u64) {
-        let e = self.entry(o);
-        let out = (Bytes::copy_from_slice(e.member), e.score, e.deadline);
-        if e.deadline != NO_DEADLINE {
+    /// Drops the entry at `o` (and its count) without giving memory back
+    /// or looking for a new earliest deadline.
+    fn cut(&mut self, o: usize) {
+        if self.entry(o).deadline != NO_DEADLINE {
             self.timed -= 1;
         }
         let n = self.size(o);
         self.buf.drain(o..o + n);
         self.len -= 1;
-        out
+    }
+
+    /// A copy of the member at `o` on the stack (it fits: packed members
+    /// are short), for rewriting its entry.
+    fn member_copy(&self, o: usize) -> ([u8; MAX_MEMBER], usize) {
+        let m = self.member_at(o);
+        let mut copy = [0u8; MAX_MEMBER];
+        copy[..m.len()].copy_from_slice(m);
+        (copy, m.len())
     }
 
     /// Removes the entry at `o`; returns its member, score and deadline.
     pub(crate) fn remove_at(&mut self, o: usize) -> (Bytes, f64, u64) {
-        let out = self.take(o);
+        let e = self.entry(o);
+        let out = (Bytes::copy_from_slice(e.member), e.score, e.deadline);
+        self.cut(o);
         if out.2 != NO_DEADLINE && out.2 == self.first_due {
             self.first_due = self.scan_first_due();
         }
@@ -384,8 +394,10 @@ impl<const SCORED: bool> Pack<SCORED> {
     /// Gives the entry at `o` the score `score` (keeping its deadline, so
     /// the earliest deadline stays as it is); returns its new offset.
     pub(crate) fn set_score_at(&mut self, o: usize, score: f64) -> usize {
-        let (m, _, deadline) = self.take(o);
-        self.insert(&m, score, deadline)
+        let deadline = self.entry(o).deadline;
+        let (m, ml) = self.member_copy(o);
+        self.cut(o);
+        self.insert(&m[..ml], score, deadline)
     }
 
     /// Gives the entry at `o` the deadline `at` (a [`packable_deadline`];
@@ -396,9 +408,7 @@ impl<const SCORED: bool> Pack<SCORED> {
         if had == at {
             return;
         }
-        let mut member = [0u8; MAX_MEMBER];
-        let ml = e.member.len();
-        member[..ml].copy_from_slice(e.member);
+        let (member, ml) = self.member_copy(o);
         match (had == NO_DEADLINE, at == NO_DEADLINE) {
             (true, false) => {
                 if self.timed == 0 {
@@ -465,6 +475,42 @@ impl<const SCORED: bool> Pack<SCORED> {
     /// The earliest deadline.
     pub(crate) fn first_due(&self) -> Option<u64> {
         (self.first_due != NO_DEADLINE).then_some(self.first_due)
+    }
+
+    /// The deadline of the entry at `o`, if it has one.
+    pub(crate) fn deadline_at(&self, o: usize) -> Option<u64> {
+        let t = self.entry(o).deadline;
+        (t != NO_DEADLINE).then_some(t)
+    }
+
+    /// Clears the deadline of the entry at `o`; returns the one it had.
+    pub(crate) fn clear_deadline_at(&mut self, o: usize) -> Option<u64> {
+        let had = self.deadline_at(o)?;
+        self.set_deadline_at(o, NO_DEADLINE);
+        Some(had)
+    }
+
+    /// The offset of the earliest entry due at `now`, if any is.
+    pub(crate) fn first_due_by(&self, now: u64) -> Option<usize> {
+        if self.first_due()? > now {
+            return None;
+        }
+        self.earliest().map(|(_, o)| o)
+    }
+
+    /// The same members (with their values and deadlines) in a member
+    /// table, in this order: the large form a packed collection converts
+    /// to.
+    pub(crate) fn to_table<V>(&self, value: impl Fn(f64) -> V) -> MemberTable<V> {
+        let mut t = MemberTable::default();
+        for o in self.offsets() {
+            let e = self.entry(o);
+            let id = t.push(e.member, value(e.score));
+            if e.deadline != NO_DEADLINE {
+                t.set_deadline(id, e.deadline);
+            }
+        }
+        t
     }
 
     /// The earliest (deadline, offset): the first entry due then.
@@ -584,8 +630,7 @@ pub(crate) trait PackDeadlines {
 
 impl<const SCORED: bool> PackDeadlines for Pack<SCORED> {
     fn deadline_of(&self, m: &[u8]) -> Option<u64> {
-        let t = self.entry(self.find(m)?.0).deadline;
-        (t != NO_DEADLINE).then_some(t)
+        self.deadline_at(self.find(m)?.0)
     }
 
     fn first_due(&self) -> Option<u64> {

@@ -10,6 +10,7 @@ use crate::cmd::member_ttl::MAX_DEADLINE_MS;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::{format_double, Reply};
+use crate::value::zset::stored_score;
 use crate::value::ZSetValue;
 
 use super::{add_member_at, parse_pairs, with_zset, AddFlags, AddOutcome, AddTally};
@@ -168,10 +169,10 @@ fn undo_all(z: &mut ZSetValue, undo: Vec<Undo>) {
 #[derive(Default)]
 struct Applied {
     tally: AddTally,
-    /// Members written (not skipped), with their final scores.
     /// Members written (not skipped by NX/XX/GT/LT), counting repeats.
     written_count: usize,
-    /// Only filled when the command is logged or notified.
+    /// Members written, with their final scores (filled only when the
+    /// command is logged or notified).
     written: IndexMap<Bytes, f64, ahash::RandomState>,
     /// Members that received the deadline.
     timed: IndexSet<Bytes, ahash::RandomState>,
@@ -238,8 +239,7 @@ fn apply(z: &mut ZSetValue, cmd: &ZaddEx, now: u64, track: bool) -> CmdResult<Op
             if timed {
                 done.timed.insert(member.clone());
             }
-            let stored = if new_score == 0.0 { 0.0 } else { new_score };
-            done.written.insert(member.clone(), stored);
+            done.written.insert(member.clone(), stored_score(new_score));
         }
     }
     if let Some(Bound::Limit(max)) = cmd.bound {

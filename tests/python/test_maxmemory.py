@@ -128,9 +128,18 @@ def test_exec_of_a_growing_transaction_over_the_limit_is_aborted(r, ebb):
     try:
         with pytest.raises(redis.ResponseError, match="^Transaction discarded because of: OOM command not allowed"):
             r.execute_command("EXEC")
-        # Reads alone still run.
+        # Over the limit, even a read queued inside MULTI is refused (the
+        # queue itself grows), as Redis does, and EXEC then aborts.
+        r.execute_command("MULTI")
+        with pytest.raises(redis.ResponseError, match="^command not allowed when used memory"):
+            r.execute_command("GET", "x")
+        with pytest.raises(redis.ResponseError, match="^Transaction discarded because of previous errors"):
+            r.execute_command("EXEC")
+        # A read-only transaction queued before the limit still runs.
+        other.config_set("maxmemory", 0)
         r.execute_command("MULTI")
         r.execute_command("GET", "x")
+        other.config_set("maxmemory", 1)
         assert r.execute_command("EXEC") == [None]
     finally:
         other.config_set("maxmemory", 0)

@@ -267,6 +267,43 @@ pub fn all() -> &'static [CommandSpec] {
     &table().list
 }
 
+/// Redis 7.0's arity of a subcommand (`container|sub`, counting the
+/// container's name), checked before the command runs as for any command.
+pub fn subcommand_arity(full: &str) -> Option<i32> {
+    Some(match full {
+        "config|get" | "client|kill" | "client|pause" | "client|unblock" | "memory|usage"
+        | "command|getkeys" => -3,
+        "config|set" => -4,
+        "command|docs"
+        | "command|info"
+        | "command|list"
+        | "client|list"
+        | "pubsub|channels"
+        | "pubsub|numsub"
+        | "pubsub|shardchannels"
+        | "pubsub|shardnumsub"
+        | "slowlog|get" => -2,
+        "object|encoding" | "object|freq" | "object|idletime" | "object|refcount"
+        | "client|no-evict" | "client|reply" | "client|setname" => 3,
+        "client|setinfo" => 4,
+        _ if full.contains('|') => 2,
+        _ => return None,
+    })
+}
+
+/// The position of a table entry in [`all`] (for per-command counters).
+pub fn index_of(spec: &'static CommandSpec) -> usize {
+    let list = &table().list;
+    let base = list.as_ptr() as usize;
+    let at = spec as *const CommandSpec as usize;
+    let i = at.wrapping_sub(base) / std::mem::size_of::<CommandSpec>().max(1);
+    if i < list.len() && std::ptr::eq(&list[i], spec) {
+        i
+    } else {
+        list.iter().position(|s| std::ptr::eq(s, spec)).unwrap_or(0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

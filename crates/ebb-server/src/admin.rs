@@ -124,6 +124,7 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
         ] {
             c.store(0, Ordering::Relaxed);
         }
+        crate::cmdstats::reset();
         Reply::Ok
     } else if eq(sub, "rewrite") && n == 2 {
         let cfg = shared.config.read();

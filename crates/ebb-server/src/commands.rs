@@ -5,7 +5,6 @@
 use bytes::{Bytes, BytesMut};
 use ebb_core::args::parse_i64;
 use ebb_core::error::unknown_subcommand;
-use ebb_core::table::flag;
 use ebb_core::{CommandSpec, Error, Exec, Reply, Store};
 use parking_lot::MutexGuard;
 use std::sync::atomic::Ordering;
@@ -447,20 +446,9 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
         s.unwatch_all();
         return err("EXECABORT Transaction discarded because of previous errors.");
     }
+    // (A transaction that may grow memory over maxmemory was refused
+    // before EXEC ran: see the session's dispatch.)
     let store = guard.get_or_insert_with(|| shared.store.lock());
-    // Over maxmemory with nothing left to evict, a transaction that may
-    // grow memory is refused whole, as Redis refuses it.
-    if crate::evict::limited()
-        && queue
-            .iter()
-            .any(|a| ebb_core::lookup(&a[0]).is_some_and(|sp| sp.has(flag::DENYOOM)))
-        && crate::evict::make_room(shared, store).is_err()
-    {
-        s.unwatch_all();
-        return err(
-            "EXECABORT Transaction discarded because of: OOM command not allowed when used memory > 'maxmemory'.",
-        );
-    }
     // Expiry of a watched key (or of one of its members) counts as a change.
     let now = now_ms();
     for (db, key) in s.watched.clone() {
@@ -493,6 +481,10 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
         let Some(spec) = ebb_core::lookup(&argv[0]) else {
             continue;
         };
+        // Each queued command counts as a call of its own (INFO
+        // commandstats), failed if it replies an error.
+        s.err_mark = s.err_seq;
+        let start = crate::cmdstats::ticks();
         let r = match spec.exec {
             Exec::Core(_) => {
                 let store = guard.get_or_insert_with(|| shared.store.lock());
@@ -504,6 +496,15 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
                 _ => reply_for(s, shared, guard, spec, &argv).unwrap_or(Reply::Ok),
             },
         };
+        if let Reply::Error(e) = &r {
+            s.note_error(e);
+        }
+        if let Some(slot) = crate::cmdstats::slot_of(spec, &argv) {
+            let took = crate::cmdstats::ticks().saturating_sub(start);
+            let failed = s.err_seq > s.err_mark;
+            s.count_call(slot, took, failed);
+        }
+        s.err_mark = s.err_seq;
         replies.push(r);
     }
     if writes {

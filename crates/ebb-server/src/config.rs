@@ -175,12 +175,12 @@ static OPTIONS: &[Opt] = &[
     o("shutdown-timeout", "10", Kind::Int, false),
     o("shutdown-on-sigint", "default", Kind::Words, false),
     o("shutdown-on-sigterm", "default", Kind::Words, false),
-    o("latency-tracking", "yes", Kind::Bool, false),
+    o("latency-tracking", "yes", Kind::Bool, true),
     o(
         "latency-tracking-info-percentiles",
         "50 99 99.9",
         Kind::Words,
-        false,
+        true,
     ),
     o("lua-replicate-commands", "yes", Kind::Bool, false),
     o("tls-port", "0", Kind::Int, false),
@@ -382,6 +382,14 @@ impl Config {
                 l
             }
             Kind::Str | Kind::Words => value.to_string(),
+        };
+        let v = if cname == "latency-tracking-info-percentiles" {
+            match crate::cmdstats::parse_percentiles(&v) {
+                Some(list) => crate::cmdstats::canonical_percentiles(&list),
+                None => return Err("Invalid latency-tracking-info-percentiles parameters".into()),
+            }
+        } else {
+            v
         };
         if cname == "notify-keyspace-events" && crate::notify::parse_flags(&v).is_none() {
             return Err("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.".into());

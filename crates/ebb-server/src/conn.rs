@@ -77,23 +77,41 @@ pub struct Session {
     batch_dirty: u64,
     /// The last command run, published with the statistics.
     last_cmd: Option<&'static CommandSpec>,
-    /// The clock as last read (Unix ms), shared by a few fast commands in
-    /// a row of one batch.
+    /// The clock as last read (Unix ms), reused while less than
+    /// [`CLOCK_REUSE_US`] have passed (Redis too reads the time once per
+    /// event-loop pass, not per command).
     clock: u64,
-    /// How many more commands may use `clock` before it is read again.
-    clock_uses: u32,
-    /// The clock (Unix µs) read when the last timed command of this batch
-    /// ended: the next command's start, so a timed command costs one
-    /// reading of the clock, not three (its time, its start, its end).
-    chain_us: Option<u64>,
+    /// The duration counter when `clock` was read.
+    clock_ticks: u64,
     /// The previous command's table entry.
     prev_spec: Option<&'static CommandSpec>,
+    /// Error replies sent so far (for failed-call counting).
+    pub err_seq: u64,
+    /// `err_seq` when the current call started or the last one ended: a
+    /// call failed if an error reply was sent since.
+    pub err_mark: u64,
+    /// A parked command's statistics slot: its call was counted when it
+    /// parked; a wait ending in an error makes it a failed call.
+    blocked_call: Option<usize>,
+    /// Calls not yet added to the shared per-command counters.
+    pub tally: crate::cmdstats::Tally,
+    /// The duration counter when the previous command of this batch ended
+    /// (0 at a batch's start): the next command's start, so that timing a
+    /// command costs one reading, not two.
+    ticks_last: u64,
+    /// A run of fast commands of one kind timed together (see
+    /// [`Session::close_run`]): its statistics slot, calls, failed calls
+    /// and start.
+    run: Option<(usize, u64, u64, u64)>,
 }
 
-/// Fast commands in a row of one batch that share one reading of the clock
-/// (a few microseconds of work: the millisecond clock does not move
-/// observably, and reading it costs as much as a whole GET).
-const CLOCK_REUSE: u32 = 8;
+/// How long one reading of the clock serves commands (a clock reading
+/// costs as much as a whole GET; the millisecond clock barely moves).
+const CLOCK_REUSE_US: u64 = 100;
+
+/// Fast commands timed as one run at most (so a long pipeline still reads
+/// the duration counter, and with it the clock's age, now and then).
+const MAX_RUN: u64 = 32;
 
 /// Serves one accepted connection until it closes.
 pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
@@ -166,9 +184,14 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         batch_dirty: 0,
         last_cmd: None,
         clock: 0,
-        clock_uses: 0,
-        chain_us: None,
+        clock_ticks: 0,
         prev_spec: None,
+        err_seq: 0,
+        err_mark: 0,
+        blocked_call: None,
+        tally: Default::default(),
+        ticks_last: 0,
+        run: None,
     };
     let _ = s.run(&mut stream, &mut rx).await;
     s.cleanup();
@@ -345,17 +368,20 @@ impl Session {
                 m = rx.recv() => match m {
                     Some(Msg::Unblocked(r)) => {
                         self.reply(&r, out);
+                        self.finish_blocked();
                         break;
                     }
                     Some(Msg::Push(items)) => self.push(&items, out),
                     Some(Msg::Kill) | None => {
                         self.shared.unblock(waiter);
+                        self.blocked_call = None;
                         return Ok(false);
                     }
                 },
                 _ = &mut sleep => {
                     if self.shared.unblock(waiter) {
                         self.reply(&Reply::NilArray, out);
+                        self.finish_blocked();
                         break;
                     }
                     // Served just now: the reply is in the mailbox.
@@ -396,6 +422,7 @@ impl Session {
                 Ok(false) => return Flow::Continue,
                 Ok(true) => {}
                 Err(e) => {
+                    self.note_error(&e.0);
                     resp::encode(&Reply::Error(e.0.into()), self.resp3, out);
                     return Flow::Close;
                 }
@@ -410,17 +437,18 @@ impl Session {
         }
     }
 
-    /// Starts a batch of requests: the clock is read afresh.
+    /// Starts a batch of requests: its first command reads the duration
+    /// counter afresh.
     fn start_batch(&mut self) {
-        self.clock = 0;
-        self.clock_uses = 0;
-        self.chain_us = None;
+        self.ticks_last = 0;
     }
 
     /// Publishes the per-batch statistics (command count, changes, last
     /// command and activity time for CLIENT LIST): once per batch rather
     /// than per command, since shared counters are costly across cores.
     pub fn publish_stats(&mut self) {
+        self.close_run();
+        self.tally.flush();
         if self.batch_commands > 0 {
             let stats = &self.shared.stats;
             stats
@@ -436,13 +464,44 @@ impl Session {
         if let Some(spec) = self.last_cmd.take() {
             // The clock as last read in this batch: close enough for an
             // idle time in seconds.
-            let now = if self.clock > 0 { self.clock } else { now_ms() };
+            let fresh = self.clock > 0
+                && crate::cmdstats::ticks().wrapping_sub(self.clock_ticks)
+                    < crate::cmdstats::us_to_ticks(CLOCK_REUSE_US);
+            let now = if fresh { self.clock } else { now_ms() };
             self.entry.set_last_command(spec, now);
         }
     }
 
-    /// Appends a reply, honouring CLIENT REPLY.
+    /// Counts an error reply (INFO errorstats, failed calls).
+    pub fn note_error(&mut self, text: &str) {
+        self.err_seq += 1;
+        crate::cmdstats::record_error(text);
+    }
+
+    /// Counts a call that ran (INFO commandstats and
+    /// `total_commands_processed`; refused commands count in neither).
+    pub fn count_call(&mut self, slot: usize, ticks: u64, failed: bool) {
+        self.batch_commands += 1;
+        self.tally.add(slot, ticks, failed);
+    }
+
+    /// Marks a parked command's call failed if its wait ended in an error.
+    fn finish_blocked(&mut self) {
+        if let Some(slot) = self.blocked_call.take() {
+            let failed = self.err_seq > self.err_mark;
+            self.err_mark = self.err_seq;
+            if failed {
+                crate::cmdstats::record_failed(slot);
+            }
+        }
+    }
+
+    /// Appends a reply, honouring CLIENT REPLY. An error counts even when
+    /// replies are off, as in Redis.
     pub fn reply(&mut self, r: &Reply, out: &mut BytesMut) {
+        if let Reply::Error(e) = r {
+            self.note_error(e);
+        }
         match self.reply_mode {
             ReplyMode::On => resp::encode(r, self.resp3, out),
             ReplyMode::Off => {}
@@ -457,10 +516,6 @@ impl Session {
         argv: &[Bytes],
         out: &mut BytesMut,
     ) -> Flow {
-        self.batch_commands += 1;
-        // The previous timed command's end reading serves this command only,
-        // and only if nothing slow (eviction) runs before it.
-        let mut chained = self.chain_us.take();
         // Pipelines mostly repeat one command: compare with the previous
         // one before hashing the name.
         let cached = self
@@ -480,17 +535,40 @@ impl Session {
             }
         };
         self.last_cmd = Some(spec);
-        if !spec.arity_ok(argv.len()) {
-            if self.multi.is_some() {
-                self.multi_failed = true;
+        let slot = crate::cmdstats::slot_of(spec, argv);
+        let reject = |s: &mut Session| {
+            if let Some(slot) = slot {
+                crate::cmdstats::record_rejected(slot);
             }
+            if s.multi.is_some() {
+                s.multi_failed = true;
+            }
+        };
+        if !spec.arity_ok(argv.len()) {
+            reject(self);
             self.reply(&Error::WrongArity(spec.name.to_string()).into(), out);
             return Flow::Continue;
         }
+        if slot.is_none() {
+            // A container command (CONFIG, CLIENT, …) with a subcommand it
+            // does not have is refused like an unknown command.
+            reject(self);
+            let sub = String::from_utf8_lossy(&argv[1]);
+            let sub: String = sub.chars().take(128).collect();
+            let e = format!(
+                "ERR unknown subcommand '{sub}'. Try {} HELP.",
+                spec.name.to_ascii_uppercase()
+            );
+            self.reply(&Reply::Error(e.into()), out);
+            return Flow::Continue;
+        }
+        if let Some(Err(full)) = slot.map(|i| crate::cmdstats::sub_arity_ok(i, argv.len())) {
+            reject(self);
+            self.reply(&Error::WrongArity(full.to_string()).into(), out);
+            return Flow::Continue;
+        }
         if !self.authenticated && !spec.has(flag::NO_AUTH) {
-            if self.multi.is_some() {
-                self.multi_failed = true;
-            }
+            reject(self);
             self.reply(&Reply::Error("NOAUTH Authentication required.".into()), out);
             return Flow::Continue;
         }
@@ -512,9 +590,13 @@ impl Session {
                     &Reply::Array(vec![Reply::bulk(b"pong"), Reply::Bulk(msg)]),
                     out,
                 );
+                if let Some(slot) = slot {
+                    self.count_call(slot, 0, false);
+                }
                 return Flow::Continue;
             }
             if !ok {
+                reject(self);
                 let e = format!(
                     "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
                     spec.name
@@ -523,14 +605,42 @@ impl Session {
                 return Flow::Continue;
             }
         }
-        if crate::evict::limited() && spec.has(flag::DENYOOM) {
-            chained = None;
+        // Over maxmemory with nothing left to evict, Redis refuses commands
+        // that may grow memory, every command queued inside MULTI (the
+        // queue itself grows), and an EXEC whose queue holds such commands.
+        if crate::evict::limited()
+            && (spec.has(flag::DENYOOM)
+                || (self.multi.is_some()
+                    && !matches!(spec.name, "exec" | "discard" | "quit" | "reset"))
+                || (spec.name == "exec"
+                    && self.multi.as_ref().is_some_and(|q| {
+                        q.iter().any(|a| {
+                            ebb_core::lookup(&a[0]).is_some_and(|sp| sp.has(flag::DENYOOM))
+                        })
+                    })))
+        {
             let store = guard.get_or_insert_with(|| shared.store.lock());
             if let Err(e) = crate::evict::make_room(shared, store) {
-                if self.multi.is_some() {
-                    self.multi_failed = true;
+                reject(self);
+                if spec.name == "exec" {
+                    self.multi = None;
+                    self.multi_failed = false;
+                    self.entry.in_multi.store(false, Ordering::Relaxed);
+                    self.unwatch_all();
+                    let text = Reply::from(e);
+                    let why = match &text {
+                        Reply::Error(t) => t.to_string(),
+                        _ => String::new(),
+                    };
+                    self.reply(
+                        &Reply::Error(
+                            format!("EXECABORT Transaction discarded because of: {why}").into(),
+                        ),
+                        out,
+                    );
+                } else {
+                    self.reply(&e.into(), out);
                 }
-                self.reply(&e.into(), out);
                 return Flow::Continue;
             }
         }
@@ -541,7 +651,7 @@ impl Session {
             )
         {
             if spec.has_flag("no_multi") {
-                self.multi_failed = true;
+                reject(self);
                 self.reply(
                     &Reply::Error("ERR Command not allowed inside a transaction".into()),
                     out,
@@ -568,24 +678,81 @@ impl Session {
         if crate::observe::monitoring() {
             crate::observe::feed(self.id, self.db, &self.entry.addr, spec, argv);
         }
-        if crate::observe::timed(spec) {
-            let t0 = chained.unwrap_or_else(now_us);
-            self.chain_us = Some(t0);
-            let flow = self.execute(shared, guard, spec, argv, out);
-            if matches!(flow, Flow::Block(..)) {
-                self.chain_us = None;
-            } else {
-                let t1 = now_us();
-                self.chain_us = Some(t1);
-                let took = Duration::from_micros(t1.saturating_sub(t0));
-                crate::observe::record(took, spec, argv, &self.entry);
+        self.err_mark = self.err_seq;
+        // A fast command (constant time: GET, INCR, ZADD, …) joins a run of
+        // the same command, timed as a whole when the run ends: one reading
+        // of the duration counter per run instead of one per command.
+        if let Some(slot) = slot.filter(|_| {
+            spec.has(flag::FAST)
+                && matches!(spec.exec, Exec::Core(_))
+                && crate::observe::runs_allowed()
+        }) {
+            match self.run {
+                Some((s, n, _, _)) if s == slot && n < MAX_RUN => {}
+                _ => {
+                    self.close_run();
+                    let start = self.mark_ticks();
+                    self.run = Some((slot, 0, 0, start));
+                }
             }
+            self.err_mark = self.err_seq;
+            let flow = self.execute(shared, guard, spec, argv, out);
+            let failed = self.err_seq > self.err_mark;
+            self.err_mark = self.err_seq;
+            if let Some((_, n, f, _)) = self.run.as_mut() {
+                *n += 1;
+                *f += failed as u64;
+            }
+            self.batch_commands += 1;
             return flow;
         }
-        self.chain_us = chained;
+        self.close_run();
+        // The previous command's end reading is this one's start (and the
+        // reading `now` compares the clock's age with).
+        self.err_mark = self.err_seq;
+        let start = self.mark_ticks();
         let flow = self.execute(shared, guard, spec, argv, out);
-        self.chain_us = None;
+        let end = crate::cmdstats::ticks();
+        self.ticks_last = end;
+        let took = end.saturating_sub(start);
+        let blocked = matches!(flow, Flow::Block(..));
+        if !blocked {
+            let us = crate::cmdstats::ticks_to_us(took);
+            crate::observe::record(Duration::from_micros(us), spec, argv, &self.entry);
+        }
+        if let Some(slot) = slot {
+            if blocked {
+                // Counted when it parks, as in Redis; a wait that ends in an
+                // error (CLIENT UNBLOCK … ERROR) makes it a failed call.
+                self.count_call(slot, took, false);
+                self.blocked_call = Some(slot);
+            } else {
+                self.count_call(slot, took, self.err_seq > self.err_mark);
+                self.err_mark = self.err_seq;
+            }
+        }
         flow
+    }
+
+    /// The duration counter now, as this batch last read it (commands of
+    /// a batch run back to back, so one command's end is the next one's
+    /// start); read afresh at a batch's start.
+    fn mark_ticks(&mut self) -> u64 {
+        if self.ticks_last == 0 {
+            self.ticks_last = crate::cmdstats::ticks();
+        }
+        self.ticks_last
+    }
+
+    /// Ends the current run of fast commands: their time is shared out
+    /// evenly between them.
+    pub fn close_run(&mut self) {
+        if let Some((slot, calls, failed, start)) = self.run.take() {
+            let end = crate::cmdstats::ticks();
+            self.ticks_last = end;
+            self.tally
+                .add_run(slot, calls, end.saturating_sub(start), failed);
+        }
     }
 
     /// Runs a command that passed every check.
@@ -628,10 +795,8 @@ impl Session {
             }
             Exec::Server => {
                 // Server commands (INFO, CLIENT LIST, SAVE, …) see exact
-                // figures, and may take long (DEBUG SLEEP, EXEC): the next
-                // command reads the clock again.
+                // figures.
                 self.publish_stats();
-                self.clock_uses = 0;
                 crate::commands::run(self, shared, guard, spec, argv, out)
             }
         }
@@ -664,26 +829,23 @@ impl Session {
         self.batch_dirty += std::mem::take(&mut fx.dirty);
         shared.apply_effects(store, fx);
         fx.clear();
-        if !is_fast(spec) {
-            // It may have taken a while: the next command reads the clock.
-            self.clock_uses = 0;
-        }
         r
     }
 
-    /// The current time for a command: the clock is read at most every
-    /// [`CLOCK_REUSE`] fast commands of a batch.
+    /// The current time for a command: the clock as last read, unless
+    /// [`CLOCK_REUSE_US`] have passed since (the command's start reading of
+    /// the duration counter tells).
     fn now(&mut self) -> u64 {
-        if self.clock_uses == 0 {
-            // A chained reading serves once: fast commands after it read
-            // the clock again every few commands.
-            self.clock = match self.chain_us.take() {
-                Some(us) => us / 1000,
-                None => now_ms(),
-            };
-            self.clock_uses = CLOCK_REUSE;
+        let t = match self.ticks_last {
+            0 => crate::cmdstats::ticks(),
+            t => t,
+        };
+        if self.clock == 0
+            || t.wrapping_sub(self.clock_ticks) >= crate::cmdstats::us_to_ticks(CLOCK_REUSE_US)
+        {
+            self.clock = now_ms();
+            self.clock_ticks = t;
         }
-        self.clock_uses -= 1;
         self.clock
     }
 
@@ -697,6 +859,8 @@ impl Session {
     }
 
     fn cleanup(&mut self) {
+        self.close_run();
+        self.tally.flush();
         crate::observe::remove_monitor(self.id);
         self.unwatch_all();
         for c in std::mem::take(&mut self.channels) {
@@ -706,18 +870,4 @@ impl Session {
             self.shared.unsubscribe(self.id, &p, true);
         }
     }
-}
-
-/// Whether the command has Redis's `fast` flag (constant-time work). No
-/// other flag contains the word, so a substring test is exact.
-fn is_fast(spec: &CommandSpec) -> bool {
-    spec.has(flag::FAST)
-}
-
-/// The clock in Unix microseconds.
-fn now_us() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_micros() as u64)
-        .unwrap_or(0)
 }

@@ -20,7 +20,9 @@ const SECTIONS: &[&str] = &[
     "replication",
     "cpu",
     "modules",
+    "commandstats",
     "errorstats",
+    "latencystats",
     "cluster",
     "keyspace",
 ];
@@ -91,6 +93,7 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             l(out, "os", &std::env::consts::OS);
             l(out, "arch_bits", &64);
             l(out, "process_id", &std::process::id());
+            l(out, "run_id", &shared.run_id);
             l(out, "tcp_port", &shared.port.load(Ordering::Relaxed));
             l(out, "server_time_usec", &(now_ms() * 1000));
             l(
@@ -221,6 +224,7 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             for (name, n) in counters {
                 l(out, name, &n.load(Ordering::Relaxed));
             }
+            l(out, "total_error_replies", &crate::cmdstats::total_errors());
             l(out, "pubsub_channels", &shared.pubsub_channels(None).len());
             l(out, "pubsub_patterns", &shared.pubsub_numpat());
         }
@@ -228,6 +232,19 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             out.push_str("# Replication\r\n");
             l(out, "role", &"master");
             l(out, "connected_slaves", &0);
+            l(out, "master_failover_state", &"no-failover");
+            l(out, "master_replid", &shared.replid);
+            l(
+                out,
+                "master_replid2",
+                &"0000000000000000000000000000000000000000",
+            );
+            l(out, "master_repl_offset", &0);
+            l(out, "second_repl_offset", &-1);
+            l(out, "repl_backlog_active", &0);
+            l(out, "repl_backlog_size", &cfg.get_i64("repl-backlog-size"));
+            l(out, "repl_backlog_first_byte_offset", &0);
+            l(out, "repl_backlog_histlen", &0);
         }
         "cpu" => {
             out.push_str("# CPU\r\n");
@@ -243,7 +260,18 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             }
         }
         "modules" => out.push_str("# Modules\r\n"),
-        "errorstats" => out.push_str("# Errorstats\r\n"),
+        "commandstats" => {
+            out.push_str("# Commandstats\r\n");
+            crate::cmdstats::commandstats(out);
+        }
+        "errorstats" => {
+            out.push_str("# Errorstats\r\n");
+            crate::cmdstats::errorstats(out);
+        }
+        "latencystats" => {
+            out.push_str("# Latencystats\r\n");
+            crate::cmdstats::latencystats(out);
+        }
         "cluster" => {
             out.push_str("# Cluster\r\n");
             l(out, "cluster_enabled", &0);

@@ -4,6 +4,7 @@
 mod admin;
 mod alloc;
 mod client;
+mod cmdstats;
 mod commands;
 mod config;
 mod conn;

@@ -107,15 +107,11 @@ pub fn configure(cfg: &crate::config::Config) {
     log.truncate(max);
 }
 
-/// Whether a command with this spec must be timed. With a threshold of 0
-/// every command is logged; otherwise commands flagged `fast` (constant
-/// time) are not timed, which keeps two clock reads off the hottest path.
-pub fn timed(spec: &CommandSpec) -> bool {
-    match THRESHOLD.load(Ordering::Relaxed) {
-        t if t < 0 => false,
-        0 => true,
-        _ => !spec.has(flag::FAST | flag::SKIP_SLOWLOG),
-    }
+/// Whether commands flagged `fast` (constant time) may be timed in runs
+/// rather than one by one: unless the threshold is 0 (log every command),
+/// such a command never takes as long as the slow log's threshold.
+pub fn runs_allowed() -> bool {
+    THRESHOLD.load(Ordering::Relaxed) != 0
 }
 
 /// Records a command `client` ran that took `took`, if that is over the

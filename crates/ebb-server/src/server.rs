@@ -149,6 +149,10 @@ type Watcher = (u64, Arc<AtomicBool>, bool);
 
 /// Server-wide shared state.
 pub struct Shared {
+    /// INFO's `run_id` and `master_replid`: random, fixed for the process.
+    pub run_id: String,
+    /// The replication id INFO reports (no replication: never changes).
+    pub replid: String,
     /// The keyspace: one lock, taken once per batch of pipelined commands.
     pub store: Mutex<Store>,
     /// The configuration.
@@ -221,7 +225,14 @@ impl Shared {
         let flags =
             crate::notify::parse_flags(&config.get("notify-keyspace-events").unwrap_or_default())
                 .unwrap_or_default();
+        let hex40 = || {
+            (0..40)
+                .map(|_| char::from_digit(rand::random::<u32>() % 16, 16).unwrap_or('0'))
+                .collect::<String>()
+        };
         Arc::new(Shared {
+            run_id: hex40(),
+            replid: hex40(),
             store: Mutex::new(store),
             config: RwLock::new(config),
             databases: dbs,
@@ -701,6 +712,7 @@ fn forget_waiter_keys(b: &mut Blocking, id: u64, w: &Waiter) {
 pub fn apply_core_config(cfg: &Config, store: &mut Store) {
     crate::evict::configure(cfg);
     crate::observe::configure(cfg);
+    crate::cmdstats::configure(cfg);
     crate::outbuf::configure(cfg);
     let c = &mut store.cfg;
     c.proto_max_bulk_len = cfg.get_i64("proto-max-bulk-len").max(1) as u64;

@@ -99,6 +99,13 @@ pub fn slot_of(spec: &'static CommandSpec, argv: &[Bytes]) -> Option<usize> {
     t.subs.get(&format!("{}|{sub}", spec.name)).copied()
 }
 
+/// The statistics slot of a command without subcommands (`None` for a
+/// container command, whose slot depends on its arguments).
+pub fn plain_slot(spec: &'static CommandSpec) -> Option<usize> {
+    let i = ebb_core::table::index_of(spec);
+    (!table().container.get(i).copied().unwrap_or(false)).then_some(i)
+}
+
 /// Whether `argc` arguments suit the subcommand in `slot` (always true for
 /// a plain command, whose arity was checked already), and its full name.
 pub fn sub_arity_ok(slot: usize, argc: usize) -> Result<(), &'static str> {

@@ -85,6 +85,8 @@ pub struct Session {
     clock_ticks: u64,
     /// The previous command's table entry.
     prev_spec: Option<&'static CommandSpec>,
+    /// Its statistics slot, if it has no subcommands.
+    prev_plain_slot: Option<usize>,
     /// Error replies sent so far (for failed-call counting).
     pub err_seq: u64,
     /// `err_seq` when the current call started or the last one ended: a
@@ -186,6 +188,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         clock: 0,
         clock_ticks: 0,
         prev_spec: None,
+        prev_plain_slot: None,
         err_seq: 0,
         err_mark: 0,
         blocked_call: None,
@@ -521,6 +524,7 @@ impl Session {
         let cached = self
             .prev_spec
             .filter(|s| argv[0].eq_ignore_ascii_case(s.name.as_bytes()));
+        let repeat = cached.is_some();
         let spec = match cached.or_else(|| ebb_core::lookup(&argv[0])) {
             Some(s) => {
                 self.prev_spec = Some(s);
@@ -535,7 +539,12 @@ impl Session {
             }
         };
         self.last_cmd = Some(spec);
-        let slot = crate::cmdstats::slot_of(spec, argv);
+        let plain = match self.prev_plain_slot {
+            Some(i) if repeat => Some(i),
+            _ => crate::cmdstats::plain_slot(spec),
+        };
+        self.prev_plain_slot = plain;
+        let slot = plain.or_else(|| crate::cmdstats::slot_of(spec, argv));
         let reject = |s: &mut Session| {
             if let Some(slot) = slot {
                 crate::cmdstats::record_rejected(slot);
@@ -562,7 +571,10 @@ impl Session {
             self.reply(&Reply::Error(e.into()), out);
             return Flow::Continue;
         }
-        if let Some(Err(full)) = slot.map(|i| crate::cmdstats::sub_arity_ok(i, argv.len())) {
+        if let Some(Err(full)) = slot
+            .filter(|_| plain.is_none())
+            .map(|i| crate::cmdstats::sub_arity_ok(i, argv.len()))
+        {
             reject(self);
             self.reply(&Error::WrongArity(full.to_string()).into(), out);
             return Flow::Continue;

@@ -69,6 +69,44 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
                 ));
             }
         }
+        // Options Redis 7.0 fixes at start: refused whatever the value.
+        const IMMUTABLE: &[&str] = &[
+            "aclfile",
+            "always-show-logo",
+            "appenddirname",
+            "appendfilename",
+            "cluster-config-file",
+            "cluster-enabled",
+            "cluster-port",
+            "daemonize",
+            "disable-thp",
+            "enable-debug-command",
+            "enable-module-command",
+            "enable-protected-configs",
+            "io-threads-do-reads",
+            "logfile",
+            "pidfile",
+            "rdbchecksum",
+            "replicaof",
+            "slaveof",
+            "set-proc-title",
+            "supervised",
+            "syslog-enabled",
+            "syslog-facility",
+            "syslog-ident",
+            "tcp-backlog",
+            "unixsocket",
+            "unixsocketperm",
+        ];
+        if let Some(name) = argv[2..]
+            .chunks(2)
+            .map(|p| lossy(&p[0]).to_ascii_lowercase())
+            .find(|n| IMMUTABLE.contains(&n.as_str()))
+        {
+            return err(format!(
+                "ERR CONFIG SET failed (possibly related to argument '{name}') - can't set immutable config"
+            ));
+        }
         for name in ["port", "bind", "databases", "dir", "io-threads"] {
             if names.contains(name) && next.get(name) != cfg.get(name) {
                 if name == "dir" {

@@ -61,8 +61,9 @@ pub fn describe(c: &ClientEntry, this: Option<&Session>) -> String {
         Some(s) => s.multi.as_ref().map_or(-1, |q| q.len() as i64),
         None => -1,
     };
+    let qbuf = this.map_or(0, |s| s.cur_cmd_bytes);
     format!(
-        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
         c.id,
         c.addr,
         c.laddr,
@@ -74,6 +75,7 @@ pub fn describe(c: &ClientEntry, this: Option<&Session>) -> String {
         subs,
         psubs,
         multi,
+        qbuf,
         c.last_command_name(),
         c.resp.load(Ordering::Relaxed),
         lib,
@@ -292,7 +294,10 @@ fn kill(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
                     return err("ERR client-id should be greater than 0");
                 }
             }
-            "addr" | "laddr" | "user" => {}
+            "addr" | "laddr" => {}
+            // Only the default user exists (no ACL users).
+            "user" if v != "default" => return err(format!("ERR No such user '{v}'")),
+            "user" => {}
             "type" => {
                 if !["normal", "master", "replica", "slave", "pubsub"]
                     .contains(&v.to_ascii_lowercase().as_str())

@@ -99,6 +99,11 @@ pub fn slot_of(spec: &'static CommandSpec, argv: &[Bytes]) -> Option<usize> {
     t.subs.get(&format!("{}|{sub}", spec.name)).copied()
 }
 
+/// The whole command name of a slot (`get`, `config|set`).
+pub fn slot_name(slot: usize) -> &'static str {
+    table().slots.get(slot).map_or("NULL", |s| s.name.as_str())
+}
+
 /// The statistics slot of a command without subcommands (`None` for a
 /// container command, whose slot depends on its arguments).
 pub fn plain_slot(spec: &'static CommandSpec) -> Option<usize> {

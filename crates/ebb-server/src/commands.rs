@@ -484,6 +484,9 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
         // Each queued command counts as a call of its own (INFO
         // commandstats), failed if it replies an error.
         s.err_mark = s.err_seq;
+        if crate::observe::monitoring() {
+            crate::observe::feed(s.id, s.db, &s.entry.addr, spec, &argv);
+        }
         let start = crate::cmdstats::ticks();
         let r = match spec.exec {
             Exec::Core(_) => {
@@ -499,8 +502,11 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
         if let Reply::Error(e) = &r {
             s.note_error(e);
         }
+        let took = crate::cmdstats::ticks().saturating_sub(start);
+        // The slow log shows the commands EXEC ran, not EXEC, as in Redis.
+        let us = crate::cmdstats::ticks_to_us(took);
+        crate::observe::record(std::time::Duration::from_micros(us), spec, &argv, &s.entry);
         if let Some(slot) = crate::cmdstats::slot_of(spec, &argv) {
-            let took = crate::cmdstats::ticks().saturating_sub(start);
             let failed = s.err_seq > s.err_mark;
             s.count_call(slot, took, failed);
         }

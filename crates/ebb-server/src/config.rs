@@ -141,6 +141,7 @@ static OPTIONS: &[Opt] = &[
     o("lazyfree-lazy-server-del", "no", Kind::Bool, false),
     o("lazyfree-lazy-user-del", "no", Kind::Bool, false),
     o("lazyfree-lazy-user-flush", "no", Kind::Bool, false),
+    o("replicaof", "", Kind::Str, false),
     o("replica-lazy-flush", "no", Kind::Bool, false),
     o("replica-serve-stale-data", "yes", Kind::Bool, false),
     o("replica-read-only", "yes", Kind::Bool, false),
@@ -188,6 +189,15 @@ static OPTIONS: &[Opt] = &[
 ];
 
 /// Aliases Redis keeps for renamed options.
+/// The old option names Redis still answers to.
+const ALIASES: [&str; 5] = [
+    "slaveof",
+    "slave-serve-stale-data",
+    "slave-read-only",
+    "slave-priority",
+    "slave-lazy-flush",
+];
+
 fn canonical(name: &str) -> &str {
     match name {
         "slaveof" => "replicaof",
@@ -413,16 +423,37 @@ impl Config {
             .map(canonical)
             .and_then(find);
         if let Some(opt) = exact {
+            // An old name is answered under that name, as Redis does.
+            let asked = std::str::from_utf8(&lower).unwrap_or_default();
+            let name = if ALIASES.contains(&asked) {
+                asked
+            } else {
+                opt.name
+            };
             return vec![(
-                opt.name.to_string(),
+                name.to_string(),
                 self.values.get(opt.name).cloned().unwrap_or_default(),
             )];
         }
-        self.values
+        // A pattern matches the old names too (`*of` gives slaveof and
+        // replicaof), as in Redis.
+        let mut out: Vec<(String, String)> = self
+            .values
             .iter()
             .filter(|(k, _)| glob_match(&lower, k.as_bytes(), true))
             .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
+            .collect();
+        for alias in ALIASES {
+            if glob_match(&lower, alias.as_bytes(), true) {
+                let v = self
+                    .values
+                    .get(canonical(alias))
+                    .cloned()
+                    .unwrap_or_default();
+                out.push((alias.to_string(), v));
+            }
+        }
+        out
     }
 
     /// The file text for CONFIG REWRITE: every option that differs from its default.

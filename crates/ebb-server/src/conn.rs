@@ -76,7 +76,7 @@ pub struct Session {
     /// Changes made since the statistics were last published.
     batch_dirty: u64,
     /// The last command run, published with the statistics.
-    last_cmd: Option<&'static CommandSpec>,
+    last_cmd: Option<usize>,
     /// The clock as last read (Unix ms), reused while less than
     /// [`CLOCK_REUSE_US`] have passed (Redis too reads the time once per
     /// event-loop pass, not per command).
@@ -85,6 +85,10 @@ pub struct Session {
     clock_ticks: u64,
     /// The previous command's table entry.
     prev_spec: Option<&'static CommandSpec>,
+    /// The request size of the command running (RESP bytes): CLIENT LIST
+    /// and CLIENT INFO report it as the caller's `qbuf`, as Redis still
+    /// holds the command in its query buffer while it runs.
+    pub cur_cmd_bytes: usize,
     /// Its statistics slot, if it has no subcommands.
     prev_plain_slot: Option<usize>,
     /// Error replies sent so far (for failed-call counting).
@@ -105,6 +109,11 @@ pub struct Session {
     /// [`Session::close_run`]): its statistics slot, calls, failed calls
     /// and start.
     run: Option<(usize, u64, u64, u64)>,
+}
+
+/// Decimal digits of `n`.
+fn digits(n: usize) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 /// How long one reading of the clock serves commands (a clock reading
@@ -189,6 +198,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         clock_ticks: 0,
         prev_spec: None,
         prev_plain_slot: None,
+        cur_cmd_bytes: 0,
         err_seq: 0,
         err_mark: 0,
         blocked_call: None,
@@ -262,6 +272,10 @@ impl Session {
                     continue;
                 }
                 Flow::Paused(argv) => {
+                    // A paused client counts in INFO's blocked_clients, as
+                    // in Redis.
+                    self.shared.paused_clients.fetch_add(1, Ordering::Relaxed);
+                    self.entry.blocked.store(true, Ordering::Relaxed);
                     loop {
                         let until = self.shared.paused_until.load(Ordering::Relaxed);
                         let now = now_ms();
@@ -270,6 +284,8 @@ impl Session {
                         }
                         tokio::time::sleep(Duration::from_millis((until - now).min(50))).await;
                     }
+                    self.entry.blocked.store(false, Ordering::Relaxed);
+                    self.shared.paused_clients.fetch_sub(1, Ordering::Relaxed);
                     self.start_batch();
                     let flow = {
                         let mut guard = None;
@@ -464,14 +480,14 @@ impl Session {
             stats.dirty.fetch_add(self.batch_dirty, Ordering::Relaxed);
             self.batch_dirty = 0;
         }
-        if let Some(spec) = self.last_cmd.take() {
+        if let Some(slot) = self.last_cmd.take() {
             // The clock as last read in this batch: close enough for an
             // idle time in seconds.
             let fresh = self.clock > 0
                 && crate::cmdstats::ticks().wrapping_sub(self.clock_ticks)
                     < crate::cmdstats::us_to_ticks(CLOCK_REUSE_US);
             let now = if fresh { self.clock } else { now_ms() };
-            self.entry.set_last_command(spec, now);
+            self.entry.set_last_command(slot, now);
         }
     }
 
@@ -538,13 +554,19 @@ impl Session {
                 return Flow::Continue;
             }
         };
-        self.last_cmd = Some(spec);
         let plain = match self.prev_plain_slot {
             Some(i) if repeat => Some(i),
             _ => crate::cmdstats::plain_slot(spec),
         };
         self.prev_plain_slot = plain;
         let slot = plain.or_else(|| crate::cmdstats::slot_of(spec, argv));
+        self.last_cmd = Some(slot.unwrap_or_else(|| ebb_core::table::index_of(spec)));
+        self.cur_cmd_bytes = argv
+            .iter()
+            .map(|a| a.len() + 5 + digits(a.len()))
+            .sum::<usize>()
+            + 3
+            + digits(argv.len());
         let reject = |s: &mut Session| {
             if let Some(slot) = slot {
                 crate::cmdstats::record_rejected(slot);
@@ -677,9 +699,18 @@ impl Session {
             return Flow::Continue;
         }
         let paused = shared.paused_until.load(Ordering::Relaxed);
+        // A write pause holds writes, PUBLISH (it would reach replicas), and
+        // an EXEC whose transaction holds either, as Redis 7.0 does.
+        let writes = |sp: &CommandSpec| sp.is_write() || sp.name == "publish";
         if paused > 0
             && paused > now_ms()
-            && (spec.is_write() || !shared.pause_writes_only.load(Ordering::Relaxed))
+            && (writes(spec)
+                || !shared.pause_writes_only.load(Ordering::Relaxed)
+                || (spec.name == "exec"
+                    && self.multi.as_ref().is_some_and(|q| {
+                        q.iter()
+                            .any(|a| ebb_core::lookup(&a[0]).is_some_and(writes))
+                    })))
             && !matches!(
                 spec.name,
                 "client" | "ping" | "quit" | "reset" | "hello" | "auth" | "info" | "config"
@@ -687,7 +718,9 @@ impl Session {
         {
             return Flow::Paused(argv.to_vec());
         }
-        if crate::observe::monitoring() {
+        // EXEC shows in MONITOR after the commands it ran, as in Redis.
+        let is_exec = spec.name == "exec";
+        if !is_exec && crate::observe::monitoring() {
             crate::observe::feed(self.id, self.db, &self.entry.addr, spec, argv);
         }
         self.err_mark = self.err_seq;
@@ -723,7 +756,11 @@ impl Session {
         // reading `now` compares the clock's age with).
         self.err_mark = self.err_seq;
         let start = self.mark_ticks();
+        let db = self.db;
         let flow = self.execute(shared, guard, spec, argv, out);
+        if is_exec && crate::observe::monitoring() {
+            crate::observe::feed(self.id, db, &self.entry.addr, spec, argv);
+        }
         let end = crate::cmdstats::ticks();
         self.ticks_last = end;
         let took = end.saturating_sub(start);

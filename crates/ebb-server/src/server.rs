@@ -44,8 +44,9 @@ pub struct ClientEntry {
     pub created: Instant,
     /// Time of the last command (Unix ms).
     pub last_active: AtomicU64,
-    /// The last command: the address of its table entry (0 = none yet),
-    /// so that recording it takes no lock.
+    /// The last command: its statistics slot plus one (0 = none yet), so
+    /// that recording it takes no lock and subcommands show as
+    /// `client|list`.
     pub last_cmd: AtomicUsize,
     /// Subscriptions (channels, patterns) for CLIENT LIST.
     pub subs: AtomicUsize,
@@ -73,21 +74,17 @@ pub struct ClientEntry {
 
 impl ClientEntry {
     /// Records the last command and its time.
-    pub fn set_last_command(&self, spec: &'static ebb_core::CommandSpec, now_ms: u64) {
-        self.last_cmd.store(
-            spec as *const ebb_core::CommandSpec as usize,
-            Ordering::Relaxed,
-        );
+    pub fn set_last_command(&self, slot: usize, now_ms: u64) {
+        self.last_cmd.store(slot + 1, Ordering::Relaxed);
         self.last_active.store(now_ms, Ordering::Relaxed);
     }
 
     /// The name of the last command, `NULL` before the first.
     pub fn last_command_name(&self) -> &'static str {
-        let addr = self.last_cmd.load(Ordering::Relaxed);
-        ebb_core::table::all()
-            .iter()
-            .find(|s| *s as *const ebb_core::CommandSpec as usize == addr)
-            .map_or("NULL", |s| s.name)
+        match self.last_cmd.load(Ordering::Relaxed) {
+            0 => "NULL",
+            n => crate::cmdstats::slot_name(n - 1),
+        }
     }
 }
 
@@ -149,6 +146,8 @@ type Watcher = (u64, Arc<AtomicBool>, bool);
 
 /// Server-wide shared state.
 pub struct Shared {
+    /// Clients holding a command until CLIENT PAUSE ends.
+    pub paused_clients: AtomicUsize,
     /// INFO's `run_id` and `master_replid`: random, fixed for the process.
     pub run_id: String,
     /// The replication id INFO reports (no replication: never changes).
@@ -231,6 +230,7 @@ impl Shared {
                 .collect::<String>()
         };
         Arc::new(Shared {
+            paused_clients: AtomicUsize::new(0),
             run_id: hex40(),
             replid: hex40(),
             store: Mutex::new(store),
@@ -662,7 +662,7 @@ impl Shared {
 
     /// Number of blocked clients.
     pub fn blocked_count(&self) -> usize {
-        self.blocking.lock().waiters.len()
+        self.blocking.lock().waiters.len() + self.paused_clients.load(Ordering::Relaxed)
     }
 }
 

@@ -459,6 +459,10 @@ pub fn errorstats(out: &mut String) {
 
 /// The `latencystats` section's lines.
 pub fn latencystats(out: &mut String) {
+    if !TRACKING.load(Ordering::Relaxed) {
+        // With latency-tracking off Redis reports no percentiles at all.
+        return;
+    }
     let list = PERCENTILES
         .read()
         .ok()

@@ -496,7 +496,12 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
             Exec::Server => match spec.name {
                 "exec" | "multi" | "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe"
                 | "shutdown" => err("ERR Command not allowed inside a transaction"),
-                _ => reply_for(s, shared, guard, spec, &argv).unwrap_or(Reply::Ok),
+                _ => {
+                    // INFO and the like see the counts of the commands
+                    // this EXEC already ran.
+                    s.publish_stats();
+                    reply_for(s, shared, guard, spec, &argv).unwrap_or(Reply::Ok)
+                }
             },
         };
         if let Reply::Error(e) = &r {

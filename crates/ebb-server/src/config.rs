@@ -396,6 +396,15 @@ impl Config {
         let v = if cname == "latency-tracking-info-percentiles" {
             match crate::cmdstats::parse_percentiles(&v) {
                 Some(list) => crate::cmdstats::canonical_percentiles(&list),
+                None if v
+                    .split_whitespace()
+                    .all(|w| w.parse::<f64>().is_ok_and(|p| p.is_finite())) =>
+                {
+                    return Err(
+                        "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
+                            .into(),
+                    )
+                }
                 None => return Err("Invalid latency-tracking-info-percentiles parameters".into()),
             }
         } else {

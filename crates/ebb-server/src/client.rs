@@ -29,7 +29,19 @@ pub fn valid_name(n: &[u8]) -> Result<(), Reply> {
 }
 
 /// One CLIENT LIST / CLIENT INFO line.
-pub fn describe(c: &ClientEntry, this: Option<&Session>) -> String {
+/// The RESP size of a request: what Redis's query buffer still holds of the
+/// command running, reported as the caller's `qbuf`.
+fn request_len(argv: &[Bytes]) -> usize {
+    let digits = |n: usize| n.checked_ilog10().map_or(1, |d| d as usize + 1);
+    argv.iter()
+        .map(|a| a.len() + 5 + digits(a.len()))
+        .sum::<usize>()
+        + 3
+        + digits(argv.len())
+}
+
+/// One CLIENT LIST line; `this` is the calling session and its request.
+pub fn describe(c: &ClientEntry, this: Option<(&Session, &[Bytes])>) -> String {
     let name = c
         .name
         .lock()
@@ -58,10 +70,10 @@ pub fn describe(c: &ClientEntry, this: Option<&Session>) -> String {
         flags.push('N');
     }
     let multi = match this {
-        Some(s) => s.multi.as_ref().map_or(-1, |q| q.len() as i64),
+        Some((s, _)) => s.multi.as_ref().map_or(-1, |q| q.len() as i64),
         None => -1,
     };
-    let qbuf = this.map_or(0, |s| s.cur_cmd_bytes);
+    let qbuf = this.map_or(0, |(_, argv)| request_len(argv));
     format!(
         "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
         c.id,
@@ -126,9 +138,9 @@ pub fn client(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Option<R
             ))
         }
     } else if eq(sub, "info") && n == 2 {
-        Reply::Verbatim(format!("{}\n", describe(&s.entry, Some(s))).into())
+        Reply::Verbatim(format!("{}\n", describe(&s.entry, Some((s, argv)))).into())
     } else if eq(sub, "list") {
-        list(s, shared, &argv[2..])
+        list(s, shared, argv)
     } else if eq(sub, "kill") && n >= 3 {
         kill(s, shared, &argv[2..])
     } else if eq(sub, "reply") && n == 3 {
@@ -215,7 +227,9 @@ pub fn client(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Option<R
     Some(r)
 }
 
-fn list(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
+/// CLIENT LIST [TYPE …] [ID …]; `argv` is the whole request.
+fn list(s: &Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
+    let args = &argv[2..];
     let mut ids: Option<Vec<u64>> = None;
     let mut kind: Option<String> = None;
     let mut i = 0;
@@ -260,7 +274,7 @@ fn list(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
             Some("master") | Some("replica") | Some("slave") => continue,
             _ => {}
         }
-        let this = (c.id == s.id).then_some(s);
+        let this = (c.id == s.id).then_some((s, argv));
         out.push_str(&describe(&c, this));
         out.push('\n');
     }

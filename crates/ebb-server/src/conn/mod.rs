@@ -2,8 +2,7 @@
 //! request, execute them under one store lock, write all replies at once.
 
 use bytes::{Bytes, BytesMut};
-use ebb_core::table::flag;
-use ebb_core::{CommandSpec, Ctx, Effects, Error, Exec, Reply, Store};
+use ebb_core::{CommandSpec, Effects, Reply, Store};
 use parking_lot::MutexGuard;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -14,7 +13,10 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::resp::{self, Limits, Request};
+
+mod dispatch;
 use crate::server::{now_ms, ClientEntry, Msg, Shared};
+use dispatch::{Run, CLOCK_REUSE_US};
 
 /// CLIENT REPLY mode.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -85,10 +87,6 @@ pub struct Session {
     clock_ticks: u64,
     /// The previous command's table entry.
     prev_spec: Option<&'static CommandSpec>,
-    /// The request size of the command running (RESP bytes): CLIENT LIST
-    /// and CLIENT INFO report it as the caller's `qbuf`, as Redis still
-    /// holds the command in its query buffer while it runs.
-    pub cur_cmd_bytes: usize,
     /// Its statistics slot, if it has no subcommands.
     prev_plain_slot: Option<usize>,
     /// Error replies sent so far (for failed-call counting).
@@ -105,24 +103,9 @@ pub struct Session {
     /// (0 at a batch's start): the next command's start, so that timing a
     /// command costs one reading, not two.
     ticks_last: u64,
-    /// A run of fast commands of one kind timed together (see
-    /// [`Session::close_run`]): its statistics slot, calls, failed calls
-    /// and start.
-    run: Option<(usize, u64, u64, u64)>,
+    /// The run of fast commands being timed together, if any.
+    run: Option<Run>,
 }
-
-/// Decimal digits of `n`.
-fn digits(n: usize) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
-}
-
-/// How long one reading of the clock serves commands (a clock reading
-/// costs as much as a whole GET; the millisecond clock barely moves).
-const CLOCK_REUSE_US: u64 = 100;
-
-/// Fast commands timed as one run at most (so a long pipeline still reads
-/// the duration counter, and with it the clock's age, now and then).
-const MAX_RUN: u64 = 32;
 
 /// Serves one accepted connection until it closes.
 pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
@@ -198,7 +181,6 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         clock_ticks: 0,
         prev_spec: None,
         prev_plain_slot: None,
-        cur_cmd_bytes: 0,
         err_seq: 0,
         err_mark: 0,
         blocked_call: None,
@@ -491,30 +473,6 @@ impl Session {
         }
     }
 
-    /// Counts an error reply (INFO errorstats, failed calls).
-    pub fn note_error(&mut self, text: &str) {
-        self.err_seq += 1;
-        crate::cmdstats::record_error(text);
-    }
-
-    /// Counts a call that ran (INFO commandstats and
-    /// `total_commands_processed`; refused commands count in neither).
-    pub fn count_call(&mut self, slot: usize, ticks: u64, failed: bool) {
-        self.batch_commands += 1;
-        self.tally.add(slot, ticks, failed);
-    }
-
-    /// Marks a parked command's call failed if its wait ended in an error.
-    fn finish_blocked(&mut self) {
-        if let Some(slot) = self.blocked_call.take() {
-            let failed = self.err_seq > self.err_mark;
-            self.err_mark = self.err_seq;
-            if failed {
-                crate::cmdstats::record_failed(slot);
-            }
-        }
-    }
-
     /// Appends a reply, honouring CLIENT REPLY. An error counts even when
     /// replies are off, as in Redis.
     pub fn reply(&mut self, r: &Reply, out: &mut BytesMut) {
@@ -526,376 +484,6 @@ impl Session {
             ReplyMode::Off => {}
             ReplyMode::Skip => self.reply_mode = ReplyMode::On,
         }
-    }
-
-    fn dispatch<'a>(
-        &mut self,
-        shared: &'a Arc<Shared>,
-        guard: &mut Option<MutexGuard<'a, Store>>,
-        argv: &[Bytes],
-        out: &mut BytesMut,
-    ) -> Flow {
-        // Pipelines mostly repeat one command: compare with the previous
-        // one before hashing the name.
-        let cached = self
-            .prev_spec
-            .filter(|s| argv[0].eq_ignore_ascii_case(s.name.as_bytes()));
-        let repeat = cached.is_some();
-        let spec = match cached.or_else(|| ebb_core::lookup(&argv[0])) {
-            Some(s) => {
-                self.prev_spec = Some(s);
-                s
-            }
-            None => {
-                if self.multi.is_some() {
-                    self.multi_failed = true;
-                }
-                self.reply(&ebb_core::error::unknown_command(argv).into(), out);
-                return Flow::Continue;
-            }
-        };
-        let plain = match self.prev_plain_slot {
-            Some(i) if repeat => Some(i),
-            _ => crate::cmdstats::plain_slot(spec),
-        };
-        self.prev_plain_slot = plain;
-        let slot = plain.or_else(|| crate::cmdstats::slot_of(spec, argv));
-        self.last_cmd = Some(slot.unwrap_or_else(|| ebb_core::table::index_of(spec)));
-        self.cur_cmd_bytes = argv
-            .iter()
-            .map(|a| a.len() + 5 + digits(a.len()))
-            .sum::<usize>()
-            + 3
-            + digits(argv.len());
-        let reject = |s: &mut Session| {
-            if let Some(slot) = slot {
-                crate::cmdstats::record_rejected(slot);
-            }
-            if s.multi.is_some() {
-                s.multi_failed = true;
-            }
-        };
-        if !spec.arity_ok(argv.len()) {
-            reject(self);
-            self.reply(&Error::WrongArity(spec.name.to_string()).into(), out);
-            return Flow::Continue;
-        }
-        if slot.is_none() {
-            // A container command (CONFIG, CLIENT, …) with a subcommand it
-            // does not have is refused like an unknown command.
-            reject(self);
-            let sub = String::from_utf8_lossy(&argv[1]);
-            let sub: String = sub.chars().take(128).collect();
-            let e = format!(
-                "ERR unknown subcommand '{sub}'. Try {} HELP.",
-                spec.name.to_ascii_uppercase()
-            );
-            self.reply(&Reply::Error(e.into()), out);
-            return Flow::Continue;
-        }
-        if let Some(Err(full)) = slot
-            .filter(|_| plain.is_none())
-            .map(|i| crate::cmdstats::sub_arity_ok(i, argv.len()))
-        {
-            reject(self);
-            self.reply(&Error::WrongArity(full.to_string()).into(), out);
-            return Flow::Continue;
-        }
-        if !self.authenticated && !spec.has(flag::NO_AUTH) {
-            reject(self);
-            self.reply(&Reply::Error("NOAUTH Authentication required.".into()), out);
-            return Flow::Continue;
-        }
-        if !self.resp3 && (!self.channels.is_empty() || !self.patterns.is_empty()) {
-            let ok = matches!(
-                spec.name,
-                "subscribe"
-                    | "psubscribe"
-                    | "unsubscribe"
-                    | "punsubscribe"
-                    | "ping"
-                    | "quit"
-                    | "reset"
-            );
-            if spec.name == "ping" && argv.len() <= 2 {
-                // RESP2 subscribed mode: PING answers as a message array.
-                let msg = argv.get(1).cloned().unwrap_or_default();
-                self.reply(
-                    &Reply::Array(vec![Reply::bulk(b"pong"), Reply::Bulk(msg)]),
-                    out,
-                );
-                if let Some(slot) = slot {
-                    self.count_call(slot, 0, false);
-                }
-                return Flow::Continue;
-            }
-            if !ok {
-                reject(self);
-                let e = format!(
-                    "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
-                    spec.name
-                );
-                self.reply(&Reply::Error(e.into()), out);
-                return Flow::Continue;
-            }
-        }
-        // Over maxmemory with nothing left to evict, Redis refuses commands
-        // that may grow memory, every command queued inside MULTI (the
-        // queue itself grows), and an EXEC whose queue holds such commands.
-        if crate::evict::limited()
-            && (spec.has(flag::DENYOOM)
-                || (self.multi.is_some()
-                    && !matches!(spec.name, "exec" | "discard" | "quit" | "reset"))
-                || (spec.name == "exec"
-                    && self.multi.as_ref().is_some_and(|q| {
-                        q.iter().any(|a| {
-                            ebb_core::lookup(&a[0]).is_some_and(|sp| sp.has(flag::DENYOOM))
-                        })
-                    })))
-        {
-            let store = guard.get_or_insert_with(|| shared.store.lock());
-            if let Err(e) = crate::evict::make_room(shared, store) {
-                reject(self);
-                if spec.name == "exec" {
-                    self.multi = None;
-                    self.multi_failed = false;
-                    self.entry.in_multi.store(false, Ordering::Relaxed);
-                    self.unwatch_all();
-                    let text = Reply::from(e);
-                    let why = match &text {
-                        Reply::Error(t) => t.to_string(),
-                        _ => String::new(),
-                    };
-                    self.reply(
-                        &Reply::Error(
-                            format!("EXECABORT Transaction discarded because of: {why}").into(),
-                        ),
-                        out,
-                    );
-                } else {
-                    self.reply(&e.into(), out);
-                }
-                return Flow::Continue;
-            }
-        }
-        if self.multi.is_some()
-            && !matches!(
-                spec.name,
-                "exec" | "discard" | "multi" | "watch" | "quit" | "reset"
-            )
-        {
-            if spec.has_flag("no_multi") {
-                reject(self);
-                self.reply(
-                    &Reply::Error("ERR Command not allowed inside a transaction".into()),
-                    out,
-                );
-                return Flow::Continue;
-            }
-            if let Some(q) = self.multi.as_mut() {
-                q.push(argv.to_vec());
-            }
-            self.reply(&Reply::Simple("QUEUED".into()), out);
-            return Flow::Continue;
-        }
-        let paused = shared.paused_until.load(Ordering::Relaxed);
-        // A write pause holds writes, PUBLISH (it would reach replicas), and
-        // an EXEC whose transaction holds either, as Redis 7.0 does.
-        let writes = |sp: &CommandSpec| sp.is_write() || sp.name == "publish";
-        if paused > 0
-            && paused > now_ms()
-            && (writes(spec)
-                || !shared.pause_writes_only.load(Ordering::Relaxed)
-                || (spec.name == "exec"
-                    && self.multi.as_ref().is_some_and(|q| {
-                        q.iter()
-                            .any(|a| ebb_core::lookup(&a[0]).is_some_and(writes))
-                    })))
-            && !matches!(
-                spec.name,
-                "client" | "ping" | "quit" | "reset" | "hello" | "auth" | "info" | "config"
-            )
-        {
-            return Flow::Paused(argv.to_vec());
-        }
-        // EXEC shows in MONITOR after the commands it ran, as in Redis.
-        let is_exec = spec.name == "exec";
-        if !is_exec && crate::observe::monitoring() {
-            crate::observe::feed(self.id, self.db, &self.entry.addr, spec, argv);
-        }
-        self.err_mark = self.err_seq;
-        // A fast command (constant time: GET, INCR, ZADD, …) joins a run of
-        // the same command, timed as a whole when the run ends: one reading
-        // of the duration counter per run instead of one per command.
-        if let Some(slot) = slot.filter(|_| {
-            spec.has(flag::FAST)
-                && matches!(spec.exec, Exec::Core(_))
-                && crate::observe::runs_allowed()
-        }) {
-            match self.run {
-                Some((s, n, _, _)) if s == slot && n < MAX_RUN => {}
-                _ => {
-                    self.close_run();
-                    let start = self.mark_ticks();
-                    self.run = Some((slot, 0, 0, start));
-                }
-            }
-            self.err_mark = self.err_seq;
-            let flow = self.execute(shared, guard, spec, argv, out);
-            let failed = self.err_seq > self.err_mark;
-            self.err_mark = self.err_seq;
-            if let Some((_, n, f, _)) = self.run.as_mut() {
-                *n += 1;
-                *f += failed as u64;
-            }
-            self.batch_commands += 1;
-            return flow;
-        }
-        self.close_run();
-        // The previous command's end reading is this one's start (and the
-        // reading `now` compares the clock's age with).
-        self.err_mark = self.err_seq;
-        let start = self.mark_ticks();
-        let db = self.db;
-        let flow = self.execute(shared, guard, spec, argv, out);
-        if is_exec && crate::observe::monitoring() {
-            crate::observe::feed(self.id, db, &self.entry.addr, spec, argv);
-        }
-        let end = crate::cmdstats::ticks();
-        self.ticks_last = end;
-        let took = end.saturating_sub(start);
-        let blocked = matches!(flow, Flow::Block(..));
-        if !blocked {
-            let us = crate::cmdstats::ticks_to_us(took);
-            crate::observe::record(Duration::from_micros(us), spec, argv, &self.entry);
-        }
-        if let Some(slot) = slot {
-            if blocked {
-                // Counted when it parks, as in Redis; a wait that ends in an
-                // error (CLIENT UNBLOCK … ERROR) makes it a failed call.
-                self.count_call(slot, took, false);
-                self.blocked_call = Some(slot);
-            } else {
-                self.count_call(slot, took, self.err_seq > self.err_mark);
-                self.err_mark = self.err_seq;
-            }
-        }
-        flow
-    }
-
-    /// The duration counter now, as this batch last read it (commands of
-    /// a batch run back to back, so one command's end is the next one's
-    /// start); read afresh at a batch's start.
-    fn mark_ticks(&mut self) -> u64 {
-        if self.ticks_last == 0 {
-            self.ticks_last = crate::cmdstats::ticks();
-        }
-        self.ticks_last
-    }
-
-    /// Ends the current run of fast commands: their time is shared out
-    /// evenly between them.
-    pub fn close_run(&mut self) {
-        if let Some((slot, calls, failed, start)) = self.run.take() {
-            let end = crate::cmdstats::ticks();
-            self.ticks_last = end;
-            self.tally
-                .add_run(slot, calls, end.saturating_sub(start), failed);
-        }
-    }
-
-    /// Runs a command that passed every check.
-    fn execute<'a>(
-        &mut self,
-        shared: &'a Arc<Shared>,
-        guard: &mut Option<MutexGuard<'a, Store>>,
-        spec: &'static CommandSpec,
-        argv: &[Bytes],
-        out: &mut BytesMut,
-    ) -> Flow {
-        match spec.exec {
-            Exec::Core(_) => {
-                let store = guard.get_or_insert_with(|| shared.store.lock());
-                match self.run_core(store, spec, argv, true) {
-                    Ok(r) => {
-                        self.reply(&r, out);
-                        Flow::Continue
-                    }
-                    Err(Error::WouldBlock { keys, timeout_ms }) => {
-                        let id = shared.block(
-                            self.id,
-                            self.db,
-                            argv.to_vec(),
-                            self.resp3,
-                            keys,
-                            self.tx.clone(),
-                        );
-                        // Let other clients run while this one waits.
-                        *guard = None;
-                        let deadline = (timeout_ms > 0)
-                            .then(|| Instant::now() + Duration::from_millis(timeout_ms));
-                        Flow::Block(id, deadline)
-                    }
-                    Err(e) => {
-                        self.reply(&e.into(), out);
-                        Flow::Continue
-                    }
-                }
-            }
-            Exec::Server => {
-                // Server commands (INFO, CLIENT LIST, SAVE, …) see exact
-                // figures.
-                self.publish_stats();
-                crate::commands::run(self, shared, guard, spec, argv, out)
-            }
-        }
-    }
-
-    /// Runs a core command against the store and handles its effects.
-    pub fn run_core(
-        &mut self,
-        store: &mut Store,
-        spec: &CommandSpec,
-        argv: &[Bytes],
-        may_block: bool,
-    ) -> Result<Reply, Error> {
-        let now = self.now();
-        let shared = &self.shared;
-        let fx = &mut self.fx;
-        shared.prepare_effects(fx);
-        let r = {
-            let mut ctx = Ctx::new(store, self.db, now, fx);
-            ctx.resp3 = self.resp3;
-            ctx.may_block = may_block;
-            ebb_core::execute_result(&mut ctx, spec, argv)
-        };
-        if !matches!(r, Err(Error::WouldBlock { .. })) {
-            shared.log_command(self.db, spec, argv, fx);
-        } else {
-            shared.log_propagated(fx);
-        }
-        // Counted locally, published once per batch.
-        self.batch_dirty += std::mem::take(&mut fx.dirty);
-        shared.apply_effects(store, fx);
-        fx.clear();
-        r
-    }
-
-    /// The current time for a command: the clock as last read, unless
-    /// [`CLOCK_REUSE_US`] have passed since (the command's start reading of
-    /// the duration counter tells).
-    fn now(&mut self) -> u64 {
-        let t = match self.ticks_last {
-            0 => crate::cmdstats::ticks(),
-            t => t,
-        };
-        if self.clock == 0
-            || t.wrapping_sub(self.clock_ticks) >= crate::cmdstats::us_to_ticks(CLOCK_REUSE_US)
-        {
-            self.clock = now_ms();
-            self.clock_ticks = t;
-        }
-        self.clock
     }
 
     /// Forgets every WATCH.

@@ -1,0 +1,445 @@
+//! Running one request: the checks Redis makes before a command runs
+//! (arity, authentication, subscribed mode, maxmemory, MULTI queuing,
+//! CLIENT PAUSE), then the command itself, timed for the slow log and the
+//! per-command statistics.
+
+use bytes::{Bytes, BytesMut};
+use ebb_core::table::flag;
+use ebb_core::{CommandSpec, Ctx, Error, Exec, Reply, Store};
+use parking_lot::MutexGuard;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::{Flow, Session};
+use crate::server::{now_ms, Shared};
+
+/// How long one reading of the clock serves commands (a clock reading
+/// costs as much as a whole GET; the millisecond clock barely moves).
+pub(super) const CLOCK_REUSE_US: u64 = 100;
+
+/// Fast commands timed as one run at most (so a long pipeline still reads
+/// the duration counter, and with it the clock's age, now and then).
+const MAX_RUN: u64 = 32;
+
+/// A run of fast commands of one kind timed together (see
+/// [`Session::close_run`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    slot: usize,
+    calls: u64,
+    failed: u64,
+    start: u64,
+}
+
+impl Session {
+    /// Counts an error reply (INFO errorstats, failed calls).
+    pub fn note_error(&mut self, text: &str) {
+        self.err_seq += 1;
+        crate::cmdstats::record_error(text);
+    }
+
+    /// Counts a call that ran (INFO commandstats and
+    /// `total_commands_processed`; refused commands count in neither).
+    pub fn count_call(&mut self, slot: usize, ticks: u64, failed: bool) {
+        self.batch_commands += 1;
+        self.tally.add(slot, ticks, failed);
+    }
+
+    /// Marks a parked command's call failed if its wait ended in an error.
+    pub(super) fn finish_blocked(&mut self) {
+        if let Some(slot) = self.blocked_call.take() {
+            let failed = self.err_seq > self.err_mark;
+            self.err_mark = self.err_seq;
+            if failed {
+                crate::cmdstats::record_failed(slot);
+            }
+        }
+    }
+
+    /// Runs one request: refused, queued, held by a pause, or executed.
+    pub(super) fn dispatch<'a>(
+        &mut self,
+        shared: &'a Arc<Shared>,
+        guard: &mut Option<MutexGuard<'a, Store>>,
+        argv: &[Bytes],
+        out: &mut BytesMut,
+    ) -> Flow {
+        // Pipelines mostly repeat one command: compare with the previous
+        // one before hashing the name.
+        let cached = self
+            .prev_spec
+            .filter(|s| argv[0].eq_ignore_ascii_case(s.name.as_bytes()));
+        let repeat = cached.is_some();
+        let Some(spec) = cached.or_else(|| ebb_core::lookup(&argv[0])) else {
+            if self.multi.is_some() {
+                self.multi_failed = true;
+            }
+            self.reply(&ebb_core::error::unknown_command(argv).into(), out);
+            return Flow::Continue;
+        };
+        self.prev_spec = Some(spec);
+        let plain = match self.prev_plain_slot {
+            Some(i) if repeat => Some(i),
+            _ => crate::cmdstats::plain_slot(spec),
+        };
+        self.prev_plain_slot = plain;
+        let slot = plain.or_else(|| crate::cmdstats::slot_of(spec, argv));
+        self.last_cmd = Some(slot.unwrap_or_else(|| ebb_core::table::index_of(spec)));
+        if let Some(flow) = self.admit(shared, guard, spec, slot, plain.is_some(), argv, out) {
+            return flow;
+        }
+        // EXEC shows in MONITOR after the commands it ran, as in Redis.
+        let is_exec = spec.name == "exec";
+        if !is_exec && crate::observe::monitoring() {
+            crate::observe::feed(self.id, self.db, &self.entry.addr, spec, argv);
+        }
+        self.err_mark = self.err_seq;
+        // A fast command (constant time: GET, INCR, ZADD, …) joins a run of
+        // the same command, timed as a whole when the run ends: one reading
+        // of the duration counter per run instead of one per command.
+        if let Some(slot) = slot.filter(|_| {
+            spec.has(flag::FAST)
+                && matches!(spec.exec, Exec::Core(_))
+                && crate::observe::runs_allowed()
+        }) {
+            match self.run {
+                Some(r) if r.slot == slot && r.calls < MAX_RUN => {}
+                _ => {
+                    self.close_run();
+                    let start = self.mark_ticks();
+                    self.run = Some(Run {
+                        slot,
+                        calls: 0,
+                        failed: 0,
+                        start,
+                    });
+                }
+            }
+            let flow = self.execute(shared, guard, spec, argv, out);
+            let failed = self.err_seq > self.err_mark;
+            self.err_mark = self.err_seq;
+            if let Some(r) = self.run.as_mut() {
+                r.calls += 1;
+                r.failed += failed as u64;
+            }
+            self.batch_commands += 1;
+            return flow;
+        }
+        self.close_run();
+        // The previous command's end reading is this one's start (and the
+        // reading `now` compares the clock's age with).
+        let start = self.mark_ticks();
+        let db = self.db;
+        let flow = self.execute(shared, guard, spec, argv, out);
+        if is_exec && crate::observe::monitoring() {
+            crate::observe::feed(self.id, db, &self.entry.addr, spec, argv);
+        }
+        let end = crate::cmdstats::ticks();
+        self.ticks_last = end;
+        let took = end.saturating_sub(start);
+        let blocked = matches!(flow, Flow::Block(..));
+        if !blocked {
+            let us = crate::cmdstats::ticks_to_us(took);
+            crate::observe::record(Duration::from_micros(us), spec, argv, &self.entry);
+        }
+        if let Some(slot) = slot {
+            if blocked {
+                // Counted when it parks, as in Redis; a wait that ends in an
+                // error (CLIENT UNBLOCK … ERROR) makes it a failed call.
+                self.count_call(slot, took, false);
+                self.blocked_call = Some(slot);
+            } else {
+                self.count_call(slot, took, self.err_seq > self.err_mark);
+                self.err_mark = self.err_seq;
+            }
+        }
+        flow
+    }
+
+    /// The checks Redis makes before a command runs. `Some` when the
+    /// request ends here: refused (counted as a rejected call), queued by
+    /// MULTI, answered in subscribed mode, or held by CLIENT PAUSE.
+    #[allow(clippy::too_many_arguments)]
+    fn admit<'a>(
+        &mut self,
+        shared: &'a Arc<Shared>,
+        guard: &mut Option<MutexGuard<'a, Store>>,
+        spec: &'static CommandSpec,
+        slot: Option<usize>,
+        plain: bool,
+        argv: &[Bytes],
+        out: &mut BytesMut,
+    ) -> Option<Flow> {
+        let refusal: Reply = if !spec.arity_ok(argv.len()) {
+            Error::WrongArity(spec.name.to_string()).into()
+        } else if slot.is_none() {
+            // A container command (CONFIG, CLIENT, …) with a subcommand it
+            // does not have is refused like an unknown command.
+            ebb_core::error::unknown_subcommand(&argv[1], spec.name).into()
+        } else if let Some(Err(full)) = slot
+            .filter(|_| !plain)
+            .map(|i| crate::cmdstats::sub_arity_ok(i, argv.len()))
+        {
+            Error::WrongArity(full.to_string()).into()
+        } else if !self.authenticated && !spec.has(flag::NO_AUTH) {
+            Reply::Error("NOAUTH Authentication required.".into())
+        } else if self.subscribed_ping(spec, slot, argv, out) {
+            return Some(Flow::Continue);
+        } else if let Some(r) = self.subscribed_refusal(spec) {
+            r
+        } else if let Some(r) = self.oom_refusal(shared, guard, spec) {
+            r
+        } else if self.multi.is_some()
+            && !matches!(
+                spec.name,
+                "exec" | "discard" | "multi" | "watch" | "quit" | "reset"
+            )
+        {
+            if !spec.has_flag("no_multi") {
+                if let Some(q) = self.multi.as_mut() {
+                    q.push(argv.to_vec());
+                }
+                self.reply(&Reply::Simple("QUEUED".into()), out);
+                return Some(Flow::Continue);
+            }
+            Reply::Error("ERR Command not allowed inside a transaction".into())
+        } else if self.held_by_pause(shared, spec) {
+            return Some(Flow::Paused(argv.to_vec()));
+        } else {
+            return None;
+        };
+        if let Some(slot) = slot {
+            crate::cmdstats::record_rejected(slot);
+        }
+        if self.multi.is_some() {
+            self.multi_failed = true;
+        }
+        self.reply(&refusal, out);
+        Some(Flow::Continue)
+    }
+
+    /// Whether the client is in RESP2 subscribed mode.
+    fn subscribed_resp2(&self) -> bool {
+        !self.resp3 && (!self.channels.is_empty() || !self.patterns.is_empty())
+    }
+
+    /// In RESP2 subscribed mode PING answers as a message array; true if
+    /// it was answered here.
+    fn subscribed_ping(
+        &mut self,
+        spec: &CommandSpec,
+        slot: Option<usize>,
+        argv: &[Bytes],
+        out: &mut BytesMut,
+    ) -> bool {
+        if spec.name != "ping" || argv.len() > 2 || !self.subscribed_resp2() {
+            return false;
+        }
+        let msg = argv.get(1).cloned().unwrap_or_default();
+        self.reply(
+            &Reply::Array(vec![Reply::bulk(b"pong"), Reply::Bulk(msg)]),
+            out,
+        );
+        if let Some(slot) = slot {
+            self.count_call(slot, 0, false);
+        }
+        true
+    }
+
+    /// In RESP2 subscribed mode only (P)(UN)SUBSCRIBE, PING, QUIT and RESET
+    /// run: the error for any other command.
+    fn subscribed_refusal(&self, spec: &CommandSpec) -> Option<Reply> {
+        let allowed = matches!(
+            spec.name,
+            "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe" | "ping" | "quit" | "reset"
+        );
+        (self.subscribed_resp2() && !allowed).then(|| {
+            Reply::Error(
+                format!(
+                    "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
+                    spec.name
+                )
+                .into(),
+            )
+        })
+    }
+
+    /// Over maxmemory with nothing left to evict, Redis refuses commands
+    /// that may grow memory, every command queued inside MULTI (the queue
+    /// itself grows), and an EXEC whose queue holds such commands (which
+    /// also discards the transaction).
+    fn oom_refusal<'a>(
+        &mut self,
+        shared: &'a Arc<Shared>,
+        guard: &mut Option<MutexGuard<'a, Store>>,
+        spec: &CommandSpec,
+    ) -> Option<Reply> {
+        let exec = spec.name == "exec";
+        let applies = spec.has(flag::DENYOOM)
+            || (self.multi.is_some()
+                && !matches!(spec.name, "exec" | "discard" | "quit" | "reset"))
+            || (exec && self.queued_any(|sp| sp.has(flag::DENYOOM)));
+        if !crate::evict::limited() || !applies {
+            return None;
+        }
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let e = crate::evict::make_room(shared, store).err()?;
+        if !exec {
+            return Some(e.into());
+        }
+        self.multi = None;
+        self.multi_failed = false;
+        self.entry.in_multi.store(false, Ordering::Relaxed);
+        self.unwatch_all();
+        let why = match Reply::from(e) {
+            Reply::Error(t) => t,
+            _ => "".into(),
+        };
+        Some(Reply::Error(
+            format!("EXECABORT Transaction discarded because of: {why}").into(),
+        ))
+    }
+
+    /// Whether CLIENT PAUSE holds this command. A write pause holds
+    /// writes, PUBLISH (it would reach replicas), and an EXEC whose
+    /// transaction holds either, as Redis 7.0 does.
+    fn held_by_pause(&self, shared: &Shared, spec: &CommandSpec) -> bool {
+        let paused = shared.paused_until.load(Ordering::Relaxed);
+        if paused == 0
+            || paused <= now_ms()
+            || matches!(
+                spec.name,
+                "client" | "ping" | "quit" | "reset" | "hello" | "auth" | "info" | "config"
+            )
+        {
+            return false;
+        }
+        let writes = |sp: &CommandSpec| sp.is_write() || sp.name == "publish";
+        writes(spec)
+            || !shared.pause_writes_only.load(Ordering::Relaxed)
+            || (spec.name == "exec" && self.queued_any(writes))
+    }
+
+    /// Whether a command queued by MULTI satisfies `pred`.
+    fn queued_any(&self, pred: impl Fn(&CommandSpec) -> bool) -> bool {
+        self.multi
+            .as_ref()
+            .is_some_and(|q| q.iter().any(|a| ebb_core::lookup(&a[0]).is_some_and(&pred)))
+    }
+
+    /// The duration counter now, as this batch last read it (commands of
+    /// a batch run back to back, so one command's end is the next one's
+    /// start); read afresh at a batch's start.
+    fn mark_ticks(&mut self) -> u64 {
+        if self.ticks_last == 0 {
+            self.ticks_last = crate::cmdstats::ticks();
+        }
+        self.ticks_last
+    }
+
+    /// Ends the current run of fast commands: their time is shared out
+    /// evenly between them.
+    pub fn close_run(&mut self) {
+        if let Some(r) = self.run.take() {
+            let end = crate::cmdstats::ticks();
+            self.ticks_last = end;
+            self.tally
+                .add_run(r.slot, r.calls, end.saturating_sub(r.start), r.failed);
+        }
+    }
+
+    /// Runs a command that passed every check.
+    fn execute<'a>(
+        &mut self,
+        shared: &'a Arc<Shared>,
+        guard: &mut Option<MutexGuard<'a, Store>>,
+        spec: &'static CommandSpec,
+        argv: &[Bytes],
+        out: &mut BytesMut,
+    ) -> Flow {
+        match spec.exec {
+            Exec::Core(_) => {
+                let store = guard.get_or_insert_with(|| shared.store.lock());
+                match self.run_core(store, spec, argv, true) {
+                    Ok(r) => {
+                        self.reply(&r, out);
+                        Flow::Continue
+                    }
+                    Err(Error::WouldBlock { keys, timeout_ms }) => {
+                        let id = shared.block(
+                            self.id,
+                            self.db,
+                            argv.to_vec(),
+                            self.resp3,
+                            keys,
+                            self.tx.clone(),
+                        );
+                        // Let other clients run while this one waits.
+                        *guard = None;
+                        let deadline = (timeout_ms > 0)
+                            .then(|| Instant::now() + Duration::from_millis(timeout_ms));
+                        Flow::Block(id, deadline)
+                    }
+                    Err(e) => {
+                        self.reply(&e.into(), out);
+                        Flow::Continue
+                    }
+                }
+            }
+            Exec::Server => {
+                // Server commands (INFO, CLIENT LIST, SAVE, …) see exact
+                // figures.
+                self.publish_stats();
+                crate::commands::run(self, shared, guard, spec, argv, out)
+            }
+        }
+    }
+
+    /// Runs a core command against the store and handles its effects.
+    pub fn run_core(
+        &mut self,
+        store: &mut Store,
+        spec: &CommandSpec,
+        argv: &[Bytes],
+        may_block: bool,
+    ) -> Result<Reply, Error> {
+        let now = self.now();
+        let shared = &self.shared;
+        let fx = &mut self.fx;
+        shared.prepare_effects(fx);
+        let r = {
+            let mut ctx = Ctx::new(store, self.db, now, fx);
+            ctx.resp3 = self.resp3;
+            ctx.may_block = may_block;
+            ebb_core::execute_result(&mut ctx, spec, argv)
+        };
+        if !matches!(r, Err(Error::WouldBlock { .. })) {
+            shared.log_command(self.db, spec, argv, fx);
+        } else {
+            shared.log_propagated(fx);
+        }
+        // Counted locally, published once per batch.
+        self.batch_dirty += std::mem::take(&mut fx.dirty);
+        shared.apply_effects(store, fx);
+        fx.clear();
+        r
+    }
+
+    /// The current time for a command: the clock as last read, unless
+    /// [`CLOCK_REUSE_US`] have passed since (the command's start reading of
+    /// the duration counter tells).
+    fn now(&mut self) -> u64 {
+        let t = match self.ticks_last {
+            0 => crate::cmdstats::ticks(),
+            t => t,
+        };
+        if self.clock == 0
+            || t.wrapping_sub(self.clock_ticks) >= crate::cmdstats::us_to_ticks(CLOCK_REUSE_US)
+        {
+            self.clock = now_ms();
+            self.clock_ticks = t;
+        }
+        self.clock
+    }
+}

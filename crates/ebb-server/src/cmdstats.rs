@@ -134,11 +134,10 @@ pub fn sub_arity_ok(slot: usize, argc: usize) -> Result<(), &'static str> {
 struct Clock {
     tsc: bool,
     start: Instant,
-    start_ticks: u64,
 }
 
-/// Ticks per microsecond, measured at start (the conversion of short
-/// durations: the slow log's threshold, how long a clock reading is reused).
+/// Ticks per microsecond, measured at start: every conversion of a
+/// duration (INFO, the slow log, how long a clock reading is reused).
 static TICKS_PER_US: AtomicU64 = AtomicU64::new(1000);
 
 fn clock() -> &'static Clock {
@@ -160,15 +159,11 @@ fn clock() -> &'static Clock {
             let rate = tsc_now().wrapping_sub(start_ticks) as f64 / us;
             TICKS_PER_US.store((rate.round() as u64).max(1), Ordering::Relaxed);
         }
-        Clock {
-            tsc,
-            start,
-            start_ticks,
-        }
+        Clock { tsc, start }
     })
 }
 
-/// Whole microseconds in `ticks` (for short durations).
+/// Whole microseconds in `ticks`.
 pub fn ticks_to_us(ticks: u64) -> u64 {
     ticks / TICKS_PER_US.load(Ordering::Relaxed).max(1)
 }
@@ -202,19 +197,9 @@ pub fn ticks() -> u64 {
     }
 }
 
-/// Nanoseconds per tick, measured over the process's lifetime so far.
-fn ns_per_tick() -> f64 {
-    let c = clock();
-    if !c.tsc {
-        return 1.0;
-    }
-    let ns = c.start.elapsed().as_nanos() as f64;
-    let t = tsc_now().wrapping_sub(c.start_ticks) as f64;
-    if t <= 0.0 || ns <= 0.0 {
-        1.0
-    } else {
-        ns / t
-    }
+/// Microseconds in `ticks`, with a fraction (for reports).
+fn ticks_as_us(ticks: u64) -> f64 {
+    ticks as f64 / TICKS_PER_US.load(Ordering::Relaxed).max(1) as f64
 }
 
 // --- latency histograms ----------------------------------------------------
@@ -428,7 +413,6 @@ pub fn reset() {
 
 /// The `commandstats` section's lines.
 pub fn commandstats(out: &mut String) {
-    let k = ns_per_tick();
     for s in &table().slots {
         let calls = s.calls.load(Ordering::Relaxed);
         let rejected = s.rejected.load(Ordering::Relaxed);
@@ -436,7 +420,7 @@ pub fn commandstats(out: &mut String) {
         if calls == 0 && rejected == 0 && failed == 0 {
             continue;
         }
-        let usec = (s.ticks.load(Ordering::Relaxed) as f64 * k / 1000.0) as u64;
+        let usec = ticks_to_us(s.ticks.load(Ordering::Relaxed));
         let per = if calls > 0 {
             usec as f64 / calls as f64
         } else {
@@ -468,7 +452,6 @@ pub fn latencystats(out: &mut String) {
         .ok()
         .and_then(|p| p.clone())
         .unwrap_or_else(|| vec![50.0, 99.0, 99.9]);
-    let k = ns_per_tick();
     for s in &table().slots {
         let Some(h) = s.hist.get() else { continue };
         let counts: Vec<u64> = h.iter().map(|b| b.load(Ordering::Relaxed)).collect();
@@ -478,7 +461,7 @@ pub fn latencystats(out: &mut String) {
         }
         let _ = write!(out, "latency_percentiles_usec_{}:", s.name);
         for (i, p) in list.iter().enumerate() {
-            let v = value_at(&counts, total, *p) as f64 * k / 1000.0;
+            let v = ticks_as_us(value_at(&counts, total, *p));
             let sep = if i + 1 < list.len() { "," } else { "" };
             let _ = write!(out, "p{}={v:.3}{sep}", fmt_percentile(*p));
         }

@@ -283,6 +283,9 @@ pub fn subcommand_arity(full: &str) -> Option<i32> {
         | "pubsub|shardchannels"
         | "pubsub|shardnumsub"
         | "slowlog|get" => -2,
+        "script|exists" => -3,
+        "script|flush" => -2,
+        "script|load" => 3,
         "object|encoding" | "object|freq" | "object|idletime" | "object|refcount"
         | "client|no-evict" | "client|reply" | "client|setname" => 3,
         "client|setinfo" => 4,

@@ -166,7 +166,7 @@ fn sync_sub_counts(s: &Session) {
 }
 
 /// Commands whose whole effect is one reply. None = no reply at all.
-fn reply_for<'a>(
+pub(crate) fn reply_for<'a>(
     s: &mut Session,
     shared: &'a Arc<Shared>,
     guard: &mut Guard<'a>,
@@ -267,6 +267,10 @@ fn reply_for<'a>(
             Reply::Ok
         }
         "exec" => exec(s, shared, guard),
+        "eval" | "evalsha" | "eval_ro" | "evalsha_ro" => {
+            crate::script::eval(s, shared, guard, spec, argv)
+        }
+        "script" => crate::script::script(shared, argv),
         "publish" => Reply::Int(shared.publish(&argv[1], &argv[2]) as i64),
         "pubsub" => pubsub(shared, argv),
         "client" => return crate::client::client(s, shared, argv),

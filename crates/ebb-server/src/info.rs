@@ -160,6 +160,10 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 "maxmemory_policy",
                 &cfg.get("maxmemory-policy").unwrap_or_default(),
             );
+            let lua = shared.scripting.lua_bytes();
+            l(out, "used_memory_lua", &lua);
+            l(out, "used_memory_lua_human", &human(lua));
+            l(out, "number_of_cached_scripts", &shared.scripting.cached());
             l(out, "mem_allocator", &"libc");
         }
         "persistence" => {

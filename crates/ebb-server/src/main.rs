@@ -16,6 +16,7 @@ mod observe;
 mod outbuf;
 mod persist;
 mod resp;
+mod script;
 mod server;
 mod sweeper;
 

@@ -205,6 +205,8 @@ pub struct Shared {
     pub paused_until: AtomicU64,
     /// Whether CLIENT PAUSE only pauses writes.
     pub pause_writes_only: AtomicBool,
+    /// Lua scripting: the engine, the script cache, SCRIPT KILL.
+    pub scripting: crate::script::Scripting,
 }
 
 /// Current Unix time in milliseconds.
@@ -261,6 +263,7 @@ impl Shared {
             dirty_at_save: AtomicU64::new(0),
             paused_until: AtomicU64::new(0),
             pause_writes_only: AtomicBool::new(false),
+            scripting: Default::default(),
         })
     }
 

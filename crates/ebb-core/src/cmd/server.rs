@@ -2,7 +2,9 @@
 //! pub/sub, configuration, introspection). Their specs live here so that the
 //! one table describes every command; ebb-server executes them.
 
+use crate::args::parse_i64;
 use crate::table::CommandSpec;
+use bytes::Bytes;
 
 const fn s(
     name: &'static str,
@@ -47,4 +49,18 @@ pub const COMMANDS: &[CommandSpec] = &[
     s("punsubscribe", -1, "pubsub noscript loading stale", (0, 0, 0), "pubsub", "Stops listening to messages published to channels that match one or more patterns."),
     s("publish", 3, "pubsub loading stale fast", (0, 0, 0), "pubsub", "Posts a message to a channel."),
     s("pubsub", -2, "", (0, 0, 0), "pubsub", "A container for Pub/Sub commands."),
+    s("eval", -3, "noscript skip_monitor may_replicate no_mandatory_keys stale movablekeys", (0, 0, 0), "scripting", "Executes a server-side Lua script.").with_keys(script_keys),
+    s("evalsha", -3, "noscript skip_monitor may_replicate no_mandatory_keys stale movablekeys", (0, 0, 0), "scripting", "Executes a server-side Lua script by SHA1 digest.").with_keys(script_keys),
+    s("eval_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale movablekeys", (0, 0, 0), "scripting", "Executes a read-only server-side Lua script.").with_keys(script_keys),
+    s("evalsha_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale movablekeys", (0, 0, 0), "scripting", "Executes a read-only server-side Lua script by SHA1 digest.").with_keys(script_keys),
+    s("script", -2, "", (0, 0, 0), "scripting", "A container for Lua scripts management commands."),
 ];
+
+/// The keys of EVAL and its forms: `numkeys` at position 2, the keys after
+/// it (none when the count is invalid; EVAL reports that itself).
+fn script_keys(argv: &[Bytes]) -> Vec<usize> {
+    match argv.get(2).and_then(|n| parse_i64(n)) {
+        Some(n) if n > 0 && (n as u64) <= (argv.len() - 3) as u64 => (3..3 + n as usize).collect(),
+        _ => Vec::new(),
+    }
+}

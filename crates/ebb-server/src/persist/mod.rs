@@ -63,7 +63,9 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
     let mut db = 0usize;
     let mut applied = 0;
     let mut valid_len = 0;
-    let mut multi: Option<Vec<Vec<Bytes>>> = None;
+    // A MULTI block's commands, each with the database selected when it
+    // was logged (a script's SELECT may switch it inside the block).
+    let mut multi: Option<Vec<(usize, Vec<Bytes>)>> = None;
     loop {
         let offset = data.len() - buf.len();
         if buf.is_empty() {
@@ -105,14 +107,14 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
             }
             "multi" => multi = Some(Vec::new()),
             "exec" => {
-                for cmd in multi.take().unwrap_or_default() {
-                    apply(store, db, &cmd, now, offset)?;
+                for (d, cmd) in multi.take().unwrap_or_default() {
+                    apply(store, d, &cmd, now, offset)?;
                     applied += 1;
                 }
             }
             _ => {
                 if let Some(q) = multi.as_mut() {
-                    q.push(argv);
+                    q.push((db, argv));
                 } else {
                     apply(store, db, &argv, now, offset)?;
                     applied += 1;
@@ -159,6 +161,29 @@ mod tests {
             .iter()
             .map(|p| Bytes::copy_from_slice(p.as_bytes()))
             .collect()
+    }
+
+    #[test]
+    fn replay_keeps_each_commands_database_inside_multi() {
+        // A script's effects: MULTI, writes, a SELECT between them, EXEC.
+        let mut data = Vec::new();
+        for c in [
+            &["MULTI"][..],
+            &["SET", "a", "1"],
+            &["SELECT", "2"],
+            &["SET", "b", "2"],
+            &["EXEC"],
+        ] {
+            encode_command(&cmd(c), &mut data);
+        }
+        let mut store = Store::new(16);
+        let r = replay(&mut store, &data, 0)
+            .map(|r| r.commands)
+            .unwrap_or(0);
+        assert_eq!(r, 2);
+        assert!(store.dbs[0].raw_get(b"a").is_some());
+        assert!(store.dbs[0].raw_get(b"b").is_none());
+        assert!(store.dbs[2].raw_get(b"b").is_some());
     }
 
     #[test]

@@ -1,0 +1,740 @@
+//! Lua scripting: EVAL, EVALSHA, their read-only forms and SCRIPT, with
+//! Redis 7.0's environment (Lua 5.1, read-only globals, `KEYS`/`ARGV`, the
+//! `redis` library, `bit` and `cjson`), replies and error texts.
+//!
+//! A script runs whole under the keyspace lock, with the clock frozen at
+//! its start, so it is atomic like a transaction. Its writes go to the
+//! append-only file as the commands it ran, framed by MULTI/EXEC (Redis
+//! 7.0 replicates a script's effects the same way). One Lua state serves
+//! every script; it is made on first use.
+
+mod convert;
+mod libs;
+
+use bytes::Bytes;
+use ebb_core::args::parse_i64;
+use ebb_core::table::flag;
+use ebb_core::{CommandSpec, Ctx, Error, Exec, Reply, Store};
+use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
+use parking_lot::{Mutex, MutexGuard};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::conn::Session;
+use crate::server::{now_ms, Shared};
+
+type Guard<'a> = Option<MutexGuard<'a, Store>>;
+
+const PRELUDE: &str = include_str!("prelude.lua");
+
+fn err(s: impl Into<String>) -> Reply {
+    Reply::Error(s.into().into())
+}
+
+/// The server's scripting state.
+#[derive(Default)]
+pub struct Scripting {
+    engine: Mutex<Option<Engine>>,
+    /// Scripts in the cache (INFO's `number_of_cached_scripts`).
+    cached: AtomicU64,
+    /// Bytes the Lua state holds, as of the last script (INFO's
+    /// `used_memory_lua`).
+    lua_bytes: AtomicU64,
+}
+
+impl Scripting {
+    /// Scripts in the cache.
+    pub fn cached(&self) -> u64 {
+        self.cached.load(Ordering::Relaxed)
+    }
+
+    /// Bytes the Lua state held after the last script ran or loaded.
+    pub fn lua_bytes(&self) -> u64 {
+        self.lua_bytes.load(Ordering::Relaxed)
+    }
+
+    fn note_engine(&self, eng: &Engine) {
+        self.cached.store(eng.cache.len() as u64, Ordering::Relaxed);
+        self.lua_bytes
+            .store(eng.lua.used_memory() as u64, Ordering::Relaxed);
+    }
+}
+
+/// A compiled script and what its shebang line allows.
+#[derive(Clone)]
+struct Script {
+    func: Function,
+    no_writes: bool,
+    allow_oom: bool,
+}
+
+/// The Lua state and the script cache.
+struct Engine {
+    lua: Lua,
+    /// The globals scripts read (through a read-only view); KEYS and ARGV
+    /// are set here before each run.
+    globals: Table,
+    /// The read-only view compiled scripts run in.
+    env: Table,
+    /// Runs a script under the error handler: `ok, result | error`.
+    run: Function,
+    /// Per-run state shared with the prelude: `resp`, `raw`.
+    state: Table,
+    cache: HashMap<String, Script>,
+}
+
+/// `7.0.15` as Redis's `REDIS_VERSION_NUM` (`0x00MMmmpp`).
+fn version_num(v: &str) -> i64 {
+    v.split('.')
+        .map(|p| p.parse::<i64>().unwrap_or(0))
+        .chain(std::iter::repeat(0))
+        .take(3)
+        .fold(0, |acc, p| (acc << 8) | (p & 0xff))
+}
+
+/// The `redis` functions that can raise an error, written in Rust so that
+/// (like Redis's C functions) a failing call reports the script's line even
+/// in a tail call (`return redis.call(...)`).
+fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::Result<()> {
+    let st = state.clone();
+    native.raw_set(
+        "call",
+        lua.create_function(move |_, mut args: MultiValue| {
+            let raw: Function = st.raw_get("raw")?;
+            args.push_front(st.raw_get::<Value>("resp")?);
+            let (v, failed): (Value, bool) = raw.call(args)?;
+            if failed {
+                st.raw_set("pending", v)?;
+                return Err(mlua::Error::RuntimeError("redis.call failed".into()));
+            }
+            Ok(v)
+        })?,
+    )?;
+    let st = state.clone();
+    native.raw_set(
+        "sha1hex",
+        lua.create_function(move |lua, a: MultiValue| {
+            if a.len() != 1 {
+                return Err(libs::raise_table(lua, &st, "ERR wrong number of arguments"));
+            }
+            let text = match &a[0] {
+                Value::String(s) => s.as_bytes().to_vec(),
+                v => convert::number(v)
+                    .map(|n| ebb_core::reply::format_g(n, 14).into_bytes())
+                    .unwrap_or_default(),
+            };
+            lua.create_string(sha1_hex(&text))
+        })?,
+    )?;
+    let st = state.clone();
+    native.raw_set(
+        "log",
+        lua.create_function(move |lua, a: MultiValue| {
+            if a.len() < 2 {
+                return Err(libs::raise_table(
+                    lua,
+                    &st,
+                    "ERR redis.log() requires two arguments or more.",
+                ));
+            }
+            let Some(level) = convert::number(&a[0]) else {
+                return Err(libs::raise_table(
+                    lua,
+                    &st,
+                    "ERR First argument must be a number (log level).",
+                ));
+            };
+            if !(0.0..4.0).contains(&level) {
+                return Err(libs::raise_table(lua, &st, "ERR Invalid debug level."));
+            }
+            let parts: Vec<String> = a
+                .iter()
+                .skip(1)
+                .filter_map(|v| match v {
+                    Value::String(s) => Some(s.to_string_lossy()),
+                    v => convert::number(v).map(|n| ebb_core::reply::format_g(n, 14)),
+                })
+                .collect();
+            let text = parts.join(" ");
+            match level as i64 {
+                3 => tracing::warn!(target: "script", "{text}"),
+                2 => tracing::info!(target: "script", "{text}"),
+                _ => tracing::debug!(target: "script", "{text}"),
+            }
+            Ok(())
+        })?,
+    )?;
+    let st = state.clone();
+    native.raw_set(
+        "setresp",
+        lua.create_function(move |lua, a: MultiValue| {
+            if a.len() != 1 {
+                return Err(libs::raise_table(
+                    lua,
+                    &st,
+                    "ERR redis.setresp() requires one argument.",
+                ));
+            }
+            match convert::number(&a[0]) {
+                Some(v) if v == 2.0 || v == 3.0 => st.raw_set("resp", v),
+                _ => Err(libs::raise_table(
+                    lua,
+                    &st,
+                    "ERR RESP version must be 2 or 3.",
+                )),
+            }
+        })?,
+    )?;
+    let st = state.clone();
+    native.raw_set(
+        "set_repl",
+        lua.create_function(move |lua, a: MultiValue| {
+            if a.len() != 1 {
+                return Err(libs::raise_table(
+                    lua,
+                    &st,
+                    "ERR redis.set_repl() requires one argument.",
+                ));
+            }
+            match convert::number(&a[0]) {
+                Some(v) if (0.0..=3.0).contains(&v) && v.fract() == 0.0 => Ok(()),
+                _ => Err(libs::raise_table(
+                    lua,
+                    &st,
+                    "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.",
+                )),
+            }
+        })?,
+    )?;
+    let st = state.clone();
+    native.raw_set(
+        "acl_check_cmd",
+        lua.create_function(move |lua, a: MultiValue| {
+            let Some(name) = a.front() else {
+                return Err(libs::raise_table(
+                    lua,
+                    &st,
+                    "ERR Please specify at least one argument for this redis lib call",
+                ));
+            };
+            if convert::arg(name).is_some_and(|n| ebb_core::lookup(&n).is_some()) {
+                Ok(true)
+            } else {
+                Err(libs::raise_table(
+                    lua,
+                    &st,
+                    "ERR Invalid command passed to redis.acl_check_cmd()",
+                ))
+            }
+        })?,
+    )?;
+    Ok(())
+}
+
+/// The lower-case SHA1 hex digest of `b`.
+fn sha1_hex(b: &[u8]) -> String {
+    sha1_smol::Sha1::from(b).digest().to_string()
+}
+
+impl Engine {
+    fn new() -> mlua::Result<Engine> {
+        // The debug library is for the error handler only; scripts never
+        // see it.
+        let lua = unsafe {
+            Lua::unsafe_new_with(
+                StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::DEBUG,
+                LuaOptions::new(),
+            )
+        };
+        let globals = lua.create_table()?;
+        let state = lua.create_table()?;
+        state.raw_set("resp", 2)?;
+        let native = lua.create_table()?;
+        native.raw_set("bit", libs::bit(&lua, &state)?)?;
+        native.raw_set("cjson", libs::cjson(&lua, &state)?)?;
+        let math = lua.create_table()?;
+        libs::random(&lua, &state, &math)?;
+        native.raw_set("math", math)?;
+        redis_natives(&lua, &state, &native)?;
+        native.raw_set("version", crate::info::REDIS_VERSION)?;
+        native.raw_set("version_num", version_num(crate::info::REDIS_VERSION))?;
+        let (env, run): (Table, Function) =
+            lua.load(PRELUDE)
+                .set_name("=[ebb]")
+                .call((globals.clone(), state.clone(), native))?;
+        Ok(Engine {
+            lua,
+            globals,
+            env,
+            run,
+            state,
+            cache: HashMap::new(),
+        })
+    }
+
+    /// Compiles `body` (after its shebang line, if any) and caches it.
+    fn compile(&mut self, body: &[u8]) -> Result<(String, Script), Reply> {
+        let sha = sha1_hex(body);
+        if let Some(s) = self.cache.get(&sha) {
+            return Ok((sha, s.clone()));
+        }
+        let (skip, no_writes, allow_oom) = shebang(body)?;
+        let func = self
+            .lua
+            .load(&body[skip..])
+            .set_name("@user_script")
+            .set_environment(self.env.clone())
+            .into_function()
+            .map_err(|e| {
+                let msg = match e {
+                    mlua::Error::SyntaxError { message, .. } => message,
+                    other => other.to_string(),
+                };
+                err(format!(
+                    "ERR Error compiling script (new function): {}",
+                    convert::one_line(msg.as_bytes())
+                ))
+            })?;
+        let script = Script {
+            func,
+            no_writes,
+            allow_oom,
+        };
+        self.cache.insert(sha.clone(), script.clone());
+        Ok((sha, script))
+    }
+}
+
+/// Reads a `#!lua [flags=a,b]` first line: how many bytes to skip (the
+/// line without its newline, so line numbers stay right) and the flags
+/// `no-writes` and `allow-oom`.
+fn shebang(body: &[u8]) -> Result<(usize, bool, bool), Reply> {
+    if !body.starts_with(b"#!") {
+        return Ok((0, false, false));
+    }
+    let Some(end) = body.iter().position(|&c| c == b'\n') else {
+        return Err(err("ERR Invalid script shebang"));
+    };
+    let line = String::from_utf8_lossy(&body[..end]);
+    let mut parts = line.split_ascii_whitespace();
+    let engine = parts.next().unwrap_or("");
+    if engine != "#!lua" {
+        return Err(err(format!(
+            "ERR Unexpected engine in script shebang: {engine}"
+        )));
+    }
+    let (mut no_writes, mut allow_oom) = (false, false);
+    for part in parts {
+        let Some(list) = part.strip_prefix("flags=") else {
+            return Err(err(format!("ERR Unknown lua shebang option: {part}")));
+        };
+        for f in list.split(',').filter(|f| !f.is_empty()) {
+            match f {
+                "no-writes" => no_writes = true,
+                "allow-oom" => allow_oom = true,
+                "allow-stale" | "no-cluster" | "allow-cross-slot-keys" => {}
+                other => {
+                    return Err(err(format!(
+                        "ERR Unexpected flag in script shebang: {other}"
+                    )))
+                }
+            }
+        }
+    }
+    Ok((end, no_writes, allow_oom))
+}
+
+/// The engine, made on first use.
+fn engine(slot: &mut Option<Engine>) -> Result<&mut Engine, Reply> {
+    if slot.is_none() {
+        let e =
+            Engine::new().map_err(|e| err(format!("ERR could not start the Lua engine: {e}")))?;
+        *slot = Some(e);
+    }
+    slot.as_mut().ok_or_else(|| err("ERR no Lua engine"))
+}
+
+/// One script run's view of the server, used by `redis.call`.
+struct Call<'s, 'a> {
+    s: &'s mut Session,
+    shared: &'a Arc<Shared>,
+    guard: &'s mut Guard<'a>,
+    /// The script's database (SELECT inside a script changes only it).
+    db: usize,
+    /// The time every command of the script sees.
+    now: u64,
+    read_only: bool,
+    allow_oom: bool,
+    /// MULTI was logged ahead of the script's first write.
+    logged_multi: bool,
+    /// Keys made ready for blocked clients, served when the script ends.
+    ready: Vec<(usize, Bytes)>,
+}
+
+impl Call<'_, '_> {
+    /// Runs one command for the script; failures are error replies.
+    fn run(&mut self, resp: u8, argv: &[Bytes]) -> Reply {
+        let Some(spec) = ebb_core::lookup(&argv[0]) else {
+            return err("ERR Unknown Redis command called from script");
+        };
+        if !spec.arity_ok(argv.len()) {
+            return err("ERR Wrong number of args calling Redis command from script");
+        }
+        let Some(slot) = crate::cmdstats::slot_of(spec, argv) else {
+            return err("ERR Unknown Redis command called from script");
+        };
+        if crate::cmdstats::sub_arity_ok(slot, argv.len()).is_err() {
+            return err("ERR Wrong number of args calling Redis command from script");
+        }
+        if spec.has_flag("noscript") || matches!(spec.name, "client" | "config" | "script") {
+            return err("ERR This Redis command is not allowed from script");
+        }
+        if self.read_only
+            && (spec.is_write() || spec.has_flag("may_replicate") || spec.name == "publish")
+        {
+            return err("ERR Write commands are not allowed from read-only scripts.");
+        }
+        let store = self.guard.get_or_insert_with(|| self.shared.store.lock());
+        if !self.allow_oom && spec.has(flag::DENYOOM) && crate::evict::limited() {
+            if let Err(e) = crate::evict::make_room(self.shared, store) {
+                return e.into();
+            }
+        }
+        let start = crate::cmdstats::ticks();
+        let r = match spec.exec {
+            Exec::Core(_) => self.core(resp, spec, argv),
+            Exec::Server => self.server(spec, argv),
+        };
+        let took = crate::cmdstats::ticks().saturating_sub(start);
+        self.s.count_call(slot, took, matches!(r, Reply::Error(_)));
+        r
+    }
+
+    fn core(&mut self, resp: u8, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
+        let shared = self.shared;
+        if spec.is_write() && !self.logged_multi {
+            shared.log_raw(self.db, &[Bytes::from_static(b"MULTI")]);
+            self.logged_multi = true;
+        }
+        let store = self.guard.get_or_insert_with(|| shared.store.lock());
+        let mut fx = shared.effects();
+        let r = {
+            let mut ctx = Ctx::new(store, self.db, self.now, &mut fx);
+            ctx.resp3 = resp == 3;
+            ctx.may_block = false;
+            ebb_core::execute_result(&mut ctx, spec, argv)
+        };
+        shared.log_command(self.db, spec, argv, &mut fx);
+        self.ready.append(&mut fx.ready);
+        shared.apply_effects(store, &mut fx);
+        r.unwrap_or_else(Reply::from)
+    }
+
+    fn server(&mut self, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
+        if spec.name == "select" {
+            return match parse_i64(&argv[1]) {
+                None => Error::NotInteger.into(),
+                Some(n) if n < 0 || n as usize >= self.shared.databases => {
+                    Error::DbIndexOutOfRange.into()
+                }
+                Some(n) => {
+                    self.db = n as usize;
+                    Reply::Ok
+                }
+            };
+        }
+        crate::commands::reply_for(self.s, self.shared, self.guard, spec, argv).unwrap_or(Reply::Ok)
+    }
+}
+
+/// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO.
+pub fn eval<'a>(
+    s: &mut Session,
+    shared: &'a Arc<Shared>,
+    guard: &mut Guard<'a>,
+    spec: &CommandSpec,
+    argv: &[Bytes],
+) -> Reply {
+    let by_sha = spec.name.starts_with("evalsha");
+    let Some(numkeys) = parse_i64(&argv[2]) else {
+        return Error::NotInteger.into();
+    };
+    if numkeys < 0 {
+        return err("ERR Number of keys can't be negative");
+    }
+    if numkeys as u64 > (argv.len() - 3) as u64 {
+        return err("ERR Number of keys can't be greater than number of args");
+    }
+    let scripting = &shared.scripting;
+    let mut slot = scripting.engine.lock();
+    let eng = match engine(&mut slot) {
+        Ok(e) => e,
+        Err(r) => return r,
+    };
+    let found = if by_sha {
+        let sha = String::from_utf8_lossy(&argv[1]).to_ascii_lowercase();
+        match eng.cache.get(&sha) {
+            Some(s) if sha.len() == 40 => Ok((sha, s.clone())),
+            _ => Err(err("NOSCRIPT No matching script. Please use EVAL.")),
+        }
+    } else {
+        eng.compile(&argv[1])
+    };
+    let (sha, script) = match found {
+        Ok(f) => f,
+        Err(r) => return r,
+    };
+    let n = numkeys as usize;
+    let r = match run(
+        eng,
+        s,
+        shared,
+        guard,
+        &script,
+        &sha,
+        &argv[3..3 + n],
+        &argv[3 + n..],
+        spec.name.ends_with("_ro"),
+    ) {
+        Ok(r) => r,
+        Err(e) => err(format!(
+            "ERR Error running script: {}",
+            convert::one_line(e.to_string().as_bytes())
+        )),
+    };
+    scripting.note_engine(eng);
+    r
+}
+
+fn list(lua: &Lua, items: &[Bytes]) -> mlua::Result<Table> {
+    let t = lua.create_table_with_capacity(items.len(), 0)?;
+    for (i, b) in items.iter().enumerate() {
+        t.raw_set(i + 1, lua.create_string(b)?)?;
+    }
+    Ok(t)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run<'a>(
+    eng: &mut Engine,
+    s: &mut Session,
+    shared: &'a Arc<Shared>,
+    guard: &mut Guard<'a>,
+    script: &Script,
+    sha: &str,
+    keys: &[Bytes],
+    args: &[Bytes],
+    read_only: bool,
+) -> mlua::Result<Reply> {
+    eng.globals.raw_set("KEYS", list(&eng.lua, keys)?)?;
+    eng.globals.raw_set("ARGV", list(&eng.lua, args)?)?;
+    eng.state.raw_set("resp", 2)?;
+    guard.get_or_insert_with(|| shared.store.lock());
+    let db = s.db;
+    let mut call = Call {
+        s,
+        shared,
+        guard,
+        db,
+        now: now_ms(),
+        read_only: read_only || script.no_writes,
+        allow_oom: script.allow_oom,
+        logged_multi: false,
+        ready: Vec::new(),
+    };
+    let state = eng.state.clone();
+    let outcome =
+        eng.lua.scope(|scope| {
+            let raw =
+                scope.create_function_mut(|lua, args: MultiValue| {
+                    let mut it = args.into_iter();
+                    let resp = match it.next().as_ref().and_then(convert::number) {
+                        Some(3.0) => 3,
+                        _ => 2,
+                    };
+                    let rest: Vec<Value> = it.collect();
+                    let reply =
+                        if rest.is_empty() {
+                            err("ERR Please specify at least one argument for this redis lib call")
+                        } else {
+                            match rest.iter().map(convert::arg).collect::<Option<Vec<Bytes>>>() {
+                    None => err("ERR Lua redis lib command arguments must be strings or integers"),
+                    Some(argv) => call.run(resp, &argv),
+                }
+                        };
+                    let failed = matches!(reply, Reply::Error(_));
+                    Ok((convert::to_lua(lua, &reply, resp)?, failed))
+                })?;
+            state.raw_set("raw", raw)?;
+            let r = eng.run.call::<MultiValue>(script.func.clone());
+            state.raw_set("raw", Value::Nil)?;
+            r
+        });
+    if call.logged_multi {
+        shared.log_raw(call.db, &[Bytes::from_static(b"EXEC")]);
+    }
+    if !call.ready.is_empty() {
+        if let Some(store) = call.guard.as_mut() {
+            let mut fx = shared.effects();
+            fx.ready = std::mem::take(&mut call.ready);
+            shared.apply_effects(store, &mut fx);
+        }
+    }
+    let resp = match state
+        .raw_get::<Value>("resp")
+        .ok()
+        .as_ref()
+        .and_then(convert::number)
+    {
+        Some(3.0) => 3,
+        _ => 2,
+    };
+    let out = outcome?;
+    let ok = matches!(out.front(), Some(Value::Boolean(true)));
+    let value = out.get(1).cloned().unwrap_or(Value::Nil);
+    Ok(if ok {
+        convert::to_reply(&value, resp)
+    } else {
+        failure(&value, sha)
+    })
+}
+
+/// The reply for a script that raised an error: the error's text, and
+/// where it happened when known.
+fn failure(v: &Value, sha: &str) -> Reply {
+    let Value::Table(t) = v else {
+        return err("ERR Error running script");
+    };
+    let msg = match t.raw_get::<Value>("err") {
+        Ok(Value::String(s)) => convert::one_line(&s.as_bytes()),
+        Ok(other) => match convert::number(&other) {
+            Some(n) => ebb_core::reply::format_g(n, 14),
+            None => "ERR unknown error".into(),
+        },
+        Err(_) => "ERR unknown error".into(),
+    };
+    let source = match t.raw_get::<Value>("source") {
+        Ok(Value::String(s)) => Some(convert::one_line(&s.as_bytes())),
+        _ => None,
+    };
+    let line = t
+        .raw_get::<Value>("line")
+        .ok()
+        .as_ref()
+        .and_then(convert::number);
+    match (source, line) {
+        (Some(src), Some(l)) => err(format!("{msg} script: {sha}, on {src}:{}.", l as i64)),
+        _ => err(msg),
+    }
+}
+
+/// SCRIPT LOAD / EXISTS / FLUSH / KILL / HELP.
+pub fn script(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
+    let sub = String::from_utf8_lossy(&argv[1]).to_ascii_lowercase();
+    let scripting = &shared.scripting;
+    match sub.as_str() {
+        "load" => {
+            let mut slot = scripting.engine.lock();
+            let eng = match engine(&mut slot) {
+                Ok(e) => e,
+                Err(r) => return r,
+            };
+            let r = match eng.compile(&argv[2]) {
+                Ok((sha, _)) => Reply::Bulk(Bytes::from(sha)),
+                Err(r) => r,
+            };
+            scripting.note_engine(eng);
+            r
+        }
+        "exists" => {
+            let slot = scripting.engine.lock();
+            let found = |sha: &Bytes| {
+                let key = String::from_utf8_lossy(sha).to_ascii_lowercase();
+                slot.as_ref().is_some_and(|e| e.cache.contains_key(&key))
+            };
+            Reply::Array(
+                argv[2..]
+                    .iter()
+                    .map(|sha| Reply::Int(found(sha) as i64))
+                    .collect(),
+            )
+        }
+        "flush" => {
+            let mode_ok = match argv.get(2) {
+                None => argv.len() == 2,
+                Some(m) => {
+                    argv.len() == 3
+                        && (m.eq_ignore_ascii_case(b"sync") || m.eq_ignore_ascii_case(b"async"))
+                }
+            };
+            if !mode_ok {
+                return err("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+            }
+            // A fresh Lua state, as Redis makes one: nothing a script left
+            // behind survives.
+            *scripting.engine.lock() = None;
+            scripting.cached.store(0, Ordering::Relaxed);
+            scripting.lua_bytes.store(0, Ordering::Relaxed);
+            Reply::Ok
+        }
+        // A script runs to its end holding the keyspace, and the
+        // connection that could ask to kill it waits meanwhile: no script
+        // is ever seen running.
+        "kill" => err("NOTBUSY No scripts in execution right now."),
+        "help" => Reply::Array(
+            [
+                "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "EXISTS <sha1> [<sha1> ...]",
+                "    Return information about the existence of the scripts in the script cache.",
+                "FLUSH [ASYNC|SYNC]",
+                "    Flush the Lua scripts cache. Very dangerous on replicas.",
+                "    When called without the optional mode argument, the behavior is determined by the",
+                "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+                "    * ASYNC: Asynchronously flush the scripts cache.",
+                "    * SYNC: Synchronously flush the scripts cache.",
+                "KILL",
+                "    Kill the currently executing Lua script.",
+                "LOAD <script>",
+                "    Load a script into the scripts cache without executing it.",
+                "HELP",
+                "    Prints this help.",
+            ]
+            .iter()
+            .map(|l| Reply::Simple((*l).into()))
+            .collect(),
+        ),
+        _ => ebb_core::error::unknown_subcommand(&argv[1], "script").into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_number_packs_three_parts() {
+        assert_eq!(version_num("7.0.15"), 458_767);
+    }
+
+    #[test]
+    fn shebang_lines() {
+        assert_eq!(shebang(b"return 1").ok(), Some((0, false, false)));
+        assert_eq!(
+            shebang(b"#!lua flags=no-writes,allow-oom\nreturn 1").ok(),
+            Some((31, true, true))
+        );
+        assert!(
+            matches!(shebang(b"#!lua"), Err(Reply::Error(e)) if e == "ERR Invalid script shebang")
+        );
+        assert!(
+            matches!(shebang(b"#!lua flags=x\n"), Err(Reply::Error(e)) if e == "ERR Unexpected flag in script shebang: x")
+        );
+        assert!(
+            matches!(shebang(b"#!py\n"), Err(Reply::Error(e)) if e == "ERR Unexpected engine in script shebang: #!py")
+        );
+        assert!(
+            matches!(shebang(b"#!lua name=x\n"), Err(Reply::Error(e)) if e == "ERR Unknown lua shebang option: name=x")
+        );
+    }
+}

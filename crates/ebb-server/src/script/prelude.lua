@@ -1,0 +1,147 @@
+-- The scripting environment, built once per Lua state: the globals a
+-- script sees (read-only, as in Redis 7.0), the `redis` library, and the
+-- runner with its error handler. Chunk name "=[ebb]": the error handler
+-- skips this file's frames when it reports where an error happened.
+local G, S, native = ...
+local dbg = debug
+local error, type, tostring, select, setmetatable, rawset, pcall, xpcall =
+  error, type, tostring, select, setmetatable, rawset, pcall, xpcall
+local real_loadstring, real_load, setfenv = loadstring, load, setfenv
+
+local readonly = {}
+local function refuse() error('Attempt to modify a readonly table', 2) end
+local function protect(t)
+  local p = {}
+  setmetatable(p, { __index = t, __newindex = refuse, __metatable = false })
+  readonly[p] = t
+  return p
+end
+
+-- The environment scripts run in: a read-only view of G.
+local env = protect(G)
+setmetatable(G, { __index = function(_, k)
+  error("Script attempted to access nonexistent global variable '" .. tostring(k) .. "'", 2)
+end })
+
+for _, name in ipairs({ 'assert', 'collectgarbage', 'coroutine', 'error', 'gcinfo',
+    'getmetatable', 'rawequal', 'rawget',
+    'select', 'tonumber', 'tostring', 'type', 'unpack', 'xpcall', '_VERSION' }) do
+  rawset(G, name, _G[name])
+end
+rawset(G, '_G', env)
+rawset(G, 'math', protect(math))
+rawset(G, 'string', protect(string))
+rawset(G, 'table', protect(table))
+rawset(G, 'bit', protect(native.bit))
+rawset(G, 'cjson', protect(native.cjson))
+math.random = native.math.random
+math.randomseed = native.math.randomseed
+-- Iterating a read-only view walks the table behind it.
+local next, pairs, ipairs = next, pairs, ipairs
+rawset(G, 'next', function(t, k) return next(readonly[t] or t, k) end)
+rawset(G, 'pairs', function(t) return pairs(readonly[t] or t) end)
+rawset(G, 'ipairs', function(t) return ipairs(readonly[t] or t) end)
+rawset(G, 'setmetatable', function(t, mt)
+  if readonly[t] then error('Attempt to modify a readonly table', 0) end
+  return setmetatable(t, mt)
+end)
+rawset(G, 'rawset', function(t, k, v)
+  if readonly[t] then error('Attempt to modify a readonly table', 0) end
+  return rawset(t, k, v)
+end)
+-- Chunks a script loads run in the scripts' environment too.
+rawset(G, 'loadstring', function(s, name)
+  local f, e = real_loadstring(s, name)
+  if f then setfenv(f, env) end
+  return f, e
+end)
+rawset(G, 'load', function(fn, name)
+  local f, e = real_load(fn, name)
+  if f then setfenv(f, env) end
+  return f, e
+end)
+
+-- An error raised by a native function arrives as an opaque value; what
+-- it means (an error table, or a message with its position) waits in
+-- S.pending.
+local function lift(e)
+  if type(e) == 'userdata' and S.pending ~= nil then
+    e = S.pending
+    S.pending = nil
+  end
+  return e
+end
+
+-- pcall hands back a failed command's error text, as Redis's does.
+local function pcall_result(ok, ...)
+  if ok then return true, ... end
+  local e = lift((...))
+  if type(e) == 'table' then
+    local m = rawget(e, 'err')
+    if type(m) == 'string' or type(m) == 'number' then e = m end
+  end
+  return false, e
+end
+rawset(G, 'pcall', function(...) return pcall_result(pcall(...)) end)
+
+local redis = {}
+redis.call = native.call
+redis.pcall = function(...)
+  local v = S.raw(S.resp, ...)
+  return v
+end
+local function wrong_args() return { err = 'ERR wrong number or type of arguments' } end
+redis.error_reply = function(...)
+  local e = ...
+  if select('#', ...) ~= 1 or type(e) ~= 'string' then return wrong_args() end
+  if e:sub(1, 1) ~= '-' then e = '-' .. e end
+  local sp = e:find(' ', 1, true)
+  local code, msg
+  if sp then code, msg = e:sub(2, sp - 1), e:sub(sp + 1) else code, msg = 'ERR', e:sub(2) end
+  msg = (msg:gsub('^[\r\n]+', ''))
+  msg = (msg:gsub('[\r\n]+$', ''))
+  return { err = code .. ' ' .. msg }
+end
+redis.status_reply = function(...)
+  local s = ...
+  if select('#', ...) ~= 1 or type(s) ~= 'string' then return wrong_args() end
+  return { ok = s }
+end
+redis.sha1hex = native.sha1hex
+redis.log = native.log
+redis.setresp = native.setresp
+redis.set_repl = native.set_repl
+redis.acl_check_cmd = native.acl_check_cmd
+redis.replicate_commands = function() return true end
+redis.breakpoint = function() return false end
+redis.debug = function() end
+redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING = 0, 1, 2, 3
+redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL = 0, 1, 2, 2, 3
+redis.REDIS_VERSION = native.version
+redis.REDIS_VERSION_NUM = native.version_num
+rawset(G, 'redis', protect(redis))
+
+-- Where an error happened: the first frame that is neither the C function
+-- that raised it nor a frame of this file.
+local function handler(err)
+  local lvl = 2
+  local i = dbg.getinfo(lvl, 'nSl')
+  if i and i.what == 'C' then lvl = lvl + 1; i = dbg.getinfo(lvl, 'nSl') end
+  while i and i.source == '=[ebb]' do lvl = lvl + 1; i = dbg.getinfo(lvl, 'nSl') end
+  err = lift(err)
+  if type(err) ~= 'table' then err = { err = 'ERR ' .. tostring(err) } end
+  if i then
+    err.source = i.source
+    err.line = i.currentline
+  end
+  return err
+end
+rawset(G, '__redis__err__handler', handler)
+
+-- Runs a compiled script: true and its result, or false and the error
+-- table (err, source, line).
+local function run(f)
+  return xpcall(f, handler)
+end
+
+return env, run

@@ -1,0 +1,478 @@
+"""Lua scripting as Redis 7.0 does it: EVAL / EVALSHA / EVAL_RO /
+EVALSHA_RO and SCRIPT, the conversions between replies and Lua values, the
+error texts (with the script's position), the read-only globals, the
+`redis`, `bit` and `cjson` libraries, and how scripts meet transactions,
+WATCH, blocking clients, keyspace events and the append-only file.
+
+The expected replies are redis-server 7.0.15's, byte for byte; run with
+SCRIPTING_AGAINST_REDIS=1 to check this file against it (tests of ebb's own
+commands and of its files are skipped then).
+"""
+
+import os
+import threading
+import time
+
+import pytest
+import redis
+
+from conftest import EbbServer, Raw, wait_until
+from test_info_stats import RedisServer
+
+AGAINST_REDIS = os.environ.get("SCRIPTING_AGAINST_REDIS") == "1"
+ebb_only = pytest.mark.skipif(AGAINST_REDIS, reason="ebb's own behaviour")
+
+
+@pytest.fixture
+def srv(tmp_path):
+    if AGAINST_REDIS:
+        s = RedisServer(cwd=str(tmp_path))
+    else:
+        s = EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def raw(srv):
+    c = Raw(srv.port)
+    yield c
+    c.close()
+
+
+def sha(text):
+    import hashlib
+
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def where(script, line=1):
+    return f" script: {sha(script)}, on @user_script:{line}.\r\n".encode()
+
+
+# (script, expected reply) for EVAL <script> 0 on an empty database.
+CONVERSIONS = [
+    ("return 1", b":1\r\n"),
+    ("return 1.9", b":1\r\n"),
+    ("return -3.7", b":-3\r\n"),
+    ("return 3000000000", b":3000000000\r\n"),
+    ("return 1e30", b":-9223372036854775808\r\n"),
+    ("return 'x'", b"$1\r\nx\r\n"),
+    ("return true", b":1\r\n"),
+    ("return false", b"$-1\r\n"),
+    ("return nil", b"$-1\r\n"),
+    ("return", b"$-1\r\n"),
+    ("return {1,2,3,nil,4}", b"*3\r\n:1\r\n:2\r\n:3\r\n"),
+    ("return {1,'a',{2,3},true,false}",
+     b"*5\r\n:1\r\n$1\r\na\r\n*2\r\n:2\r\n:3\r\n:1\r\n$-1\r\n"),
+    ("return {ok='fine'}", b"+fine\r\n"),
+    ("return {err='My Error'}", b"-My Error\r\n"),
+    ("return {err='multi\\nline'}", b"-multi line\r\n"),
+    ("return {1, 2, err='x'}", b"-x\r\n"),
+    ("return {err=3}", b"*0\r\n"),
+    ("return redis.error_reply('My Error')", b"-My Error\r\n"),
+    ("return redis.error_reply('oops')", b"-ERR oops\r\n"),
+    ("return redis.error_reply('-oops')", b"-ERR oops\r\n"),
+    ("return redis.error_reply(5)", b"-ERR wrong number or type of arguments\r\n"),
+    ("return redis.status_reply('yo')", b"+yo\r\n"),
+    ("return {double=3.5}", b"$3\r\n3.5\r\n"),
+    ("return {map={a=1}}", b"*2\r\n$1\r\na\r\n:1\r\n"),
+    ("return {big_number='123'}", b"$3\r\n123\r\n"),
+    ("redis.setresp(3) return true", b":1\r\n"),
+    ("redis.setresp(3) return false", b":0\r\n"),
+    ("return {1, {2, {3, {4}}}}", b"*2\r\n:1\r\n*2\r\n:2\r\n*2\r\n:3\r\n*1\r\n:4\r\n"),
+    ("local a = {} ; a[1]=1; a[3]=3 ; return a", b"*1\r\n:1\r\n"),
+    ("return 'a\\r\\nb'", b"$4\r\na\r\nb\r\n"),
+    ("return unpack({1,2})", b":1\r\n"),
+    ("return type(redis.call('get','nokey'))", b"$7\r\nboolean\r\n"),
+    ("redis.setresp(3) return type(redis.call('get','nokey'))", b"$3\r\nnil\r\n"),
+    ("return redis.call('ping')", b"+PONG\r\n"),
+    ("return redis.call('type','nokey')['ok']", b"$4\r\nnone\r\n"),
+    ("return redis.call('echo', 12)", b"$2\r\n12\r\n"),
+    ("return redis.call('echo', 1.5)", b"$3\r\n1.5\r\n"),
+    ("return redis.call('echo', 0.1)", b"$19\r\n0.10000000000000001\r\n"),
+    ("return redis.call('echo', 1e20)", b"$5\r\n1e+20\r\n"),
+    ("return redis.call('echo', 123456789012345678)", b"$22\r\n1.2345678901234568e+17\r\n"),
+    ("return redis.call('echo', 1/0)", b"$3\r\ninf\r\n"),
+    ("return redis.sha1hex('')", b"$40\r\nda39a3ee5e6b4b0d3255bfef95601890afd80709\r\n"),
+    ("return redis.sha1hex(12)", b"$40\r\n7b52009b64fd0a2a49e6d8a939753077792b0554\r\n"),
+    ("return redis.REDIS_VERSION_NUM > 0", b":1\r\n"),
+    ("return redis.replicate_commands()", b":1\r\n"),
+    ("return redis.breakpoint()", b"$-1\r\n"),
+    ("return redis.set_repl(redis.REPL_ALL)", b"$-1\r\n"),
+    ("return redis.log(redis.LOG_WARNING, 'from a script')", b"$-1\r\n"),
+    ("return redis.acl_check_cmd('get','x')", b":1\r\n"),
+    ("return loadstring('return 1')()", b":1\r\n"),
+    ("return table.concat({1,2},',')", b"$3\r\n1,2\r\n"),
+    ("return string.format('%5.2f', 3.14159)", b"$5\r\n 3.14\r\n"),
+    ("return tonumber('0x10')", b":16\r\n"),
+    ("return coroutine.wrap(function() coroutine.yield(redis.call('ping')) end)()", b"+PONG\r\n"),
+    ("return cjson.encode({1,2,{a=1}})", b"$13\r\n[1,2,{\"a\":1}]\r\n"),
+    ("return cjson.encode({})", b"$2\r\n{}\r\n"),
+    ("return cjson.encode(cjson.null)", b"$4\r\nnull\r\n"),
+    ("return cjson.encode({1,2,3,nil,5})", b"$14\r\n[1,2,3,null,5]\r\n"),
+    ("return cjson.encode(0.1)", b"$3\r\n0.1\r\n"),
+    ("return cjson.encode(1e20)", b"$5\r\n1e+20\r\n"),
+    ("return cjson.encode(3.14159265358979)", b"$15\r\n3.1415926535898\r\n"),
+    ("return cjson.encode('a\"b/\\n')", b"$10\r\n\"a\\\"b\\/\\n\"\r\n"),
+    ("return cjson.decode('[1,2,{\"a\":1}]')[3]['a']", b":1\r\n"),
+    ("return cjson.decode('{\"a\":[1,2,null,true]}')['a'][3] == cjson.null", b":1\r\n"),
+    ("return cjson.encode(cjson.decode('[1.5e300, 12345678901234]'))",
+     b"$25\r\n[1.5e+300,12345678901234]\r\n"),
+    ("return bit.band(12,10)", b":8\r\n"),
+    ("return bit.tohex(255)", b"$8\r\n000000ff\r\n"),
+    ("return bit.tohex(-1, -4)", b"$4\r\nFFFF\r\n"),
+    ("return bit.lshift(1, 40)", b":256\r\n"),
+    ("return bit.tobit(2^32+5)", b":5\r\n"),
+    ("math.randomseed(7) return {math.random(100), math.random(100)}", b"*2\r\n:27\r\n:69\r\n"),
+    ("local ok, e = pcall(error, 'x'); return e", b"$1\r\nx\r\n"),
+    ("return pcall(function() redis.call('incr','s') end)", b":1\r\n"),
+    ("return redis.pcall('nosuch')", b"-ERR Unknown Redis command called from script\r\n"),
+    ("return redis.pcall()", b"-ERR Please specify at least one argument for this redis lib call\r\n"),
+    ("return redis.pcall('set','a',{})",
+     b"-ERR Lua redis lib command arguments must be strings or integers\r\n"),
+    ("return type(redis.pcall('multi'))", b"$5\r\ntable\r\n"),
+]
+
+
+@pytest.mark.parametrize("script,expected", CONVERSIONS, ids=[c[0] for c in CONVERSIONS])
+def test_replies_and_conversions(raw, script, expected):
+    assert raw.cmd("EVAL", script, "0") == expected
+
+
+# Scripts that fail: the error text, then " script: <sha>, on
+# @user_script:<line>." where Redis adds it.
+FAILURES = [
+    ("return redis.call('nosuch')", "-ERR Unknown Redis command called from script", 1),
+    ("return redis.call()", "-ERR Please specify at least one argument for this redis lib call", 1),
+    ("return redis.call('get', {})", "-ERR Lua redis lib command arguments must be strings or integers", 1),
+    ("return redis.call('set','a',true)", "-ERR Lua redis lib command arguments must be strings or integers", 1),
+    ("return redis.call('get')", "-ERR Wrong number of args calling Redis command from script", 1),
+    ("return redis.call('multi')", "-ERR This Redis command is not allowed from script", 1),
+    ("return redis.call('eval','return 1','0')", "-ERR This Redis command is not allowed from script", 1),
+    ("return redis.call('blpop','nolist','0')", "-ERR This Redis command is not allowed from script", 1),
+    ("return redis.call('config','get','maxmemory')", "-ERR This Redis command is not allowed from script", 1),
+    ("return redis.call('client','id')", "-ERR This Redis command is not allowed from script", 1),
+    ("return redis.call('hello','3')", "-ERR This Redis command is not allowed from script", 1),
+    ("return redis.call('save')", "-ERR This Redis command is not allowed from script", 1),
+    ("return redis.call('select','100')", "-ERR DB index is out of range", 1),
+    ("return redis.call('set','k','v','ex','-5')", "-ERR invalid expire time in 'set' command", 1),
+    ("redis.call('set','s','x') return redis.call('lpush','s','x')",
+     "-WRONGTYPE Operation against a key holding the wrong kind of value", 1),
+    ("redis.call('set','s','x')\n\nlocal function f() redis.call('incr','s') end\n\nf()",
+     "-ERR value is not an integer or out of range", 3),
+    ("return redis.sha1hex()", "-ERR wrong number of arguments", 1),
+    ("return redis.setresp(4)", "-ERR RESP version must be 2 or 3.", 1),
+    ("return redis.log(99, 'hello')", "-ERR Invalid debug level.", 1),
+    ("return redis.acl_check_cmd('nosuch')", "-ERR Invalid command passed to redis.acl_check_cmd()", 1),
+    ("return x", "-ERR user_script:1: Script attempted to access nonexistent global variable 'x'", 1),
+    ("return _G.x", "-ERR user_script:1: Script attempted to access nonexistent global variable 'x'", 1),
+    ("return type(os)", "-ERR user_script:1: Script attempted to access nonexistent global variable 'os'", 1),
+    ("return type(print)", "-ERR user_script:1: Script attempted to access nonexistent global variable 'print'", 1),
+    ("return type(debug)", "-ERR user_script:1: Script attempted to access nonexistent global variable 'debug'", 1),
+    ("x = 5", "-ERR user_script:1: Attempt to modify a readonly table", 1),
+    ("_G.x = 1", "-ERR user_script:1: Attempt to modify a readonly table", 1),
+    ("redis.call = nil", "-ERR user_script:1: Attempt to modify a readonly table", 1),
+    ("string.foo = 1", "-ERR user_script:1: Attempt to modify a readonly table", 1),
+    ("local t = {} ; setmetatable(_G, nil)", "-ERR Attempt to modify a readonly table", 1),
+    ("return nil + 1", "-ERR user_script:1: attempt to perform arithmetic on a nil value", 1),
+    ("error('boom')", "-ERR user_script:1: boom", 1),
+    ("error(42)", "-ERR user_script:1: 42", 1),
+    ("error(nil)", "-ERR nil", 1),
+    ("error({err='TABLEERR boom'})", "-TABLEERR boom", 1),
+    ("local function f() error('deep') end\n\nf()", "-ERR user_script:1: deep", 1),
+    ("local t = redis.pcall('incr','nokey'); return t['err']",
+     "-ERR user_script:1: attempt to index local 't' (a number value)", 1),
+    ("return cjson.decode('bad')",
+     "-ERR user_script:1: Expected value but found invalid token at character 1", 1),
+    ("return cjson.decode('[1,2')",
+     "-ERR user_script:1: Expected comma or array end but found T_END at character 5", 1),
+    ("return cjson.decode('{\"a\":}')",
+     "-ERR user_script:1: Expected value but found T_OBJ_END at character 6", 1),
+    ("return cjson.encode(function() end)",
+     "-ERR user_script:1: Cannot serialise function: type not supported", 1),
+    ("return cjson.encode({[1]=1,[20]=2})",
+     "-ERR user_script:1: Cannot serialise table: excessively sparse array", 1),
+    ("return bit.band('x', 1)",
+     "-ERR user_script:1: bad argument #1 to 'band' (number expected, got string)", 1),
+    ("#!lua\nerror('x')", "-ERR user_script:2: x", 2),
+    ("#!lua flags=no-writes\nreturn redis.call('set','a','b')",
+     "-ERR Write commands are not allowed from read-only scripts.", 2),
+]
+
+
+@pytest.mark.parametrize("script,text,line", FAILURES, ids=[f[0] for f in FAILURES])
+def test_error_texts_name_the_script_and_line(raw, script, text, line):
+    assert raw.cmd("EVAL", script, "0") == text.encode() + where(script, line)
+
+
+def test_pcall_returns_the_failed_commands_error_text(raw):
+    raw.cmd("SET", "s", "abc")
+    script = "local ok, e = pcall(function() redis.call('incr','s') end) return {tostring(ok), e}"
+    assert raw.cmd("EVAL", script, "0") == (
+        b"*2\r\n$5\r\nfalse\r\n$43\r\nERR value is not an integer or out of range\r\n"
+    )
+    # redis.pcall hands the error back as a table; returned, it is the
+    # error reply, with no position.
+    assert raw.cmd("EVAL", "return redis.pcall('incr','s')", "0") == (
+        b"-ERR value is not an integer or out of range\r\n"
+    )
+
+
+ARG_ERRORS = [
+    (["EVAL", "return 1", "2", "k"], b"-ERR Number of keys can't be greater than number of args\r\n"),
+    (["EVAL", "return 1", "-1"], b"-ERR Number of keys can't be negative\r\n"),
+    (["EVAL", "return 1", "x"], b"-ERR value is not an integer or out of range\r\n"),
+    (["EVAL", "return 1"], b"-ERR wrong number of arguments for 'eval' command\r\n"),
+    (["EVALSHA", "0" * 40, "0"], b"-NOSCRIPT No matching script. Please use EVAL.\r\n"),
+    (["EVALSHA", "abc", "0"], b"-NOSCRIPT No matching script. Please use EVAL.\r\n"),
+    (["EVAL", "retur 1", "0"],
+     b"-ERR Error compiling script (new function): user_script:1: '=' expected near '1'\r\n"),
+    (["SCRIPT", "LOAD", "retur"],
+     b"-ERR Error compiling script (new function): user_script:1: '=' expected near '<eof>'\r\n"),
+    (["EVAL", "#!lua flags=bogus\nreturn 2", "0"], b"-ERR Unexpected flag in script shebang: bogus\r\n"),
+    (["EVAL", "#!python\nreturn 2", "0"], b"-ERR Unexpected engine in script shebang: #!python\r\n"),
+    (["EVAL", "#!lua name=x\nreturn 2", "0"], b"-ERR Unknown lua shebang option: name=x\r\n"),
+    (["EVAL", "#!lua", "0"], b"-ERR Invalid script shebang\r\n"),
+    (["SCRIPT", "EXISTS"], b"-ERR wrong number of arguments for 'script|exists' command\r\n"),
+    (["SCRIPT", "FLUSH", "bad"], b"-ERR SCRIPT FLUSH only support SYNC|ASYNC option\r\n"),
+    (["SCRIPT", "FLUSH", "SYNC", "x"], b"-ERR SCRIPT FLUSH only support SYNC|ASYNC option\r\n"),
+    (["SCRIPT", "KILL"], b"-NOTBUSY No scripts in execution right now.\r\n"),
+    (["SCRIPT", "NOPE"], b"-ERR unknown subcommand 'NOPE'. Try SCRIPT HELP.\r\n"),
+]
+
+
+@pytest.mark.parametrize("argv,expected", ARG_ERRORS, ids=[" ".join(a[0]) for a in ARG_ERRORS])
+def test_argument_errors(raw, argv, expected):
+    assert raw.cmd(*argv) == expected
+
+
+def test_keys_argv_and_the_script_cache(srv):
+    r = srv.client()
+    assert r.eval("return KEYS[1]..ARGV[1]", 1, "k", "a") == "ka"
+    assert r.eval("return #KEYS + #ARGV", 2, "a", "b", "c") == 3
+    digest = r.script_load("return 'hi'")
+    assert digest == sha("return 'hi'")
+    assert r.evalsha(digest, 0) == "hi"
+    assert r.evalsha(digest.upper(), 0) == "hi"
+    assert r.execute_command("EVALSHA_RO", digest, 0) == "hi"
+    # EVAL caches what it ran.
+    r.eval("return 7", 0)
+    assert r.script_exists(sha("return 7"), digest.upper(), "0" * 40) == [True, True, False]
+    assert r.script_flush() is True
+    assert r.script_exists(digest) == [False]
+    with pytest.raises(redis.exceptions.NoScriptError):
+        r.evalsha(digest, 0)
+    assert r.execute_command("SCRIPT", "FLUSH", "ASYNC") == "OK"
+    help_lines = r.execute_command("SCRIPT", "HELP")
+    assert help_lines[0].startswith("SCRIPT <subcommand>")
+    assert "LOAD <script>" in help_lines
+
+
+def test_read_only_forms_refuse_writes(raw):
+    assert raw.cmd("EVAL_RO", "return redis.call('get','a')", "0") == b"$-1\r\n"
+    script = "return redis.call('set','a','b')"
+    assert raw.cmd("EVAL_RO", script, "0") == (
+        b"-ERR Write commands are not allowed from read-only scripts." + where(script)
+    )
+    assert raw.cmd("EXISTS", "a") == b":0\r\n"
+
+
+def test_resp3_replies_inside_and_out(srv):
+    raw = Raw(srv.port, resp3=True)
+    try:
+        raw.cmd("HSET", "hh", "f", "v")
+        raw.cmd("ZADD", "zz", "1.5", "m")
+        # The script's protocol decides what it sees; the caller's decides
+        # how the result is sent.
+        assert raw.cmd("EVAL", "redis.setresp(3); return redis.call('zscore','zz','m')", "0") == b",1.5\r\n"
+        assert raw.cmd("EVAL", "return redis.call('zscore','zz','m')", "0") == b"$3\r\n1.5\r\n"
+        assert raw.cmd("EVAL", "redis.setresp(3); return redis.call('hgetall','hh')", "0") == (
+            b"%1\r\n$1\r\nf\r\n$1\r\nv\r\n"
+        )
+        assert raw.cmd("EVAL", "redis.setresp(3) local t = redis.call('hgetall','hh'); return type(t['map'])", "0") == (
+            b"$5\r\ntable\r\n"
+        )
+        assert raw.cmd("EVAL", "redis.setresp(3) return true", "0") == b"#t\r\n"
+        assert raw.cmd("EVAL", "return false", "0") == b"_\r\n"
+        assert raw.cmd("EVAL", "return {double=3.5}", "0") == b",3.5\r\n"
+        assert raw.cmd("EVAL", "redis.setresp(3) return {set={a=true}}", "0") == b"~1\r\n$1\r\na\r\n"
+        raw.cmd("SADD", "s1", "a")
+        # A set member is true in RESP3, and true goes out as RESP3 true.
+        assert raw.cmd("EVAL", "redis.setresp(3) local s = redis.call('smembers','s1') return s['set']['a']", "0") == (
+            b"#t\r\n"
+        )
+    finally:
+        raw.close()
+
+
+def test_random_numbers_follow_redis_sequence(srv):
+    # A fresh server: the first draws of math.random are Redis's.
+    raw = Raw(srv.port)
+    try:
+        assert raw.cmd("EVAL", "return {math.random(100), math.random(100), math.random(100)}", "0") == (
+            b"*3\r\n:40\r\n:85\r\n:36\r\n"
+        )
+    finally:
+        raw.close()
+
+
+def test_libraries_and_globals_listed(srv):
+    r = srv.client()
+    names = r.eval(
+        "local t = {} for k,v in pairs(_G) do t[#t+1] = k end table.sort(t) return t", 0
+    )
+    for n in ["ARGV", "KEYS", "_G", "bit", "cjson", "redis", "math", "string", "table",
+              "pcall", "pairs", "loadstring", "tonumber", "unpack", "xpcall"]:
+        assert n in names
+    for n in ["os", "io", "print", "dofile", "require", "debug", "setfenv", "getfenv"]:
+        assert n not in names
+    rnames = r.eval("local t = {} for k in pairs(redis) do t[#t+1] = k end table.sort(t) return t", 0)
+    assert {"call", "pcall", "error_reply", "status_reply", "sha1hex", "log", "setresp",
+            "set_repl", "replicate_commands", "REPL_ALL", "LOG_WARNING"} <= set(rnames)
+
+
+def test_select_inside_a_script_is_the_scripts_own(srv):
+    r = srv.client()
+    r.set("k", "db0")
+    assert r.eval("redis.call('select', 1) redis.call('set', 'k', 'db1') return redis.call('get','k')", 0) == "db1"
+    # The caller stays in its database.
+    assert r.get("k") == "db0"
+    r.execute_command("SELECT", 1)
+    assert r.get("k") == "db1"
+
+
+def test_scripts_in_transactions_and_watch(srv):
+    r = srv.client()
+    p = r.pipeline(transaction=True)
+    p.eval("return redis.call('incr', KEYS[1])", 1, "n")
+    p.eval("return redis.call('incr', KEYS[1])", 1, "n")
+    assert p.execute() == [1, 2]
+    # A script's write aborts another client's WATCH.
+    w = srv.client()
+    with w.pipeline() as pipe:
+        pipe.watch("n")
+        r.eval("redis.call('set', KEYS[1], 'changed')", 1, "n")
+        pipe.multi()
+        pipe.set("n", "mine")
+        with pytest.raises(redis.WatchError):
+            pipe.execute()
+    assert r.get("n") == "changed"
+
+
+def test_a_script_wakes_blocked_clients_when_it_ends(srv):
+    r = srv.client()
+    got = {}
+
+    def pop():
+        got["v"] = srv.client().blpop("q", timeout=5)
+
+    t = threading.Thread(target=pop)
+    t.start()
+    wait_until(lambda: r.info("clients")["blocked_clients"] == 1)
+    # Pushed and trimmed again by the same script: the woken client sees
+    # the final state.
+    r.eval("redis.call('rpush', 'q', 'a', 'b') redis.call('lpop', 'q')", 0)
+    t.join(5)
+    assert got["v"] == ("q", "b")
+
+
+def test_keyspace_events_from_scripts(srv):
+    r = srv.client()
+    r.config_set("notify-keyspace-events", "KEA")
+    p = r.pubsub()
+    p.psubscribe("__keyspace@0__:*")
+    p.get_message(timeout=1)
+    r.eval("redis.call('set', 'k', 'v') redis.call('expire', 'k', 100)", 0)
+    seen = []
+    end = time.time() + 3
+    while time.time() < end and len(seen) < 2:
+        m = p.get_message(timeout=0.2)
+        if m and m["type"] == "pmessage":
+            seen.append(m["data"])
+    assert seen == ["set", "expire"]
+    p.close()
+
+
+def test_commands_called_by_scripts_are_counted(srv):
+    r = srv.client()
+    r.config_resetstat()
+    r.eval("redis.call('set','a','1') redis.call('set','b','2') return redis.call('get','a')", 0)
+    stats = r.info("commandstats")
+    assert stats["cmdstat_eval"]["calls"] == 1
+    assert stats["cmdstat_set"]["calls"] == 2
+    assert stats["cmdstat_get"]["calls"] == 1
+    info = r.info("memory")
+    assert info["number_of_cached_scripts"] == 1
+
+
+def test_rate_limiter_script(srv):
+    """A sliding-window limiter as rate-limiter libraries ship it."""
+    r = srv.client()
+    limiter = r.register_script(
+        """
+        local key, now, window, limit = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+        redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+        if redis.call('ZCARD', key) >= limit then return 0 end
+        redis.call('ZADD', key, now, ARGV[4])
+        redis.call('PEXPIRE', key, window)
+        return 1
+        """
+    )
+    now = int(time.time() * 1000)
+    got = [limiter(keys=["rl:u1"], args=[now + i, 1000, 3, f"req{i}"]) for i in range(5)]
+    assert got == [1, 1, 1, 0, 0]
+    # Later than the window: admitted again.
+    assert limiter(keys=["rl:u1"], args=[now + 2000, 1000, 3, "late"]) == 1
+    assert 0 < r.pttl("rl:u1") <= 1000
+
+
+@ebb_only
+def test_scripts_use_member_expiry_commands(srv):
+    r = srv.client()
+    got = r.eval(
+        "redis.call('ZADDEX', KEYS[1], 'PX', 100000, 1, 'a') "
+        "return {redis.call('ZCARD', KEYS[1]), redis.call('ZPTTL', KEYS[1], 'MEMBERS', 1, 'a')[1] > 0}",
+        1,
+        "z",
+    )
+    assert got == [1, 1]
+
+
+@ebb_only
+def test_script_writes_survive_a_restart(tmp_path):
+    s = EbbServer("--dir", str(tmp_path), "--appendonly", "yes", "--appendfsync", "always",
+                  cwd=str(tmp_path))
+    try:
+        r = s.client()
+        r.eval(
+            "redis.call('set', KEYS[1], 'v') redis.call('incrby', KEYS[2], 5) "
+            "redis.call('select', 2) redis.call('sadd', 's', 'm')",
+            2, "a", "n",
+        )
+        r.eval("return redis.call('get', 'a')", 0)  # read-only: nothing logged
+        s.kill()
+        s.start()
+        r = s.client()
+        assert r.get("a") == "v"
+        assert r.get("n") == "5"
+        r.execute_command("SELECT", 2)
+        assert r.smembers("s") == {"m"}
+        with open(tmp_path / "appendonly.aof", "rb") as f:
+            log = f.read()
+        assert log.count(b"MULTI") == 1 and log.count(b"EXEC") == 1
+    finally:
+        s.stop()
+
+
+def test_every_client_error_leaves_the_server_serving(srv):
+    # (redis-server 7.0.15 crashes on error({}) and error(): not sent there.)
+    r = srv.client()
+    scripts = ["error({})", "error()"] if not AGAINST_REDIS else []
+    for script in scripts + ["return {err={}}", "local t = {}; t[1] = t; return t",
+                   "return string.rep('x', 10)", "while false do end"]:
+        try:
+            r.eval(script, 0)
+        except (redis.ResponseError, RecursionError):
+            pass
+    assert r.ping()

@@ -17,6 +17,7 @@ use ebb_core::table::flag;
 use ebb_core::{CommandSpec, Ctx, Error, Exec, Reply, Store};
 use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
 use parking_lot::{Mutex, MutexGuard};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -41,6 +42,8 @@ pub struct Scripting {
     /// Bytes the Lua state holds, as of the last script (INFO's
     /// `used_memory_lua`).
     lua_bytes: AtomicU64,
+    /// Scripts run (for sampling the Lua state's size).
+    runs: AtomicU64,
 }
 
 impl Scripting {
@@ -58,6 +61,14 @@ impl Scripting {
         self.cached.store(eng.cache.len() as u64, Ordering::Relaxed);
         self.lua_bytes
             .store(eng.lua.used_memory() as u64, Ordering::Relaxed);
+    }
+
+    /// After a run: the Lua state's size is read once per 64 runs (reading
+    /// it costs as much as a small script's whole conversion).
+    fn note_run(&self, eng: &Engine) {
+        if self.runs.fetch_add(1, Ordering::Relaxed) % 64 == 0 {
+            self.note_engine(eng);
+        }
     }
 }
 
@@ -79,8 +90,6 @@ struct Engine {
     env: Table,
     /// Runs a script under the error handler: `ok, result | error`.
     run: Function,
-    /// Per-run state shared with the prelude: `resp`, `raw`.
-    state: Table,
     cache: HashMap<String, Script>,
 }
 
@@ -100,16 +109,18 @@ fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::Result<()> {
     let st = state.clone();
     native.raw_set(
         "call",
-        lua.create_function(move |_, mut args: MultiValue| {
-            let raw: Function = st.raw_get("raw")?;
-            args.push_front(st.raw_get::<Value>("resp")?);
-            let (v, failed): (Value, bool) = raw.call(args)?;
+        lua.create_function(move |lua, args: MultiValue| {
+            let (v, failed) = call_from_script(lua, args)?;
             if failed {
                 st.raw_set("pending", v)?;
                 return Err(mlua::Error::RuntimeError("redis.call failed".into()));
             }
             Ok(v)
         })?,
+    )?;
+    native.raw_set(
+        "pcall",
+        lua.create_function(|lua, args: MultiValue| Ok(call_from_script(lua, args)?.0))?,
     )?;
     let st = state.clone();
     native.raw_set(
@@ -177,7 +188,10 @@ fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::Result<()> {
                 ));
             }
             match convert::number(&a[0]) {
-                Some(v) if v == 2.0 || v == 3.0 => st.raw_set("resp", v),
+                Some(v) if v == 2.0 || v == 3.0 => {
+                    with_call(|c| c.resp = v as u8);
+                    Ok(())
+                }
                 _ => Err(libs::raise_table(
                     lua,
                     &st,
@@ -249,7 +263,6 @@ impl Engine {
         };
         let globals = lua.create_table()?;
         let state = lua.create_table()?;
-        state.raw_set("resp", 2)?;
         let native = lua.create_table()?;
         native.raw_set("bit", libs::bit(&lua, &state)?)?;
         native.raw_set("cjson", libs::cjson(&lua, &state)?)?;
@@ -268,16 +281,15 @@ impl Engine {
             globals,
             env,
             run,
-            state,
             cache: HashMap::new(),
         })
     }
 
     /// Compiles `body` (after its shebang line, if any) and caches it.
-    fn compile(&mut self, body: &[u8]) -> Result<(String, Script), Reply> {
+    fn compile(&mut self, body: &[u8]) -> Result<String, Reply> {
         let sha = sha1_hex(body);
-        if let Some(s) = self.cache.get(&sha) {
-            return Ok((sha, s.clone()));
+        if self.cache.contains_key(&sha) {
+            return Ok(sha);
         }
         let (skip, no_writes, allow_oom) = shebang(body)?;
         let func = self
@@ -301,8 +313,8 @@ impl Engine {
             no_writes,
             allow_oom,
         };
-        self.cache.insert(sha.clone(), script.clone());
-        Ok((sha, script))
+        self.cache.insert(sha.clone(), script);
+        Ok(sha)
     }
 }
 
@@ -364,6 +376,8 @@ struct Call<'s, 'a> {
     db: usize,
     /// The time every command of the script sees.
     now: u64,
+    /// The protocol the script reads replies in (`redis.setresp`).
+    resp: u8,
     read_only: bool,
     allow_oom: bool,
     /// MULTI was logged ahead of the script's first write.
@@ -448,6 +462,66 @@ impl Call<'_, '_> {
     }
 }
 
+thread_local! {
+    /// The script run on this thread, for `redis.call` (a script runs to
+    /// its end on the thread that started it, and never starts another).
+    static CURRENT: Cell<*mut ()> = const { Cell::new(std::ptr::null_mut()) };
+}
+
+/// Marks a run as this thread's current one until dropped.
+struct Current;
+
+impl Current {
+    fn enter(call: &mut Call<'_, '_>) -> Current {
+        CURRENT.with(|c| c.set(call as *mut Call<'_, '_> as *mut ()));
+        Current
+    }
+}
+
+impl Drop for Current {
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.set(std::ptr::null_mut()));
+    }
+}
+
+/// Runs `f` on the current script run, if one is running on this thread.
+fn with_call<R>(f: impl FnOnce(&mut Call<'_, '_>) -> R) -> Option<R> {
+    let p = CURRENT.with(|c| c.get()) as *mut Call<'static, 'static>;
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the pointer was set by `Current::enter` from a `Call` that
+    // outlives the Lua call it was set for, and is cleared when that call
+    // returns; the Lua state runs on this thread only, one call at a time,
+    // and nothing else touches the `Call` while Lua runs.
+    Some(f(unsafe { &mut *p }))
+}
+
+/// `redis.call` / `redis.pcall`: the command's reply as a Lua value, and
+/// whether it failed.
+fn call_from_script(lua: &Lua, args: MultiValue) -> mlua::Result<(Value, bool)> {
+    let argv = if args.is_empty() {
+        None
+    } else {
+        Some(
+            args.iter()
+                .map(convert::arg)
+                .collect::<Option<Vec<Bytes>>>(),
+        )
+    };
+    let (reply, resp) = with_call(|call| {
+        let reply = match &argv {
+            None => err("ERR Please specify at least one argument for this redis lib call"),
+            Some(None) => err("ERR Lua redis lib command arguments must be strings or integers"),
+            Some(Some(argv)) => call.run(call.resp, argv),
+        };
+        (reply, call.resp)
+    })
+    .unwrap_or_else(|| (err("ERR no script is running"), 2));
+    let failed = matches!(reply, Reply::Error(_));
+    Ok((convert::to_lua(lua, &reply, resp)?, failed))
+}
+
 /// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO.
 pub fn eval<'a>(
     s: &mut Session,
@@ -472,18 +546,21 @@ pub fn eval<'a>(
         Ok(e) => e,
         Err(r) => return r,
     };
-    let found = if by_sha {
-        let sha = String::from_utf8_lossy(&argv[1]).to_ascii_lowercase();
-        match eng.cache.get(&sha) {
-            Some(s) if sha.len() == 40 => Ok((sha, s.clone())),
-            _ => Err(err("NOSCRIPT No matching script. Please use EVAL.")),
-        }
+    let sha = if by_sha {
+        String::from_utf8_lossy(&argv[1]).to_ascii_lowercase()
     } else {
-        eng.compile(&argv[1])
+        let sha = match eng.compile(&argv[1]) {
+            Ok(sha) => sha,
+            Err(r) => return r,
+        };
+        scripting
+            .cached
+            .store(eng.cache.len() as u64, Ordering::Relaxed);
+        sha
     };
-    let (sha, script) = match found {
-        Ok(f) => f,
-        Err(r) => return r,
+    let eng: &Engine = eng;
+    let Some(script) = eng.cache.get(&sha).filter(|_| sha.len() == 40) else {
+        return err("NOSCRIPT No matching script. Please use EVAL.");
     };
     let n = numkeys as usize;
     let r = match run(
@@ -491,7 +568,7 @@ pub fn eval<'a>(
         s,
         shared,
         guard,
-        &script,
+        script,
         &sha,
         &argv[3..3 + n],
         &argv[3 + n..],
@@ -503,7 +580,7 @@ pub fn eval<'a>(
             convert::one_line(e.to_string().as_bytes())
         )),
     };
-    scripting.note_engine(eng);
+    scripting.note_run(eng);
     r
 }
 
@@ -517,7 +594,7 @@ fn list(lua: &Lua, items: &[Bytes]) -> mlua::Result<Table> {
 
 #[allow(clippy::too_many_arguments)]
 fn run<'a>(
-    eng: &mut Engine,
+    eng: &Engine,
     s: &mut Session,
     shared: &'a Arc<Shared>,
     guard: &mut Guard<'a>,
@@ -529,7 +606,6 @@ fn run<'a>(
 ) -> mlua::Result<Reply> {
     eng.globals.raw_set("KEYS", list(&eng.lua, keys)?)?;
     eng.globals.raw_set("ARGV", list(&eng.lua, args)?)?;
-    eng.state.raw_set("resp", 2)?;
     guard.get_or_insert_with(|| shared.store.lock());
     let db = s.db;
     let mut call = Call {
@@ -538,39 +614,16 @@ fn run<'a>(
         guard,
         db,
         now: now_ms(),
+        resp: 2,
         read_only: read_only || script.no_writes,
         allow_oom: script.allow_oom,
         logged_multi: false,
         ready: Vec::new(),
     };
-    let state = eng.state.clone();
-    let outcome =
-        eng.lua.scope(|scope| {
-            let raw =
-                scope.create_function_mut(|lua, args: MultiValue| {
-                    let mut it = args.into_iter();
-                    let resp = match it.next().as_ref().and_then(convert::number) {
-                        Some(3.0) => 3,
-                        _ => 2,
-                    };
-                    let rest: Vec<Value> = it.collect();
-                    let reply =
-                        if rest.is_empty() {
-                            err("ERR Please specify at least one argument for this redis lib call")
-                        } else {
-                            match rest.iter().map(convert::arg).collect::<Option<Vec<Bytes>>>() {
-                    None => err("ERR Lua redis lib command arguments must be strings or integers"),
-                    Some(argv) => call.run(resp, &argv),
-                }
-                        };
-                    let failed = matches!(reply, Reply::Error(_));
-                    Ok((convert::to_lua(lua, &reply, resp)?, failed))
-                })?;
-            state.raw_set("raw", raw)?;
-            let r = eng.run.call::<MultiValue>(script.func.clone());
-            state.raw_set("raw", Value::Nil)?;
-            r
-        });
+    let outcome = {
+        let _current = Current::enter(&mut call);
+        eng.run.call::<MultiValue>(&script.func)
+    };
     if call.logged_multi {
         shared.log_raw(call.db, &[Bytes::from_static(b"EXEC")]);
     }
@@ -581,15 +634,7 @@ fn run<'a>(
             shared.apply_effects(store, &mut fx);
         }
     }
-    let resp = match state
-        .raw_get::<Value>("resp")
-        .ok()
-        .as_ref()
-        .and_then(convert::number)
-    {
-        Some(3.0) => 3,
-        _ => 2,
-    };
+    let resp = call.resp;
     let out = outcome?;
     let ok = matches!(out.front(), Some(Value::Boolean(true)));
     let value = out.get(1).cloned().unwrap_or(Value::Nil);
@@ -641,7 +686,7 @@ pub fn script(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
                 Err(r) => return r,
             };
             let r = match eng.compile(&argv[2]) {
-                Ok((sha, _)) => Reply::Bulk(Bytes::from(sha)),
+                Ok(sha) => Reply::Bulk(Bytes::from(sha)),
                 Err(r) => r,
             };
             scripting.note_engine(eng);

@@ -86,10 +86,7 @@ rawset(G, 'pcall', function(...) return pcall_result(pcall(...)) end)
 
 local redis = {}
 redis.call = native.call
-redis.pcall = function(...)
-  local v = S.raw(S.resp, ...)
-  return v
-end
+redis.pcall = native.pcall
 local function wrong_args() return { err = 'ERR wrong number or type of arguments' } end
 redis.error_reply = function(...)
   local e = ...

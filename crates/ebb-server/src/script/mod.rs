@@ -66,7 +66,7 @@ impl Scripting {
     /// After a run: the Lua state's size is read once per 64 runs (reading
     /// it costs as much as a small script's whole conversion).
     fn note_run(&self, eng: &Engine) {
-        if self.runs.fetch_add(1, Ordering::Relaxed) % 64 == 0 {
+        if self.runs.fetch_add(1, Ordering::Relaxed).is_multiple_of(64) {
             self.note_engine(eng);
         }
     }

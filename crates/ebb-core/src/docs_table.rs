@@ -210,7 +210,7 @@ pub static DOCS: &[(&str, &str, &str, &str)] = &[
     ("command|info", "2.8.13", "[command-name...]", "Arity, flags and key positions of commands."),
     ("command|list", "7.0.0", "filterby=[FILTERBY (MODULE module-name|ACLCAT category|PATTERN pattern:pattern)]", "Names of the commands, optionally filtered."),
     ("script|exists", "2.6.0", "sha1...", "Tells whether scripts are in the script cache."),
-    ("script|flush", "2.6.0", "[flush_type=(ASYNC|SYNC)]", "Removes every script from the script cache."),
+    ("script|flush", "2.6.0", "async=[ASYNC|SYNC]", "Removes every script from the script cache."),
     ("script|help", "5.0.0", "", "Lists the SCRIPT subcommands."),
     ("script|kill", "2.6.0", "", "Stops the script that is running, if it has not written."),
     ("script|load", "2.6.0", "script", "Loads a script into the script cache without running it."),

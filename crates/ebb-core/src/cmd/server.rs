@@ -49,10 +49,10 @@ pub const COMMANDS: &[CommandSpec] = &[
     s("punsubscribe", -1, "pubsub noscript loading stale", (0, 0, 0), "pubsub", "Stops listening to messages published to channels that match one or more patterns."),
     s("publish", 3, "pubsub loading stale fast", (0, 0, 0), "pubsub", "Posts a message to a channel."),
     s("pubsub", -2, "", (0, 0, 0), "pubsub", "A container for Pub/Sub commands."),
-    s("eval", -3, "noscript skip_monitor may_replicate no_mandatory_keys stale movablekeys", (0, 0, 0), "scripting", "Executes a server-side Lua script.").with_keys(script_keys),
-    s("evalsha", -3, "noscript skip_monitor may_replicate no_mandatory_keys stale movablekeys", (0, 0, 0), "scripting", "Executes a server-side Lua script by SHA1 digest.").with_keys(script_keys),
-    s("eval_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale movablekeys", (0, 0, 0), "scripting", "Executes a read-only server-side Lua script.").with_keys(script_keys),
-    s("evalsha_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale movablekeys", (0, 0, 0), "scripting", "Executes a read-only server-side Lua script by SHA1 digest.").with_keys(script_keys),
+    s("eval", -3, "noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Executes a server-side Lua script.").with_keys(script_keys),
+    s("evalsha", -3, "noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Executes a server-side Lua script by SHA1 digest.").with_keys(script_keys),
+    s("eval_ro", -3, "readonly noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Executes a read-only server-side Lua script.").with_keys(script_keys),
+    s("evalsha_ro", -3, "readonly noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Executes a read-only server-side Lua script by SHA1 digest.").with_keys(script_keys),
     s("script", -2, "", (0, 0, 0), "scripting", "A container for Lua scripts management commands."),
 ];
 

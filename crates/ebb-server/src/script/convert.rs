@@ -9,7 +9,7 @@ use mlua::{Lua, Table, Value};
 
 /// Tables nested deeper than this in a script's result are refused (a
 /// table that contains itself would otherwise never end).
-const MAX_DEPTH: usize = 1000;
+const MAX_DEPTH: usize = 200;
 
 /// A Lua number, the way a command argument or a reply shows it.
 pub fn number(v: &Value) -> Option<f64> {

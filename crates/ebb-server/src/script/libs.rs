@@ -602,6 +602,20 @@ pub fn cjson(lua: &Lua, state: &Table) -> mlua::Result<Table> {
         }
         Ok(v)
     })?;
+    // lua-cjson's settings: accepted, and answered with the settings ebb
+    // always uses (they do not change its output).
+    let settings: [(&str, Value); 7] = [
+        ("encode_keep_buffer", Value::Boolean(true)),
+        ("encode_max_depth", Value::Number(MAX_NESTING as f64)),
+        ("decode_max_depth", Value::Number(MAX_NESTING as f64)),
+        ("encode_number_precision", Value::Number(14.0)),
+        ("encode_invalid_numbers", Value::Boolean(false)),
+        ("decode_invalid_numbers", Value::Boolean(true)),
+        ("encode_sparse_array", Value::Boolean(false)),
+    ];
+    for (name, v) in settings {
+        set(lua, &t, state, name, move |_, _| Ok(v.clone()))?;
+    }
     t.raw_set("null", null())?;
     t.raw_set("_NAME", "cjson")?;
     t.raw_set("_VERSION", "2.1.0")?;

@@ -10,9 +10,13 @@ local real_loadstring, real_load, setfenv = loadstring, load, setfenv
 
 local readonly = {}
 local function refuse() error('Attempt to modify a readonly table', 2) end
+-- What getmetatable shows of a read-only table: an empty read-only table.
+local shown = {}
+setmetatable(shown, { __newindex = refuse, __metatable = shown })
+readonly[shown] = {}
 local function protect(t)
   local p = {}
-  setmetatable(p, { __index = t, __newindex = refuse, __metatable = false })
+  setmetatable(p, { __index = t, __newindex = refuse, __metatable = shown })
   readonly[p] = t
   return p
 end
@@ -50,7 +54,11 @@ rawset(G, 'rawset', function(t, k, v)
   return rawset(t, k, v)
 end)
 -- Chunks a script loads run in the scripts' environment too.
+-- Precompiled (binary) chunks are refused, as in Redis.
 rawset(G, 'loadstring', function(s, name)
+  if type(s) == 'string' and s:sub(1, 1) == '\27' then
+    return nil, 'binary chunks are not allowed'
+  end
   local f, e = real_loadstring(s, name)
   if f then setfenv(f, env) end
   return f, e

@@ -476,3 +476,14 @@ def test_every_client_error_leaves_the_server_serving(srv):
         except (redis.ResponseError, RecursionError):
             pass
     assert r.ping()
+
+
+def test_client_pause_write_holds_eval_not_eval_ro(srv):
+    r = srv.client()
+    r.set("k", "v")
+    r.execute_command("CLIENT", "PAUSE", 500, "WRITE")
+    start = time.time()
+    assert r.execute_command("EVAL_RO", "return redis.call('get', KEYS[1])", 1, "k") == "v"
+    assert time.time() - start < 0.3
+    assert r.eval("return redis.call('get', KEYS[1])", 1, "k") == "v"
+    assert time.time() - start >= 0.4

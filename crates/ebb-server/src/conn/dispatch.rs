@@ -315,7 +315,9 @@ impl Session {
         {
             return false;
         }
-        let writes = |sp: &CommandSpec| sp.is_write() || sp.name == "publish";
+        // EVAL and EVALSHA may write (their read-only forms may not).
+        let writes =
+            |sp: &CommandSpec| sp.is_write() || matches!(sp.name, "publish" | "eval" | "evalsha");
         writes(spec)
             || !shared.pause_writes_only.load(Ordering::Relaxed)
             || (spec.name == "exec" && self.queued_any(writes))

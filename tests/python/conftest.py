@@ -61,6 +61,72 @@ class EbbServer:
         self.proc.wait()
 
 
+def _free_port():
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if not 7100 <= port <= 7110:
+            return port
+
+
+class RedisServer:
+    """A redis-server process with the same interface as EbbServer."""
+
+    def __init__(self, cwd):
+        self.cwd = cwd
+        self.proc = None
+        for _ in range(5):
+            self.port = _free_port()
+            self.proc = subprocess.Popen(
+                ["redis-server", "--port", str(self.port),
+                 "--save", "", "--appendonly", "no"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=cwd,
+            )
+            if self._wait_ready():
+                return
+            self.stop()
+        raise RuntimeError("redis-server did not start")
+
+    def _wait_ready(self):
+        end = time.time() + 5
+        while time.time() < end:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), 0.2) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(64).startswith(b"+PONG"):
+                        return True
+            except OSError:
+                pass
+            time.sleep(0.02)
+        return False
+
+    def client(self, **kw):
+        kw.setdefault("decode_responses", True)
+        return redis.Redis(host="127.0.0.1", port=self.port, **kw)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def ebb_or_redis(against_redis, tmp_path):
+    """An ebb-server in `tmp_path`, or a redis-server when a test file is
+    checked against Redis itself."""
+    if against_redis:
+        return RedisServer(cwd=str(tmp_path))
+    return EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
+
+
 @pytest.fixture(scope="session")
 def ebb(tmp_path_factory):
     d = tmp_path_factory.mktemp("ebb-main")

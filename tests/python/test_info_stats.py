@@ -10,14 +10,11 @@ redis-server instead of ebb-server).
 
 import os
 import re
-import socket
-import subprocess
-import time
 
 import pytest
 import redis
 
-from conftest import EbbServer, Raw, wait_until
+from conftest import Raw, ebb_or_redis, wait_until
 
 AGAINST_REDIS = os.environ.get("STATS_AGAINST_REDIS") == "1"
 
@@ -43,70 +40,9 @@ ALL_SECTIONS = [
 # ---------------------------------------------------------------- servers
 
 
-def _free_port():
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if not 7100 <= port <= 7110:
-            return port
-
-
-class RedisServer:
-    """A redis-server process with the same interface as EbbServer."""
-
-    def __init__(self, cwd):
-        self.cwd = cwd
-        self.proc = None
-        for _ in range(5):
-            self.port = _free_port()
-            self.proc = subprocess.Popen(
-                ["redis-server", "--port", str(self.port),
-                 "--save", "", "--appendonly", "no"],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                cwd=cwd,
-            )
-            if self._wait_ready():
-                return
-            self.stop()
-        raise RuntimeError("redis-server did not start")
-
-    def _wait_ready(self):
-        end = time.time() + 5
-        while time.time() < end:
-            if self.proc.poll() is not None:
-                return False
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), 0.2) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(64).startswith(b"+PONG"):
-                        return True
-            except OSError:
-                pass
-            time.sleep(0.02)
-        return False
-
-    def client(self, **kw):
-        kw.setdefault("decode_responses", True)
-        return redis.Redis(host="127.0.0.1", port=self.port, **kw)
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
 @pytest.fixture
 def srv(tmp_path):
-    if AGAINST_REDIS:
-        s = RedisServer(cwd=str(tmp_path))
-    else:
-        s = EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
+    s = ebb_or_redis(AGAINST_REDIS, tmp_path)
     yield s
     s.stop()
 

@@ -16,8 +16,7 @@ import time
 import pytest
 import redis
 
-from conftest import EbbServer, Raw, wait_until
-from test_info_stats import RedisServer
+from conftest import EbbServer, Raw, ebb_or_redis, wait_until
 
 AGAINST_REDIS = os.environ.get("SCRIPTING_AGAINST_REDIS") == "1"
 ebb_only = pytest.mark.skipif(AGAINST_REDIS, reason="ebb's own behaviour")
@@ -25,10 +24,7 @@ ebb_only = pytest.mark.skipif(AGAINST_REDIS, reason="ebb's own behaviour")
 
 @pytest.fixture
 def srv(tmp_path):
-    if AGAINST_REDIS:
-        s = RedisServer(cwd=str(tmp_path))
-    else:
-        s = EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
+    s = ebb_or_redis(AGAINST_REDIS, tmp_path)
     yield s
     s.stop()
 

@@ -163,7 +163,7 @@ impl CommandSpec {
 }
 
 /// Flag names with a bit, in bit order (see [`flag`]).
-const FLAG_NAMES: [&str; 8] = [
+const FLAG_NAMES: [&str; 9] = [
     "write",
     "readonly",
     "denyoom",
@@ -172,6 +172,7 @@ const FLAG_NAMES: [&str; 8] = [
     "no_auth",
     "skip_slowlog",
     "blocking",
+    "noscript",
 ];
 
 /// Bits of [`CommandSpec::flag_bits`], for checks made on every command.
@@ -192,6 +193,8 @@ pub mod flag {
     pub const SKIP_SLOWLOG: u32 = 1 << 6;
     /// `blocking`.
     pub const BLOCKING: u32 = 1 << 7;
+    /// `noscript`.
+    pub const NOSCRIPT: u32 = 1 << 8;
 }
 
 /// The bits of the known flags named in a space-separated flag list.

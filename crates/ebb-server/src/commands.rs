@@ -495,7 +495,16 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
         let r = match spec.exec {
             Exec::Core(_) => {
                 let store = guard.get_or_insert_with(|| shared.store.lock());
-                run_core_in_exec(s, shared, store, spec, &argv, &mut ready)
+                run_core_deferred(
+                    shared,
+                    store,
+                    s.db,
+                    now_ms(),
+                    s.resp3,
+                    spec,
+                    &argv,
+                    &mut ready,
+                )
             }
             Exec::Server => match spec.name {
                 "exec" | "multi" | "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe"
@@ -527,35 +536,47 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
     }
     if !ready.is_empty() {
         let store = guard.get_or_insert_with(|| shared.store.lock());
-        let mut fx = shared.effects();
-        fx.ready = ready;
-        shared.apply_effects(store, &mut fx);
+        serve_ready(shared, store, ready);
     }
     Reply::Array(replies)
 }
 
-/// Runs one queued core command of an EXEC like `Session::run_core`, but
-/// keeps the keys it made ready in `ready` instead of serving blocked
-/// clients at once.
-fn run_core_in_exec(
-    s: &mut Session,
+/// Runs a core command of a transaction or a script like
+/// `Session::run_core`, in database `db` at time `now`, but keeps the keys
+/// it made ready in `ready` instead of serving blocked clients at once
+/// (they are served when the whole EXEC or script is over: see
+/// [`serve_ready`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_core_deferred(
     shared: &Arc<Shared>,
     store: &mut Store,
+    db: usize,
+    now: u64,
+    resp3: bool,
     spec: &CommandSpec,
     argv: &[Bytes],
     ready: &mut Vec<(usize, Bytes)>,
 ) -> Reply {
     let mut fx = shared.effects();
     let r = {
-        let mut ctx = ebb_core::Ctx::new(store, s.db, now_ms(), &mut fx);
-        ctx.resp3 = s.resp3;
+        let mut ctx = ebb_core::Ctx::new(store, db, now, &mut fx);
+        ctx.resp3 = resp3;
         ctx.may_block = false;
         ebb_core::execute_result(&mut ctx, spec, argv)
     };
-    shared.log_command(s.db, spec, argv, &mut fx);
+    shared.log_command(db, spec, argv, &mut fx);
     ready.append(&mut fx.ready);
     shared.apply_effects(store, &mut fx);
     r.unwrap_or_else(Reply::from)
+}
+
+/// Serves the clients blocked on keys a transaction or script made ready.
+pub(crate) fn serve_ready(shared: &Shared, store: &mut Store, ready: Vec<(usize, Bytes)>) {
+    if !ready.is_empty() {
+        let mut fx = shared.effects();
+        fx.ready = ready;
+        shared.apply_effects(store, &mut fx);
+    }
 }
 
 fn pubsub(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {

@@ -508,15 +508,20 @@ impl Decoder<'_> {
         Ok(())
     }
 
+    /// Past an array's or object's closing bracket: one level up.
+    fn close(&mut self, t: Table) -> Value {
+        self.i += 1;
+        self.depth -= 1;
+        Value::Table(t)
+    }
+
     fn array(&mut self) -> mlua::Result<Value> {
         self.nest()?;
         self.i += 1;
         let t = self.lua.create_table()?;
         self.ws();
         if self.s.get(self.i) == Some(&b']') {
-            self.i += 1;
-            self.depth -= 1;
-            return Ok(Value::Table(t));
+            return Ok(self.close(t));
         }
         let mut n = 1;
         loop {
@@ -527,9 +532,7 @@ impl Decoder<'_> {
             match self.s.get(self.i) {
                 Some(b',') => self.i += 1,
                 Some(b']') => {
-                    self.i += 1;
-                    self.depth -= 1;
-                    return Ok(Value::Table(t));
+                    return Ok(self.close(t));
                 }
                 _ => return Err(self.fail("comma or array end")),
             }
@@ -542,9 +545,7 @@ impl Decoder<'_> {
         let t = self.lua.create_table()?;
         self.ws();
         if self.s.get(self.i) == Some(&b'}') {
-            self.i += 1;
-            self.depth -= 1;
-            return Ok(Value::Table(t));
+            return Ok(self.close(t));
         }
         loop {
             self.ws();
@@ -563,9 +564,7 @@ impl Decoder<'_> {
             match self.s.get(self.i) {
                 Some(b',') => self.i += 1,
                 Some(b'}') => {
-                    self.i += 1;
-                    self.depth -= 1;
-                    return Ok(Value::Table(t));
+                    return Ok(self.close(t));
                 }
                 _ => return Err(self.fail("comma or object end")),
             }

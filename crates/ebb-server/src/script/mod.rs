@@ -14,7 +14,7 @@ mod libs;
 use bytes::Bytes;
 use ebb_core::args::parse_i64;
 use ebb_core::table::flag;
-use ebb_core::{CommandSpec, Ctx, Error, Exec, Reply, Store};
+use ebb_core::{CommandSpec, Error, Exec, Reply, Store};
 use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
 use parking_lot::{Mutex, MutexGuard};
 use std::cell::Cell;
@@ -28,6 +28,9 @@ use crate::server::{now_ms, Shared};
 type Guard<'a> = Option<MutexGuard<'a, Store>>;
 
 const PRELUDE: &str = include_str!("prelude.lua");
+
+/// EVALSHA's reply for a digest not in the cache.
+const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
 
 fn err(s: impl Into<String>) -> Reply {
     Reply::Error(s.into().into())
@@ -102,6 +105,44 @@ fn version_num(v: &str) -> i64 {
         .fold(0, |acc, p| (acc << 8) | (p & 0xff))
 }
 
+/// Why a native `redis` function failed: a Lua error, or one of Redis's
+/// error texts, raised as the table `{err = text}`.
+enum Fail {
+    Lua(mlua::Error),
+    Redis(&'static str),
+}
+
+impl From<mlua::Error> for Fail {
+    fn from(e: mlua::Error) -> Fail {
+        Fail::Lua(e)
+    }
+}
+
+/// Sets `native[name]` to `f`, raising its [`Fail::Redis`] texts as Redis
+/// raises them.
+fn set_native<F, R>(lua: &Lua, native: &Table, state: &Table, name: &str, f: F) -> mlua::Result<()>
+where
+    F: Fn(&Lua, MultiValue) -> Result<R, Fail> + Send + 'static,
+    R: mlua::IntoLuaMulti,
+{
+    let st = state.clone();
+    let g = lua.create_function(move |lua, a: MultiValue| match f(lua, a) {
+        Ok(r) => Ok(r),
+        Err(Fail::Lua(e)) => Err(e),
+        Err(Fail::Redis(text)) => Err(libs::raise_table(lua, &st, text)),
+    })?;
+    native.raw_set(name, g)
+}
+
+/// A Lua value as Lua's `tostring` shows a string or number (`None` for
+/// other types).
+fn lua_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.to_string_lossy()),
+        v => convert::number(v).map(|n| ebb_core::reply::format_g(n, 14)),
+    }
+}
+
 /// The `redis` functions that can raise an error, written in Rust so that
 /// (like Redis's C functions) a failing call reports the script's line even
 /// in a tail call (`return redis.call(...)`).
@@ -122,128 +163,76 @@ fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::Result<()> {
         "pcall",
         lua.create_function(|lua, args: MultiValue| Ok(call_from_script(lua, args)?.0))?,
     )?;
-    let st = state.clone();
-    native.raw_set(
-        "sha1hex",
-        lua.create_function(move |lua, a: MultiValue| {
-            if a.len() != 1 {
-                return Err(libs::raise_table(lua, &st, "ERR wrong number of arguments"));
+    set_native(lua, native, state, "sha1hex", |lua, a| {
+        if a.len() != 1 {
+            return Err(Fail::Redis("ERR wrong number of arguments"));
+        }
+        let text = match &a[0] {
+            Value::String(s) => s.as_bytes().to_vec(),
+            v => lua_text(v).unwrap_or_default().into_bytes(),
+        };
+        Ok(lua.create_string(sha1_hex(&text))?)
+    })?;
+    set_native(lua, native, state, "log", |_, a| {
+        if a.len() < 2 {
+            return Err(Fail::Redis(
+                "ERR redis.log() requires two arguments or more.",
+            ));
+        }
+        let level = convert::number(&a[0]).ok_or(Fail::Redis(
+            "ERR First argument must be a number (log level).",
+        ))?;
+        if !(0.0..4.0).contains(&level) {
+            return Err(Fail::Redis("ERR Invalid debug level."));
+        }
+        let text = a
+            .iter()
+            .skip(1)
+            .filter_map(lua_text)
+            .collect::<Vec<_>>()
+            .join(" ");
+        match level as i64 {
+            3 => tracing::warn!(target: "script", "{text}"),
+            2 => tracing::info!(target: "script", "{text}"),
+            _ => tracing::debug!(target: "script", "{text}"),
+        }
+        Ok(())
+    })?;
+    set_native(lua, native, state, "setresp", |_, a| {
+        if a.len() != 1 {
+            return Err(Fail::Redis("ERR redis.setresp() requires one argument."));
+        }
+        match convert::number(&a[0]) {
+            Some(v) if v == 2.0 || v == 3.0 => {
+                with_call(|c| c.resp = v as u8);
+                Ok(())
             }
-            let text = match &a[0] {
-                Value::String(s) => s.as_bytes().to_vec(),
-                v => convert::number(v)
-                    .map(|n| ebb_core::reply::format_g(n, 14).into_bytes())
-                    .unwrap_or_default(),
-            };
-            lua.create_string(sha1_hex(&text))
-        })?,
-    )?;
-    let st = state.clone();
-    native.raw_set(
-        "log",
-        lua.create_function(move |lua, a: MultiValue| {
-            if a.len() < 2 {
-                return Err(libs::raise_table(
-                    lua,
-                    &st,
-                    "ERR redis.log() requires two arguments or more.",
-                ));
-            }
-            let Some(level) = convert::number(&a[0]) else {
-                return Err(libs::raise_table(
-                    lua,
-                    &st,
-                    "ERR First argument must be a number (log level).",
-                ));
-            };
-            if !(0.0..4.0).contains(&level) {
-                return Err(libs::raise_table(lua, &st, "ERR Invalid debug level."));
-            }
-            let parts: Vec<String> = a
-                .iter()
-                .skip(1)
-                .filter_map(|v| match v {
-                    Value::String(s) => Some(s.to_string_lossy()),
-                    v => convert::number(v).map(|n| ebb_core::reply::format_g(n, 14)),
-                })
-                .collect();
-            let text = parts.join(" ");
-            match level as i64 {
-                3 => tracing::warn!(target: "script", "{text}"),
-                2 => tracing::info!(target: "script", "{text}"),
-                _ => tracing::debug!(target: "script", "{text}"),
-            }
-            Ok(())
-        })?,
-    )?;
-    let st = state.clone();
-    native.raw_set(
-        "setresp",
-        lua.create_function(move |lua, a: MultiValue| {
-            if a.len() != 1 {
-                return Err(libs::raise_table(
-                    lua,
-                    &st,
-                    "ERR redis.setresp() requires one argument.",
-                ));
-            }
-            match convert::number(&a[0]) {
-                Some(v) if v == 2.0 || v == 3.0 => {
-                    with_call(|c| c.resp = v as u8);
-                    Ok(())
-                }
-                _ => Err(libs::raise_table(
-                    lua,
-                    &st,
-                    "ERR RESP version must be 2 or 3.",
-                )),
-            }
-        })?,
-    )?;
-    let st = state.clone();
-    native.raw_set(
-        "set_repl",
-        lua.create_function(move |lua, a: MultiValue| {
-            if a.len() != 1 {
-                return Err(libs::raise_table(
-                    lua,
-                    &st,
-                    "ERR redis.set_repl() requires one argument.",
-                ));
-            }
-            match convert::number(&a[0]) {
-                Some(v) if (0.0..=3.0).contains(&v) && v.fract() == 0.0 => Ok(()),
-                _ => Err(libs::raise_table(
-                    lua,
-                    &st,
-                    "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.",
-                )),
-            }
-        })?,
-    )?;
-    let st = state.clone();
-    native.raw_set(
-        "acl_check_cmd",
-        lua.create_function(move |lua, a: MultiValue| {
-            let Some(name) = a.front() else {
-                return Err(libs::raise_table(
-                    lua,
-                    &st,
-                    "ERR Please specify at least one argument for this redis lib call",
-                ));
-            };
-            if convert::arg(name).is_some_and(|n| ebb_core::lookup(&n).is_some()) {
-                Ok(true)
-            } else {
-                Err(libs::raise_table(
-                    lua,
-                    &st,
-                    "ERR Invalid command passed to redis.acl_check_cmd()",
-                ))
-            }
-        })?,
-    )?;
-    Ok(())
+            _ => Err(Fail::Redis("ERR RESP version must be 2 or 3.")),
+        }
+    })?;
+    set_native(lua, native, state, "set_repl", |_, a| {
+        if a.len() != 1 {
+            return Err(Fail::Redis("ERR redis.set_repl() requires one argument."));
+        }
+        match convert::number(&a[0]) {
+            Some(v) if (0.0..=3.0).contains(&v) && v.fract() == 0.0 => Ok(()),
+            _ => Err(Fail::Redis(
+                "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.",
+            )),
+        }
+    })?;
+    set_native(lua, native, state, "acl_check_cmd", |_, a| {
+        let name = a.front().ok_or(Fail::Redis(
+            "ERR Please specify at least one argument for this redis lib call",
+        ))?;
+        if convert::arg(name).is_some_and(|n| ebb_core::lookup(&n).is_some()) {
+            Ok(true)
+        } else {
+            Err(Fail::Redis(
+                "ERR Invalid command passed to redis.acl_check_cmd()",
+            ))
+        }
+    })
 }
 
 /// The lower-case SHA1 hex digest of `b`.
@@ -401,12 +390,10 @@ impl Call<'_, '_> {
         if crate::cmdstats::sub_arity_ok(slot, argv.len()).is_err() {
             return err("ERR Wrong number of args calling Redis command from script");
         }
-        if spec.has_flag("noscript") || matches!(spec.name, "client" | "config" | "script") {
+        if spec.has(flag::NOSCRIPT) || matches!(spec.name, "client" | "config" | "script") {
             return err("ERR This Redis command is not allowed from script");
         }
-        if self.read_only
-            && (spec.is_write() || spec.has_flag("may_replicate") || spec.name == "publish")
-        {
+        if self.read_only && (spec.is_write() || spec.name == "publish") {
             return err("ERR Write commands are not allowed from read-only scripts.");
         }
         let store = self.guard.get_or_insert_with(|| self.shared.store.lock());
@@ -432,17 +419,16 @@ impl Call<'_, '_> {
             self.logged_multi = true;
         }
         let store = self.guard.get_or_insert_with(|| shared.store.lock());
-        let mut fx = shared.effects();
-        let r = {
-            let mut ctx = Ctx::new(store, self.db, self.now, &mut fx);
-            ctx.resp3 = resp == 3;
-            ctx.may_block = false;
-            ebb_core::execute_result(&mut ctx, spec, argv)
-        };
-        shared.log_command(self.db, spec, argv, &mut fx);
-        self.ready.append(&mut fx.ready);
-        shared.apply_effects(store, &mut fx);
-        r.unwrap_or_else(Reply::from)
+        crate::commands::run_core_deferred(
+            shared,
+            store,
+            self.db,
+            self.now,
+            resp == 3,
+            spec,
+            argv,
+            &mut self.ready,
+        )
     }
 
     fn server(&mut self, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
@@ -546,8 +532,18 @@ pub fn eval<'a>(
         Ok(e) => e,
         Err(r) => return r,
     };
-    let sha = if by_sha {
-        String::from_utf8_lossy(&argv[1]).to_ascii_lowercase()
+    let mut lower = [0u8; 40];
+    let sha: std::borrow::Cow<'_, str> = if by_sha {
+        // A digest is 40 hex digits; anything else is in no cache.
+        if argv[1].len() != 40 {
+            return err(NOSCRIPT);
+        }
+        lower.copy_from_slice(&argv[1]);
+        lower.make_ascii_lowercase();
+        match std::str::from_utf8(&lower) {
+            Ok(s) => s.into(),
+            Err(_) => return err(NOSCRIPT),
+        }
     } else {
         let sha = match eng.compile(&argv[1]) {
             Ok(sha) => sha,
@@ -556,11 +552,11 @@ pub fn eval<'a>(
         scripting
             .cached
             .store(eng.cache.len() as u64, Ordering::Relaxed);
-        sha
+        sha.into()
     };
     let eng: &Engine = eng;
-    let Some(script) = eng.cache.get(&sha).filter(|_| sha.len() == 40) else {
-        return err("NOSCRIPT No matching script. Please use EVAL.");
+    let Some(script) = eng.cache.get(sha.as_ref()) else {
+        return err(NOSCRIPT);
     };
     let n = numkeys as usize;
     let r = match run(
@@ -627,12 +623,8 @@ fn run<'a>(
     if call.logged_multi {
         shared.log_raw(call.db, &[Bytes::from_static(b"EXEC")]);
     }
-    if !call.ready.is_empty() {
-        if let Some(store) = call.guard.as_mut() {
-            let mut fx = shared.effects();
-            fx.ready = std::mem::take(&mut call.ready);
-            shared.apply_effects(store, &mut fx);
-        }
+    if let Some(store) = call.guard.as_mut() {
+        crate::commands::serve_ready(shared, store, std::mem::take(&mut call.ready));
     }
     let resp = call.resp;
     let out = outcome?;

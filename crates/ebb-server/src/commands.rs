@@ -246,6 +246,18 @@ pub(crate) fn reply_for<'a>(
             if s.multi.is_some() {
                 err("ERR WATCH inside MULTI is not allowed")
             } else {
+                if guard.is_none() && shared.scripting.busy() {
+                    // A busy script holds the keyspace: watch the keys as
+                    // they stand (its writes to them will abort EXEC).
+                    for k in &argv[1..] {
+                        let key = Bytes::copy_from_slice(k);
+                        if !s.watched.iter().any(|(d, k2)| *d == s.db && *k2 == key) {
+                            shared.watch(s.id, s.db, key.clone(), &s.watch_dirty, true);
+                            s.watched.push((s.db, key));
+                        }
+                    }
+                    return Some(Reply::Ok);
+                }
                 let store = guard.get_or_insert_with(|| shared.store.lock());
                 for k in &argv[1..] {
                     let key = Bytes::copy_from_slice(k);
@@ -333,6 +345,16 @@ pub(crate) fn reply_for<'a>(
                 .iter()
                 .all(|a| ["nosave", "save", "now", "force"].iter().any(|k| eq(a, k)))
             {
+                let nosave = argv[1..].iter().any(|a| eq(a, "nosave"));
+                if shared.scripting.busy() {
+                    // Only SHUTDOWN NOSAVE ends a busy script: the server
+                    // exits at once, with the log flushed but nothing saved.
+                    if !nosave {
+                        return Some(err(crate::script::BUSY_REPLY));
+                    }
+                    tracing::warn!("User requested shutdown while a script was busy...");
+                    shared.exit_now();
+                }
                 tracing::info!("User requested shutdown...");
                 shared.shutting_down.store(true, Ordering::SeqCst);
                 shared.shutdown.notify_waiters();

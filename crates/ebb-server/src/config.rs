@@ -91,7 +91,6 @@ static OPTIONS: &[Opt] = &[
     o("slowlog-log-slower-than", "10000", Kind::Int, true),
     o("slowlog-max-len", "128", Kind::Int, true),
     o("latency-monitor-threshold", "0", Kind::Int, false),
-    o("lua-time-limit", "5000", Kind::Int, false),
     o("busy-reply-threshold", "5000", Kind::Int, false),
     o("hash-max-listpack-entries", "128", Kind::Int, true),
     o("hash-max-listpack-value", "64", Kind::Int, true),
@@ -190,7 +189,8 @@ static OPTIONS: &[Opt] = &[
 
 /// Aliases Redis keeps for renamed options.
 /// The old option names Redis still answers to.
-const ALIASES: [&str; 5] = [
+const ALIASES: [&str; 6] = [
+    "lua-time-limit",
     "slaveof",
     "slave-serve-stale-data",
     "slave-read-only",
@@ -200,6 +200,7 @@ const ALIASES: [&str; 5] = [
 
 fn canonical(name: &str) -> &str {
     match name {
+        "lua-time-limit" => "busy-reply-threshold",
         "slaveof" => "replicaof",
         "slave-serve-stale-data" => "replica-serve-stale-data",
         "slave-read-only" => "replica-read-only",

@@ -274,6 +274,19 @@ impl Shared {
 
     /// Everything to do before exiting: flush and fsync the AOF, and write a
     /// snapshot if save rules are configured (unless `nosave`).
+    /// SHUTDOWN NOSAVE while a script is busy: exits at once, without
+    /// waiting for the script. What the log already wrote is synced; the
+    /// script's own commands, still buffered, are dropped with its effects
+    /// (nothing else writes while it holds the keyspace).
+    pub fn exit_now(&self) -> ! {
+        if let Some(a) = self.aof.lock().as_mut() {
+            a.discard_pending();
+            let _ = a.sync();
+        }
+        tracing::info!("ebb is now ready to exit, bye bye...");
+        std::process::exit(0);
+    }
+
     pub fn persist_on_shutdown(&self, store: &Store, nosave: bool) {
         if let Some(a) = self.aof.lock().as_mut() {
             let _ = a.flush();
@@ -411,8 +424,9 @@ pub async fn run_background(shared: Arc<Shared>) {
                 seconds = since,
                 "save rule met, background saving started"
             );
-            let store = shared.store.lock();
-            shared.bgsave(&store);
+            if let Some(store) = shared.store_unless_busy() {
+                shared.bgsave(&store);
+            }
         }
         let grow = {
             let aof = shared.aof.lock();
@@ -424,8 +438,9 @@ pub async fn run_background(shared: Arc<Shared>) {
         };
         if grow && !shared.rewrite_running.load(Ordering::Relaxed) {
             tracing::info!("Starting automatic rewriting of AOF");
-            let store = shared.store.lock();
-            let _ = shared.bgrewrite(&store);
+            if let Some(store) = shared.store_unless_busy() {
+                let _ = shared.bgrewrite(&store);
+            }
         }
     }
 }

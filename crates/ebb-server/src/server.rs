@@ -268,6 +268,21 @@ impl Shared {
     }
 
     /// A fresh effects record for one command or sweep.
+    /// The store, for background work (active expiry, save rules): `None`
+    /// while a script runs past `busy-reply-threshold` holding it (the
+    /// work waits for the next tick instead of stalling the thread that
+    /// answers clients).
+    pub fn store_unless_busy(&self) -> Option<parking_lot::MutexGuard<'_, Store>> {
+        loop {
+            if self.scripting.busy() {
+                return None;
+            }
+            if let Some(g) = self.store.try_lock_for(std::time::Duration::from_millis(5)) {
+                return Some(g);
+            }
+        }
+    }
+
     pub fn effects(&self) -> Effects {
         Effects {
             skip_member_names: !self.notify.member_names(),

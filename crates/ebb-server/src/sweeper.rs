@@ -22,7 +22,9 @@ pub async fn run(shared: Arc<Shared>) {
         let mut burst = 0usize;
         loop {
             let more = {
-                let mut store = shared.store.lock();
+                let Some(mut store) = shared.store_unless_busy() else {
+                    break;
+                };
                 let now = now_ms();
                 let mut fx = shared.effects();
                 let work = store.sweep(now, SLICE, &mut fx);

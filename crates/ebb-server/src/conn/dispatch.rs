@@ -22,6 +22,19 @@ pub(super) const CLOCK_REUSE_US: u64 = 100;
 /// the duration counter, and with it the clock's age, now and then).
 const MAX_RUN: u64 = 32;
 
+/// While a script runs past `busy-reply-threshold`, the refusal of every
+/// command but those Redis allows then (SCRIPT KILL, SHUTDOWN, AUTH,
+/// HELLO, MULTI, DISCARD, WATCH, …).
+fn busy_refusal(shared: &Shared, spec: &CommandSpec, argv: &[Bytes]) -> Option<Reply> {
+    if !shared.scripting.busy()
+        || spec.has_flag("allow_busy")
+        || (spec.name == "script" && argv[1].eq_ignore_ascii_case(b"kill"))
+    {
+        return None;
+    }
+    Some(Reply::Error(crate::script::BUSY_REPLY.into()))
+}
+
 /// A run of fast commands of one kind timed together (see
 /// [`Session::close_run`]).
 #[derive(Debug, Clone, Copy)]
@@ -190,6 +203,8 @@ impl Session {
             r
         } else if let Some(r) = self.oom_refusal(shared, guard, spec) {
             r
+        } else if let Some(r) = busy_refusal(shared, spec, argv) {
+            r
         } else if self.multi.is_some()
             && !matches!(
                 spec.name,
@@ -215,8 +230,27 @@ impl Session {
         if self.multi.is_some() {
             self.multi_failed = true;
         }
+        let refusal = if spec.name == "exec" {
+            self.exec_abort(refusal)
+        } else {
+            refusal
+        };
         self.reply(&refusal, out);
         Some(Flow::Continue)
+    }
+
+    /// A refused EXEC discards the transaction (if any) and says why, as
+    /// Redis does.
+    fn exec_abort(&mut self, refusal: Reply) -> Reply {
+        self.multi = None;
+        self.multi_failed = false;
+        self.entry.in_multi.store(false, Ordering::Relaxed);
+        self.unwatch_all();
+        let why = match &refusal {
+            Reply::Error(t) => t.strip_prefix("ERR ").unwrap_or(t),
+            _ => "",
+        };
+        Reply::Error(format!("EXECABORT Transaction discarded because of: {why}").into())
     }
 
     /// Whether the client is in RESP2 subscribed mode.
@@ -280,25 +314,14 @@ impl Session {
             || (self.multi.is_some()
                 && !matches!(spec.name, "exec" | "discard" | "quit" | "reset"))
             || (exec && self.queued_any(|sp| sp.has(flag::DENYOOM)));
-        if !crate::evict::limited() || !applies {
+        // A busy script holds the keyspace: no eviction until it ends.
+        if !crate::evict::limited() || !applies || shared.scripting.busy() {
             return None;
         }
         let store = guard.get_or_insert_with(|| shared.store.lock());
-        let e = crate::evict::make_room(shared, store).err()?;
-        if !exec {
-            return Some(e.into());
-        }
-        self.multi = None;
-        self.multi_failed = false;
-        self.entry.in_multi.store(false, Ordering::Relaxed);
-        self.unwatch_all();
-        let why = match Reply::from(e) {
-            Reply::Error(t) => t,
-            _ => "".into(),
-        };
-        Some(Reply::Error(
-            format!("EXECABORT Transaction discarded because of: {why}").into(),
-        ))
+        crate::evict::make_room(shared, store)
+            .err()
+            .map(Reply::from)
     }
 
     /// Whether CLIENT PAUSE holds this command. A write pause holds

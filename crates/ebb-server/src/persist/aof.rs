@@ -92,6 +92,12 @@ impl Aof {
         }
     }
 
+    /// Drops what waits to be written (the commands of a script the
+    /// server exits in the middle of).
+    pub fn discard_pending(&mut self) {
+        self.pending.clear();
+    }
+
     /// Whether anything waits to be written.
     pub fn has_pending(&self) -> bool {
         !self.pending.is_empty()

@@ -15,11 +15,11 @@ use bytes::Bytes;
 use ebb_core::args::parse_i64;
 use ebb_core::table::flag;
 use ebb_core::{CommandSpec, Error, Exec, Reply, Store};
-use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
+use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
 use parking_lot::{Mutex, MutexGuard};
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use crate::conn::Session;
@@ -31,6 +31,21 @@ const PRELUDE: &str = include_str!("prelude.lua");
 
 /// EVALSHA's reply for a digest not in the cache.
 const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
+
+/// The reply to other clients while a script runs past the busy threshold.
+pub const BUSY_REPLY: &str =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+
+/// What a script stopped by SCRIPT KILL raises.
+const KILLED: &str = "ERR Script killed by user with SCRIPT KILL...";
+
+/// Lua instructions between two looks at the clock and at SCRIPT KILL.
+const HOOK_EVERY: u32 = 100_000;
+
+/// Bits of [`Scripting::state`].
+const BUSY: u8 = 1;
+const WROTE: u8 = 2;
+const KILL: u8 = 4;
 
 fn err(s: impl Into<String>) -> Reply {
     Reply::Error(s.into().into())
@@ -47,6 +62,10 @@ pub struct Scripting {
     lua_bytes: AtomicU64,
     /// Scripts run (for sampling the Lua state's size).
     runs: AtomicU64,
+    /// The running script, as other clients see it: [`BUSY`] once it has
+    /// run past `busy-reply-threshold`, [`WROTE`] once it ran a write
+    /// command, [`KILL`] once SCRIPT KILL asked it to stop.
+    state: AtomicU8,
 }
 
 impl Scripting {
@@ -58,6 +77,37 @@ impl Scripting {
     /// Bytes the Lua state held after the last script ran or loaded.
     pub fn lua_bytes(&self) -> u64 {
         self.lua_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Whether a script has run past `busy-reply-threshold`: other
+    /// clients get BUSY, and only SCRIPT KILL, SHUTDOWN NOSAVE and the
+    /// connection commands Redis allows are served.
+    pub fn busy(&self) -> bool {
+        self.state.load(Ordering::Relaxed) & BUSY != 0
+    }
+
+    /// SCRIPT KILL: asks a busy script that has not written to stop.
+    fn kill(&self) -> Reply {
+        let mut s = self.state.load(Ordering::Acquire);
+        loop {
+            if s & BUSY == 0 {
+                return err("NOTBUSY No scripts in execution right now.");
+            }
+            if s & WROTE != 0 {
+                return err(
+                    "UNKILLABLE Sorry the script already executed write commands against the \
+                     dataset. You can either wait the script termination or kill the server in a \
+                     hard way using the SHUTDOWN NOSAVE command.",
+                );
+            }
+            match self
+                .state
+                .compare_exchange(s, s | KILL, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return Reply::Ok,
+                Err(now) => s = now,
+            }
+        }
     }
 
     fn note_engine(&self, eng: &Engine) {
@@ -93,6 +143,8 @@ struct Engine {
     env: Table,
     /// Runs a script under the error handler: `ok, result | error`.
     run: Function,
+    /// Where raising natives leave what they raise.
+    state: Table,
     cache: HashMap<String, Script>,
 }
 
@@ -235,6 +287,49 @@ fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::Result<()> {
     })
 }
 
+/// Installs the hook that watches a running script: every
+/// [`HOOK_EVERY`] instructions, or on every line once the script is being
+/// killed (so that a `pcall` cannot catch the kill and go on).
+fn set_hook(lua: &Lua, state: &Table, every_line: bool) -> mlua::Result<()> {
+    let triggers = if every_line {
+        HookTriggers::EVERY_LINE
+    } else {
+        HookTriggers::new().every_nth_instruction(HOOK_EVERY)
+    };
+    let st = state.clone();
+    lua.set_global_hook(triggers, move |lua, _| {
+        if with_call(|c| c.interrupted()).unwrap_or(false) {
+            if !every_line {
+                set_hook(lua, &st, true)?;
+                with_call(|c| c.line_hook = true);
+            }
+            return Err(libs::raise_table(lua, &st, KILLED));
+        }
+        Ok(VmState::Continue)
+    })
+}
+
+/// Lets the runtime serve other connections on another thread while this
+/// one goes on running a script (which keeps the keyspace locked): they
+/// are answered BUSY. The runtime's worker is handed to a fresh thread,
+/// and this thread waits until that thread is running tasks.
+fn hand_off_worker() {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    let Ok(handle) = Handle::try_current() else {
+        return;
+    };
+    if handle.runtime_flavor() != RuntimeFlavor::MultiThread {
+        return;
+    }
+    tokio::task::block_in_place(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        handle.spawn(async move {
+            let _ = tx.send(());
+        });
+        let _ = rx.recv_timeout(std::time::Duration::from_secs(1));
+    });
+}
+
 /// The lower-case SHA1 hex digest of `b`.
 fn sha1_hex(b: &[u8]) -> String {
     sha1_smol::Sha1::from(b).digest().to_string()
@@ -265,7 +360,9 @@ impl Engine {
             lua.load(PRELUDE)
                 .set_name("=[ebb]")
                 .call((globals.clone(), state.clone(), native))?;
+        set_hook(&lua, &state, false)?;
         Ok(Engine {
+            state,
             lua,
             globals,
             env,
@@ -373,6 +470,14 @@ struct Call<'s, 'a> {
     logged_multi: bool,
     /// Keys made ready for blocked clients, served when the script ends.
     ready: Vec<(usize, Bytes)>,
+    /// The script ran a write command (SCRIPT KILL can no longer stop it).
+    wrote: bool,
+    /// The script ran past `busy-reply-threshold`.
+    busy: bool,
+    /// The hook fires on every line (the script is being killed).
+    line_hook: bool,
+    /// The script's digest, for the log.
+    sha: &'s str,
 }
 
 impl Call<'_, '_> {
@@ -396,6 +501,19 @@ impl Call<'_, '_> {
         if self.read_only && (spec.is_write() || spec.name == "publish") {
             return err("ERR Write commands are not allowed from read-only scripts.");
         }
+        if spec.is_write() && !self.wrote {
+            // From here on SCRIPT KILL refuses; a kill it already granted
+            // stops the script before its first write.
+            let prev = self
+                .shared
+                .scripting
+                .state
+                .fetch_or(WROTE, Ordering::AcqRel);
+            if prev & KILL != 0 {
+                return err(KILLED);
+            }
+            self.wrote = true;
+        }
         let store = self.guard.get_or_insert_with(|| self.shared.store.lock());
         if !self.allow_oom && spec.has(flag::DENYOOM) && crate::evict::limited() {
             if let Err(e) = crate::evict::make_room(self.shared, store) {
@@ -410,6 +528,29 @@ impl Call<'_, '_> {
         let took = crate::cmdstats::ticks().saturating_sub(start);
         self.s.count_call(slot, took, matches!(r, Reply::Error(_)));
         r
+    }
+
+    /// Called by the hook: marks the script busy once it has run past
+    /// `busy-reply-threshold` (and lets other clients be answered), and
+    /// tells whether SCRIPT KILL asked it to stop.
+    fn interrupted(&mut self) -> bool {
+        let scripting = &self.shared.scripting;
+        if !self.busy {
+            let limit = self.shared.config.read().get_i64("busy-reply-threshold");
+            let elapsed = now_ms().saturating_sub(self.now);
+            if limit <= 0 || elapsed < limit as u64 {
+                return false;
+            }
+            self.busy = true;
+            scripting.state.fetch_or(BUSY, Ordering::AcqRel);
+            tracing::warn!(
+                "Slow script detected: still in execution after {elapsed} milliseconds. You can \
+                 try killing the script using the SCRIPT KILL command. Script name is: {}.",
+                self.sha
+            );
+            hand_off_worker();
+        }
+        scripting.state.load(Ordering::Acquire) & KILL != 0
     }
 
     fn core(&mut self, resp: u8, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
@@ -526,6 +667,9 @@ pub fn eval<'a>(
     if numkeys as u64 > (argv.len() - 3) as u64 {
         return err("ERR Number of keys can't be greater than number of args");
     }
+    // The keyspace first, then the Lua state: the order every path takes
+    // them in (a pipelined batch may already hold the keyspace).
+    guard.get_or_insert_with(|| shared.store.lock());
     let scripting = &shared.scripting;
     let mut slot = scripting.engine.lock();
     let eng = match engine(&mut slot) {
@@ -615,11 +759,21 @@ fn run<'a>(
         allow_oom: script.allow_oom,
         logged_multi: false,
         ready: Vec::new(),
+        wrote: false,
+        busy: false,
+        line_hook: false,
+        sha,
     };
     let outcome = {
         let _current = Current::enter(&mut call);
         eng.run.call::<MultiValue>(&script.func)
     };
+    if call.wrote || call.busy {
+        shared.scripting.state.store(0, Ordering::Release);
+    }
+    if call.line_hook {
+        set_hook(&eng.lua, &eng.state, false)?;
+    }
     if call.logged_multi {
         shared.log_raw(call.db, &[Bytes::from_static(b"EXEC")]);
     }
@@ -715,10 +869,7 @@ pub fn script(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
             scripting.lua_bytes.store(0, Ordering::Relaxed);
             Reply::Ok
         }
-        // A script runs to its end holding the keyspace, and the
-        // connection that could ask to kill it waits meanwhile: no script
-        // is ever seen running.
-        "kill" => err("NOTBUSY No scripts in execution right now."),
+        "kill" => scripting.kill(),
         "help" => Reply::Array(
             [
                 "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

@@ -339,6 +339,77 @@ def test_memory(rr):
     assert raw_cmd(rr, "MEMORY", "USAGE", "z", "SAMPLES", 0) <= one + 32
 
 
+MEMORY_STATS_FIELDS = [
+    "peak.allocated", "total.allocated", "startup.allocated",
+    "replication.backlog", "clients.slaves", "clients.normal", "cluster.links",
+    "aof.buffer", "lua.caches", "functions.caches",
+]
+MEMORY_STATS_TAIL = [
+    "overhead.total", "keys.count", "keys.bytes-per-key", "dataset.bytes",
+    "dataset.percentage", "peak.percentage", "allocator.allocated",
+    "allocator.active", "allocator.resident", "allocator-fragmentation.ratio",
+    "allocator-fragmentation.bytes", "allocator-rss.ratio",
+    "allocator-rss.bytes", "rss-overhead.ratio", "rss-overhead.bytes",
+    "fragmentation", "fragmentation.bytes",
+]
+
+
+def test_memory_stats(rr):
+    # Redis 7.0's fields in its order, with a map per database that holds
+    # keys (between functions.caches and overhead.total).
+    rr.set("a", "1")
+    rr.set("b", "2", ex=100)
+    rr.execute_command("SELECT", 3)
+    rr.set("c", "3")
+    rr.execute_command("SELECT", 0)
+    reply = raw_cmd(rr, "MEMORY", "STATS")
+    pairs = list(reply.items()) if isinstance(reply, dict) else list(zip(reply[::2], reply[1::2]))
+    names = [k.decode() if isinstance(k, bytes) else k for k, _ in pairs]
+    assert names == MEMORY_STATS_FIELDS + ["db.0", "db.3"] + MEMORY_STATS_TAIL
+    stats = dict(zip(names, (v for _, v in pairs)))
+    assert stats["keys.count"] == 3
+    assert 0 < stats["startup.allocated"] < stats["total.allocated"] <= stats["peak.allocated"]
+    db0 = stats["db.0"]
+    db0 = dict(db0.items()) if isinstance(db0, dict) else dict(zip(db0[::2], db0[1::2]))
+    db0 = {(k.decode() if isinstance(k, bytes) else k): v for k, v in db0.items()}
+    assert list(db0) == ["overhead.hashtable.main", "overhead.hashtable.expires",
+                         "overhead.hashtable.slot-to-keys"]
+    assert db0["overhead.hashtable.main"] > 0 and db0["overhead.hashtable.expires"] == 16
+    assert float(stats["dataset.percentage"]) > 0
+    assert err(rr, "MEMORY", "STATS", "x") == "wrong number of arguments for 'memory|stats' command"
+
+
+def test_memory_doctor_and_help(rr):
+    text = raw_cmd(rr, "MEMORY", "DOCTOR")
+    text = text.decode() if isinstance(text, bytes) else str(text)
+    assert text.startswith("Hi Sam, this instance is empty or is using very little memory")
+    assert err(rr, "MEMORY", "DOCTOR", "x") == "wrong number of arguments for 'memory|doctor' command"
+    lines = [x.decode() if isinstance(x, bytes) else x for x in raw_cmd(rr, "MEMORY", "HELP")]
+    assert [x for x in lines if not x.startswith(" ")][1:] == [
+        "DOCTOR", "MALLOC-STATS", "PURGE", "STATS", "USAGE <key> [SAMPLES <count>]", "HELP"]
+
+
+def test_debug_populate(rr):
+    assert raw_cmd(rr, "DEBUG", "POPULATE", 3) == "OK"
+    assert rr.mget("key:0", "key:2", "key:3") == ["value:0", "value:2", None]
+    rr.set("p:1", "mine")
+    raw_cmd(rr, "DEBUG", "POPULATE", 3, "p", 10)
+    assert rr.get("p:0") == "value:0\0\0\0"
+    assert rr.get("p:1") == "mine"  # existing keys are left alone
+    raw_cmd(rr, "DEBUG", "POPULATE", 2, "q", 3)
+    assert rr.get("q:1") == "val"
+    assert rr.dbsize() == 3 + 3 + 2
+    raw_cmd(rr, "DEBUG", "POPULATE", 0)
+    for bad in (["-1"], ["x"], ["2", "p", "-5"]):
+        assert err(rr, "DEBUG", "POPULATE", *bad) == "value is out of range, must be positive"
+    assert err(rr, "DEBUG", "POPULATE") == (
+        "unknown subcommand or wrong number of arguments for 'POPULATE'. Try DEBUG HELP.")
+    assert err(rr, "DEBUG", "POPULATE", 1, "a", 1, 1) == (
+        "unknown subcommand or wrong number of arguments for 'POPULATE'. Try DEBUG HELP.")
+    assert err(rr, "DEBUG", "nope") == (
+        "unknown subcommand or wrong number of arguments for 'nope'. Try DEBUG HELP.")
+
+
 def test_sort(rr):
     rr.rpush("l", 3, 1, 2, 10)
     rr.zadd("z", {"x": 3, "y": 1, "w": 2})

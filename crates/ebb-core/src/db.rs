@@ -164,6 +164,19 @@ impl Db {
         }
     }
 
+    /// Bytes the key table and the deadline indexes take besides the keys
+    /// and values themselves, as MEMORY STATS reports a database's
+    /// overhead: `(key table, deadline indexes)`. The table's slots count
+    /// at its capacity (a slot holds the key's inline bytes and the entry;
+    /// its hash index adds 8 bytes and a control byte per slot); each
+    /// deadline index pair is 16 bytes.
+    pub fn overhead(&self) -> (usize, usize) {
+        let slot = size_of::<Member>() + size_of::<Entry>() + 8;
+        let main = self.map.capacity() * (slot + 9);
+        let deadlines = (self.key_expiry.len() + self.member_expiry.len()) * 16;
+        (main, deadlines)
+    }
+
     /// The average time left (ms) of the keys with a TTL at `now`, as
     /// INFO's `avg_ttl` shows it (0 without any).
     pub fn avg_ttl(&self, now: u64) -> u64 {

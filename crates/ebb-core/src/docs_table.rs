@@ -193,6 +193,8 @@ pub static DOCS: &[(&str, &str, &str, &str)] = &[
     ("memory|malloc-stats", "4.0.0", "", "Reports the memory allocator's statistics."),
     ("memory|purge", "4.0.0", "", "Returns freed memory to the operating system."),
     ("memory|help", "4.0.0", "", "Lists the MEMORY subcommands."),
+    ("memory|stats", "4.0.0", "", "Returns details about memory usage."),
+    ("memory|doctor", "4.0.0", "", "Outputs a memory problems report."),
     ("config|get", "2.0.0", "parameter={parameter}...", "Reads configuration parameters matching glob patterns."),
     ("config|set", "2.0.0", "parameter_value=(parameter value)...", "Changes configuration parameters at run time."),
     ("config|resetstat", "2.0.0", "", "Resets the statistics INFO reports."),

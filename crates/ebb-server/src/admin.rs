@@ -587,6 +587,8 @@ pub fn debug<'a>(
             Ok(_) => Reply::Ok,
             Err(_) => err("ERR Error trying to load the snapshot"),
         }
+    } else if eq(sub, "populate") && (3..=5).contains(&argv.len()) {
+        populate(s, shared, guard, argv)
     } else if eq(sub, "help") && argv.len() == 2 {
         Reply::bulks(
             [
@@ -599,6 +601,10 @@ pub fn debug<'a>(
                 "    Flush the AOF buffers on disk and reload the AOF in memory.",
                 "OBJECT <key>",
                 "    Show low level info about the `key` and associated value.",
+                "POPULATE <count> [<prefix>] [<size>]",
+                "    Create <count> string keys named key:<num>. If <prefix> is specified then",
+                "    it is used instead of the 'key' prefix. These are not propagated to",
+                "    replicas. Cache master and replica results.",
                 "PROTOCOL <type>",
                 "    Reply with a test value of the specified type. <type> can be: string,",
                 "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
@@ -619,6 +625,66 @@ pub fn debug<'a>(
             .map(|s| Bytes::from_static(s.as_bytes())),
         )
     } else {
-        unknown_subcommand(sub, "debug").into()
+        err(format!(
+            "ERR unknown subcommand or wrong number of arguments for '{}'. Try DEBUG HELP.",
+            lossy(&sub[..sub.len().min(128)]).replace(['\r', '\n'], " ")
+        ))
     }
+}
+
+/// DEBUG POPULATE count [prefix] [size]: creates string keys
+/// `<prefix>:<n>` (prefix `key`) holding `value:<n>`, or that text padded
+/// with zero bytes (or cut) to `size` bytes, for n in 0..count; keys that
+/// exist are left alone. Unlike Redis (which skips its log here) the keys
+/// are logged as SET commands when the AOF is on, so a restart keeps them.
+fn populate<'a>(
+    s: &mut Session,
+    shared: &'a Arc<Shared>,
+    guard: &mut Guard<'a>,
+    argv: &[Bytes],
+) -> Reply {
+    let positive = |b: &Bytes| parse_i64(b).filter(|n| *n >= 0);
+    let Some(count) = positive(&argv[2]) else {
+        return err("ERR value is out of range, must be positive");
+    };
+    let size = match argv.get(4) {
+        None => None,
+        Some(b) => match positive(b) {
+            Some(0) => None,
+            Some(n) => Some(n as usize),
+            None => return err("ERR value is out of range, must be positive"),
+        },
+    };
+    let prefix = argv.get(3).map_or(&b"key"[..], |p| &p[..]);
+    let Some(set) = ebb_core::lookup(b"set") else {
+        return err("ERR no SET command");
+    };
+    let store = guard.get_or_insert_with(|| shared.store.lock());
+    let mut cmd = vec![
+        Bytes::from_static(b"SET"),
+        Bytes::new(),
+        Bytes::new(),
+        Bytes::from_static(b"NX"),
+    ];
+    for n in 0..count {
+        let mut key = prefix.to_vec();
+        key.push(b':');
+        key.extend_from_slice(n.to_string().as_bytes());
+        let text = format!("value:{n}");
+        let value = match size {
+            None => text.into_bytes(),
+            Some(len) => {
+                let mut v = vec![0u8; len];
+                let k = len.min(text.len());
+                v[..k].copy_from_slice(&text.as_bytes()[..k]);
+                v
+            }
+        };
+        cmd[1] = Bytes::from(key);
+        cmd[2] = Bytes::from(value);
+        if let Err(e) = s.run_core(store, set, &cmd, false) {
+            return e.into();
+        }
+    }
+    Reply::Ok
 }

@@ -579,6 +579,11 @@ pub(crate) fn run_core_deferred(
     argv: &[Bytes],
     ready: &mut Vec<(usize, Bytes)>,
 ) -> Reply {
+    if spec.name == "memory" {
+        if let Some(r) = crate::info::memory_server(shared, store, argv) {
+            return r;
+        }
+    }
     let mut fx = shared.effects();
     let r = {
         let mut ctx = ebb_core::Ctx::new(store, db, now, &mut fx);

@@ -1,7 +1,7 @@
 //! INFO sections, with Redis's field names.
 
 use bytes::Bytes;
-use ebb_core::Store;
+use ebb_core::{Reply, Store};
 use std::fmt::Write;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -325,3 +325,195 @@ fn cpu_times(who: libc::c_int) -> (String, String) {
     let fmt = |t: libc::timeval| format!("{}.{:06}", t.tv_sec, t.tv_usec);
     (fmt(ru.ru_stime), fmt(ru.ru_utime))
 }
+
+/// What one connection's buffers take at least (its read and reply
+/// buffers start at 16 kB each).
+const CLIENT_BUFFERS: u64 = 32 * 1024;
+
+/// MEMORY STATS and MEMORY DOCTOR, which need server-wide figures (the
+/// other MEMORY subcommands are the core's). `None` for other subcommands.
+pub fn memory_server(shared: &Shared, store: &Store, argv: &[Bytes]) -> Option<Reply> {
+    let sub = argv.get(1)?;
+    if sub.eq_ignore_ascii_case(b"stats") {
+        Some(memory_stats(shared, store))
+    } else if sub.eq_ignore_ascii_case(b"doctor") {
+        Some(memory_doctor(shared))
+    } else {
+        None
+    }
+}
+
+/// The figures MEMORY STATS reports and MEMORY DOCTOR judges.
+struct MemFigures {
+    peak: u64,
+    total: u64,
+    startup: u64,
+    clients: u64,
+    client_count: u64,
+    aof: u64,
+    lua: u64,
+    rss: u64,
+}
+
+fn mem_figures(shared: &Shared) -> MemFigures {
+    let client_count = shared.clients.lock().len() as u64;
+    let aof = shared
+        .aof
+        .lock()
+        .as_ref()
+        .map_or(0, |a| a.buffered() as u64);
+    MemFigures {
+        peak: crate::alloc::peak() as u64,
+        total: crate::alloc::allocated() as u64,
+        startup: shared.startup_bytes,
+        clients: client_count * CLIENT_BUFFERS,
+        client_count,
+        aof,
+        lua: shared.scripting.lua_bytes(),
+        rss: rss_bytes(),
+    }
+}
+
+/// A ratio as Redis computes it (in single precision, reported as a
+/// double).
+fn ratio(a: u64, b: u64) -> Reply {
+    Reply::Double((a as f32 / b.max(1) as f32) as f64)
+}
+
+fn memory_stats(shared: &Shared, store: &Store) -> Reply {
+    let m = mem_figures(shared);
+    let name = |s: &str| Reply::Bulk(Bytes::copy_from_slice(s.as_bytes()));
+    let int = |n: u64| Reply::Int(n as i64);
+    let mut out: Vec<(Reply, Reply)> = vec![
+        (name("peak.allocated"), int(m.peak)),
+        (name("total.allocated"), int(m.total)),
+        (name("startup.allocated"), int(m.startup)),
+        (name("replication.backlog"), int(0)),
+        (name("clients.slaves"), int(0)),
+        (name("clients.normal"), int(m.clients)),
+        (name("cluster.links"), int(0)),
+        (name("aof.buffer"), int(m.aof)),
+        (name("lua.caches"), int(m.lua)),
+        (name("functions.caches"), int(0)),
+    ];
+    let mut overhead = m.startup + m.clients + m.aof + m.lua;
+    let mut keys = 0u64;
+    for (i, db) in store.dbs.iter().enumerate() {
+        if db.is_empty() {
+            continue;
+        }
+        keys += db.len() as u64;
+        let (main, expires) = db.overhead();
+        overhead += (main + expires) as u64;
+        out.push((
+            name(&format!("db.{i}")),
+            Reply::Map(vec![
+                (name("overhead.hashtable.main"), int(main as u64)),
+                (name("overhead.hashtable.expires"), int(expires as u64)),
+                (name("overhead.hashtable.slot-to-keys"), int(0)),
+            ]),
+        ));
+    }
+    let net = m.total.saturating_sub(m.startup);
+    let dataset = m.total.saturating_sub(overhead);
+    out.extend([
+        (name("overhead.total"), int(overhead)),
+        (name("keys.count"), int(keys)),
+        (
+            name("keys.bytes-per-key"),
+            int(net.checked_div(keys).unwrap_or(0)),
+        ),
+        (name("dataset.bytes"), int(dataset)),
+        (
+            name("dataset.percentage"),
+            Reply::Double((dataset as f32 * 100.0 / net.max(1) as f32) as f64),
+        ),
+        (
+            name("peak.percentage"),
+            Reply::Double((m.total as f32 * 100.0 / m.peak.max(1) as f32) as f64),
+        ),
+        // The allocator is the system's malloc, seen through ebb's own
+        // counting: what it holds is what ebb allocated, and its
+        // resident size is the process's.
+        (name("allocator.allocated"), int(m.total)),
+        (name("allocator.active"), int(m.total)),
+        (name("allocator.resident"), int(m.rss)),
+        (
+            name("allocator-fragmentation.ratio"),
+            ratio(m.total, m.total),
+        ),
+        (name("allocator-fragmentation.bytes"), int(0)),
+        (name("allocator-rss.ratio"), ratio(m.rss, m.total)),
+        (
+            name("allocator-rss.bytes"),
+            Reply::Int(m.rss as i64 - m.total as i64),
+        ),
+        (name("rss-overhead.ratio"), ratio(m.rss, m.rss)),
+        (name("rss-overhead.bytes"), int(0)),
+        (name("fragmentation"), ratio(m.rss, m.total)),
+        (
+            name("fragmentation.bytes"),
+            Reply::Int(m.rss as i64 - m.total as i64),
+        ),
+    ]);
+    Reply::Map(out)
+}
+
+fn memory_doctor(shared: &Shared) -> Reply {
+    let m = mem_figures(shared);
+    let text = if m.total < 5 * 1024 * 1024 {
+        "Hi Sam, this instance is empty or is using very little memory, my issues detector \
+         can't be used in these conditions. Please, leave for your mission on Earth and fill it \
+         with some data. The new Sam and I will be back to our programming as soon as I finished \
+         rebooting.\n"
+            .to_string()
+    } else {
+        let frag = m.rss as f32 / m.total.max(1) as f32;
+        let mut found = Vec::new();
+        if m.peak as f32 / m.total.max(1) as f32 > 1.5 {
+            found.push(DOCTOR_PEAK.to_string());
+        }
+        if frag > 1.4 && m.rss.saturating_sub(m.total) > 10 << 20 {
+            found.push(DOCTOR_FRAG.to_string());
+        }
+        if m.client_count > 0 && m.clients / m.client_count > 200 * 1024 {
+            found.push(DOCTOR_CLIENTS.to_string());
+        }
+        if shared.scripting.cached() > 1000 {
+            found.push(DOCTOR_SCRIPTS.to_string());
+        }
+        if found.is_empty() {
+            "Hi Sam, I can't find any memory issue in your instance. I can only account for what \
+             occurs on this base.\n"
+                .to_string()
+        } else {
+            let mut s = String::from(
+                "Sam, I detected a few issues in this Redis instance memory implants:\n\n",
+            );
+            for f in found {
+                s.push_str(&f);
+                s.push_str("\n\n");
+            }
+            s.push_str("I'm here to keep you safe, Sam. I want to help you.\n");
+            s
+        }
+    };
+    Reply::Verbatim(Bytes::from(text))
+}
+
+const DOCTOR_PEAK: &str = " * Peak memory: the peak allocation is over 150% of what is \
+    allocated now. Memory freed since the peak may still be held by the process and shows as \
+    fragmentation; it is reused as data grows again. MEMORY PURGE asks the allocator to return \
+    free pages; a restart returns everything.";
+
+const DOCTOR_FRAG: &str = " * High total RSS: the resident size is over 1.4 times the bytes \
+    allocated (and over 10 MB more). A past peak (see above) is the usual cause; otherwise the \
+    workload fragments the allocator's heap. The currently used allocator is \"libc\".";
+
+const DOCTOR_CLIENTS: &str = " * Big client buffers: connections hold more than 200 kB of \
+    buffers each on average: slow Pub/Sub subscribers, large replies or very long pipelines. \
+    CLIENT LIST shows which connections they are.";
+
+const DOCTOR_SCRIPTS: &str = " * Many scripts: more than 1000 scripts are cached. Scripts built \
+    with their values inside and sent with EVAL each fill the cache; pass values as KEYS and ARGV, \
+    load the script once and run it with EVALSHA, or call SCRIPT FLUSH now and then.";

@@ -146,6 +146,9 @@ type Watcher = (u64, Arc<AtomicBool>, bool);
 
 /// Server-wide shared state.
 pub struct Shared {
+    /// Bytes allocated when the server started, before loading any data
+    /// (MEMORY STATS `startup.allocated`).
+    pub startup_bytes: u64,
     /// Clients holding a command until CLIENT PAUSE ends.
     pub paused_clients: AtomicUsize,
     /// INFO's `run_id` and `master_replid`: random, fixed for the process.
@@ -232,6 +235,7 @@ impl Shared {
                 .collect::<String>()
         };
         Arc::new(Shared {
+            startup_bytes: crate::alloc::allocated() as u64,
             paused_clients: AtomicUsize::new(0),
             run_id: hex40(),
             replid: hex40(),

@@ -211,10 +211,14 @@ fn refcount(v: &Value) -> i64 {
 
 const MEMORY_HELP: &[&str] = &[
     "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "DOCTOR",
+    "    Return memory problems reports.",
     "MALLOC-STATS",
     "    Return internal statistics report from the memory allocator.",
     "PURGE",
     "    Attempt to purge dirty pages for reclamation by the allocator.",
+    "STATS",
+    "    Return information about the memory usage of the server.",
     "USAGE <key> [SAMPLES <count>]",
     "    Return memory in bytes used by <key> and its value. Nested values are",
     "    sampled up to <count> times (default: 5, 0 means sample all).",
@@ -229,8 +233,8 @@ const MEMORY_HELP: &[&str] = &[
 /// `MEMORY PURGE` → OK. `MEMORY MALLOC-STATS` → a verbatim note that the
 /// allocator keeps no statistics. `MEMORY HELP` → the help lines.
 ///
-/// MEMORY STATS and MEMORY DOCTOR need server-wide figures and are not
-/// provided here.
+/// MEMORY STATS and MEMORY DOCTOR need server-wide figures (allocator,
+/// clients, logs): the server answers them before the core is asked.
 fn memory(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let sub = argv[1].to_ascii_lowercase();
     match &sub[..] {

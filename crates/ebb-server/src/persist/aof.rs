@@ -98,6 +98,12 @@ impl Aof {
         self.pending.clear();
     }
 
+    /// Bytes waiting to be written, with the copy kept for a rewrite in
+    /// progress (MEMORY STATS `aof.buffer`).
+    pub fn buffered(&self) -> usize {
+        self.pending.capacity() + self.rewrite_buf.as_ref().map_or(0, |(b, _)| b.capacity())
+    }
+
     /// Whether anything waits to be written.
     pub fn has_pending(&self) -> bool {
         !self.pending.is_empty()

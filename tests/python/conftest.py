@@ -80,7 +80,8 @@ class RedisServer:
             self.port = _free_port()
             self.proc = subprocess.Popen(
                 ["redis-server", "--port", str(self.port),
-                 "--save", "", "--appendonly", "no"],
+                 "--save", "", "--appendonly", "no",
+                 "--enable-debug-command", "yes"],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 cwd=cwd,

@@ -483,3 +483,68 @@ def test_client_pause_write_holds_eval_not_eval_ro(srv):
     assert time.time() - start < 0.3
     assert r.eval("return redis.call('get', KEYS[1])", 1, "k") == "v"
     assert time.time() - start >= 0.4
+
+
+# DEBUG PROTOCOL from a script, with the script on RESP2 or RESP3 and the
+# client on RESP2 or RESP3: the reply arrives in the weaker of the two.
+PROTOCOL_FROM_SCRIPT = [
+    ("bignum", b"$37\r\n1234567999999999999999999999999999999\r\n",
+     b"(1234567999999999999999999999999999999\r\n"),
+    ("double", b"$5\r\n3.141\r\n", b",3.141\r\n"),
+    ("map", b"*6\r\n:0\r\n:0\r\n:1\r\n:1\r\n:2\r\n:0\r\n",
+     b"%3\r\n:0\r\n#f\r\n:1\r\n#t\r\n:2\r\n#f\r\n"),
+    ("set", b"*3\r\n:0\r\n:1\r\n:2\r\n", b"~3\r\n:0\r\n:1\r\n:2\r\n"),
+    ("verbatim", b"$25\r\nThis is a verbatim\nstring\r\n",
+     b"=29\r\ntxt:This is a verbatim\nstring\r\n"),
+    ("true", b":1\r\n", b"#t\r\n"),
+    ("false", b":0\r\n", b"#f\r\n"),
+]
+
+
+@pytest.mark.parametrize("kind,resp2,resp3", PROTOCOL_FROM_SCRIPT)
+@pytest.mark.parametrize("script_resp", [2, 3])
+@pytest.mark.parametrize("client_resp", [2, 3])
+def test_debug_protocol_from_a_script(srv, kind, resp2, resp3, script_resp, client_resp):
+    c = Raw(srv.port, resp3=client_resp == 3)
+    # DEBUG is refused to scripts unless allowed, as Redis's tests do.
+    assert c.cmd("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "1") == b"+OK\r\n"
+    want = resp3 if script_resp == 3 and client_resp == 3 else resp2
+    if kind == "map" and script_resp == 3:
+        # A map or set comes back from a Lua table, in Lua's order of its keys.
+        want = (b"*6\r\n:1\r\n:1\r\n:2\r\n:0\r\n:0\r\n:0\r\n" if client_resp == 2
+                else b"%3\r\n:1\r\n#t\r\n:2\r\n#f\r\n:0\r\n#f\r\n")
+    if kind == "set" and script_resp == 3:
+        want = b"*3\r\n:1\r\n:2\r\n:0\r\n" if client_resp == 2 else b"~3\r\n:1\r\n:2\r\n:0\r\n"
+    script = f"redis.setresp({script_resp}); return redis.call('debug', 'protocol', '{kind}')"
+    assert c.cmd("EVAL", script, 0) == want
+    c.cmd("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0")
+    c.close()
+
+
+@pytest.mark.parametrize("client_resp", [2, 3])
+def test_big_number_returned_by_a_script(srv, client_resp):
+    c = Raw(srv.port, resp3=client_resp == 3)
+    want = b"$8\r\n123  123\r\n" if client_resp == 2 else b"(123  123\r\n"
+    assert c.cmd("EVAL", "return {big_number='123\\r\\n123'}", 0) == want
+    c.close()
+
+
+def test_debug_set_disable_deny_scripts(raw):
+    script = "return redis.call('client', 'id') > 0"
+    assert raw.cmd("EVAL", script, 0) == (
+        b"-ERR This Redis command is not allowed from script script: "
+        + sha(script).encode() + b", on @user_script:1.\r\n")
+    assert raw.cmd("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "1") == b"+OK\r\n"
+    assert raw.cmd("EVAL", script, 0) == b":1\r\n"
+    assert raw.cmd("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0") == b"+OK\r\n"
+    assert raw.cmd("EVAL", script, 0).startswith(b"-ERR This Redis command is not allowed")
+
+
+def test_debug_object_sees_an_expired_key_a_script_then_deletes(raw):
+    assert raw.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0") == b"+OK\r\n"
+    raw.cmd("SET", "key", "value", "PX", "1")
+    time.sleep(0.01)
+    assert raw.cmd("DEBUG", "OBJECT", "key").startswith(b"+Value at:")
+    assert raw.cmd("EVAL", "return redis.call('EXISTS', 'key')", 0) == b":0\r\n"
+    assert raw.cmd("DEBUG", "OBJECT", "key") == b"-ERR no such key\r\n"
+    raw.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")

@@ -32,6 +32,9 @@ pub enum Reply {
     Double(f64),
     /// A boolean: `:1`/`:0` in RESP2.
     Bool(bool),
+    /// A big number, as its decimal digits: `(` in RESP3, a bulk string in
+    /// RESP2.
+    BigNumber(Bytes),
     /// Verbatim text (`=` in RESP3, a bulk string in RESP2).
     Verbatim(Bytes),
     /// An array of bulk strings stored back to back (a long member list
@@ -98,7 +101,9 @@ impl PartialEq for Reply {
             (Ok, Ok) | (Nil, Nil) | (NilArray, NilArray) => true,
             (Simple(a), Simple(b)) | (Error(a), Error(b)) => a == b,
             (Int(a), Int(b)) => a == b,
-            (Bulk(a), Bulk(b)) | (Verbatim(a), Verbatim(b)) => a == b,
+            (Bulk(a), Bulk(b)) | (Verbatim(a), Verbatim(b)) | (BigNumber(a), BigNumber(b)) => {
+                a == b
+            }
             (Array(a), Array(b)) | (Set(a), Set(b)) => a == b,
             (Map(a), Map(b)) => a == b,
             (Double(a), Double(b)) => a == b,

@@ -505,25 +505,26 @@ pub fn debug<'a>(
             }
             None => Error::NotInteger.into(),
         }
-    } else if eq(sub, "object") && argv.len() == 3 {
-        let enc_argv = vec![
-            Bytes::from_static(b"OBJECT"),
-            Bytes::from_static(b"ENCODING"),
-            argv[2].clone(),
-        ];
-        let enc = match ebb_core::lookup(b"object") {
-            Some(spec) => {
-                let store = guard.get_or_insert_with(|| shared.store.lock());
-                s.run_core(store, spec, &enc_argv, false)
-                    .unwrap_or_else(Reply::from)
+    } else if eq(sub, "set-disable-deny-scripts") && argv.len() == 3 {
+        match parse_i64(&argv[2]) {
+            Some(v) => {
+                shared.scripts_any_command.store(v != 0, Ordering::Relaxed);
+                Reply::Ok
             }
-            None => Reply::Nil,
-        };
-        match enc {
-            Reply::Bulk(e) => Reply::Simple(
-                format!("Value at:0x0 refcount:1 encoding:{} serializedlength:0 lru:0 lru_seconds_idle:0", lossy(&e)).into(),
-            ),
-            _ => err("ERR no such key"),
+            None => Error::NotInteger.into(),
+        }
+    } else if eq(sub, "object") && argv.len() == 3 {
+        // Looks at the table as it is: a key past its TTL that nobody has
+        // touched yet is still shown, as in Redis.
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        match store.dbs[s.db].raw_get(&argv[2]) {
+            Some(e) => {
+                let enc = ebb_core::cmd::keys_object::encoding_name(&e.value, &store.cfg);
+                Reply::Simple(
+                    format!("Value at:0x0 refcount:1 encoding:{enc} serializedlength:0 lru:0 lru_seconds_idle:0").into(),
+                )
+            }
+            None => err("ERR no such key"),
         }
     } else if eq(sub, "digest") && argv.len() == 2 {
         use ebb_core::cmd::debug_digest;
@@ -587,6 +588,10 @@ pub fn debug<'a>(
             Ok(_) => Reply::Ok,
             Err(_) => err("ERR Error trying to load the snapshot"),
         }
+    } else if eq(sub, "protocol") && argv.len() == 3 {
+        // Reached from scripts only (a connection's DEBUG PROTOCOL writes
+        // its reply itself).
+        crate::commands::protocol_sample(&argv[2], false).1
     } else if eq(sub, "populate") && (3..=5).contains(&argv.len()) {
         populate(s, shared, guard, argv)
     } else if eq(sub, "help") && argv.len() == 2 {
@@ -616,6 +621,8 @@ pub fn debug<'a>(
                 "    Save the dataset to a snapshot, empty it and load it back.",
                 "SET-ACTIVE-EXPIRE <0|1>",
                 "    Setting it to 0 disables expiring keys (and members) in background.",
+                "SET-DISABLE-DENY-SCRIPTS <0|1>",
+                "    Setting it to 1 lets scripts run commands that they normally may not.",
                 "SLEEP <seconds>",
                 "    Stop the server for <seconds>. Decimals allowed.",
                 "HELP",

@@ -110,9 +110,17 @@ pub fn run<'a>(
 }
 
 /// `DEBUG PROTOCOL <type>`: one sample reply of each RESP type, written as
-/// Redis 7.0 writes it (big numbers, attributes and pushes have no [`Reply`]
-/// value, so they are written out here).
+/// Redis 7.0 writes it.
 fn debug_protocol(s: &mut Session, name: &[u8], out: &mut BytesMut) {
+    let (before, r) = protocol_sample(name, s.resp3);
+    out.extend_from_slice(before);
+    s.reply(&r, out);
+}
+
+/// DEBUG PROTOCOL's sample of type `name`, and what a RESP3 client gets
+/// before it (an attribute or a push message, which have no [`Reply`]
+/// value). Scripts get the reply alone.
+pub(crate) fn protocol_sample(name: &[u8], resp3: bool) -> (&'static [u8], Reply) {
     let ints = || (0..3).map(Reply::Int).collect::<Vec<_>>();
     let r = match () {
         _ if eq(name, "string") => Reply::text("Hello World"),
@@ -121,12 +129,7 @@ fn debug_protocol(s: &mut Session, name: &[u8], out: &mut BytesMut) {
         #[allow(clippy::approx_constant)]
         _ if eq(name, "double") => Reply::Double(3.141),
         _ if eq(name, "bignum") => {
-            let n = "1234567999999999999999999999999999999";
-            if s.resp3 {
-                out.extend_from_slice(format!("({n}\r\n").as_bytes());
-                return;
-            }
-            Reply::text(n)
+            Reply::BigNumber(Bytes::from_static(b"1234567999999999999999999999999999999"))
         }
         _ if eq(name, "null") => Reply::Nil,
         _ if eq(name, "array") => Reply::Array(ints()),
@@ -137,19 +140,21 @@ fn debug_protocol(s: &mut Session, name: &[u8], out: &mut BytesMut) {
                 .collect(),
         ),
         _ if eq(name, "attrib") => {
-            if s.resp3 {
-                out.extend_from_slice(
-                    b"|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n",
-                );
-            }
-            Reply::text("Some real reply following the attribute")
+            let before: &[u8] = if resp3 {
+                b"|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n"
+            } else {
+                b""
+            };
+            return (before, Reply::text("Some real reply following the attribute"));
         }
         _ if eq(name, "push") => {
-            if !s.resp3 {
+            if !resp3 {
                 err("ERR RESP2 is not supported by this command")
             } else {
-                out.extend_from_slice(b">2\r\n$16\r\nserver-cpu-usage\r\n:42\r\n");
-                Reply::text("Some real reply following the push reply")
+                return (
+                    b">2\r\n$16\r\nserver-cpu-usage\r\n:42\r\n",
+                    Reply::text("Some real reply following the push reply"),
+                );
             }
         }
         _ if eq(name, "true") => Reply::Bool(true),
@@ -157,7 +162,7 @@ fn debug_protocol(s: &mut Session, name: &[u8], out: &mut BytesMut) {
         _ if eq(name, "verbatim") => Reply::Verbatim(Bytes::from_static(b"This is a verbatim\nstring")),
         _ => err("ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false"),
     };
-    s.reply(&r, out);
+    (b"", r)
 }
 
 fn sync_sub_counts(s: &Session) {

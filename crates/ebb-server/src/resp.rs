@@ -347,6 +347,15 @@ pub fn encode(r: &Reply, resp3: bool, out: &mut BytesMut) {
                 encode(v, resp3, out);
             }
         }
+        Reply::BigNumber(n) => {
+            if resp3 {
+                out.put_u8(b'(');
+                out.extend_from_slice(n);
+                out.extend_from_slice(b"\r\n");
+            } else {
+                put_bulk(out, n);
+            }
+        }
         Reply::Double(d) => {
             let s = format_double(*d);
             if resp3 {

@@ -182,6 +182,9 @@ pub struct Shared {
     pub started: Instant,
     /// Whether the active-expiry sweeper runs (DEBUG SET-ACTIVE-EXPIRE).
     pub active_expire: AtomicBool,
+    /// Scripts may run commands marked `noscript` (DEBUG
+    /// SET-DISABLE-DENY-SCRIPTS, for tests).
+    pub scripts_any_command: AtomicBool,
     /// Set once a shutdown was requested.
     pub shutting_down: AtomicBool,
     /// SHUTDOWN NOSAVE was asked for.
@@ -254,6 +257,7 @@ impl Shared {
             dropper: Mutex::new(spawn_dropper()),
             started: Instant::now(),
             active_expire: AtomicBool::new(true),
+            scripts_any_command: AtomicBool::new(false),
             shutting_down: AtomicBool::new(false),
             shutdown_nosave: AtomicBool::new(false),
             shutdown: tokio::sync::Notify::new(),

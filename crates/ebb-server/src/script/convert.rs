@@ -95,6 +95,10 @@ pub fn to_lua(lua: &Lua, r: &Reply, resp: u8) -> mlua::Result<Value> {
             wrapped(lua, "verbatim_string", Value::Table(inner))?
         }
         Reply::Verbatim(b) => Value::String(lua.create_string(b)?),
+        Reply::BigNumber(n) if resp3 => {
+            wrapped(lua, "big_number", Value::String(lua.create_string(n)?))?
+        }
+        Reply::BigNumber(n) => Value::String(lua.create_string(n)?),
     })
 }
 
@@ -159,7 +163,7 @@ fn table_reply(t: &Table, resp: u8, depth: usize) -> Reply {
         return Reply::Double(d);
     }
     if let Value::String(s) = field("big_number") {
-        return Reply::Bulk(Bytes::copy_from_slice(&s.as_bytes()));
+        return Reply::BigNumber(Bytes::from(one_line(&s.as_bytes())));
     }
     if let Value::Table(m) = field("map") {
         let mut pairs = Vec::new();

@@ -495,7 +495,9 @@ impl Call<'_, '_> {
         if crate::cmdstats::sub_arity_ok(slot, argv.len()).is_err() {
             return err("ERR Wrong number of args calling Redis command from script");
         }
-        if spec.has(flag::NOSCRIPT) || matches!(spec.name, "client" | "config" | "script") {
+        if (spec.has(flag::NOSCRIPT) || matches!(spec.name, "client" | "config" | "script"))
+            && !self.shared.scripts_any_command.load(Ordering::Relaxed)
+        {
             return err("ERR This Redis command is not allowed from script");
         }
         if self.read_only && (spec.is_write() || spec.name == "publish") {

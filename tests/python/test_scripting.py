@@ -548,3 +548,111 @@ def test_debug_object_sees_an_expired_key_a_script_then_deletes(raw):
     assert raw.cmd("EVAL", "return redis.call('EXISTS', 'key')", 0) == b":0\r\n"
     assert raw.cmd("DEBUG", "OBJECT", "key") == b"-ERR no such key\r\n"
     raw.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+
+
+def test_declared_write_script_over_maxmemory_and_with_ro(raw):
+    raw.cmd("SET", "x", "123")
+    assert raw.cmd("CONFIG", "SET", "maxmemory", "1") == b"+OK\r\n"
+    try:
+        oom = b"-OOM command not allowed when used memory > 'maxmemory'.\r\n"
+        assert raw.cmd("EVAL", "#!lua\nreturn 1", 0) == oom
+        assert raw.cmd("EVAL", "#!lua flags=allow-oom\nreturn 1", 0) == b":1\r\n"
+        assert raw.cmd("EVAL", "#!lua flags=no-writes\nreturn 1", 0) == b":1\r\n"
+        # Without a shebang, only the commands the script runs are checked.
+        assert raw.cmd("EVAL", "return redis.call('get', KEYS[1])", 1, "x") == b"$3\r\n123\r\n"
+    finally:
+        raw.cmd("CONFIG", "SET", "maxmemory", "0")
+    assert raw.cmd("EVAL_RO", "#!lua\nreturn 1", 0) == (
+        b"-ERR Can not execute a script with write flag using *_ro command.\r\n")
+    assert raw.cmd("EVAL_RO", "#!lua flags=no-writes\nreturn 1", 0) == b":1\r\n"
+
+
+def _stat(raw, section, name):
+    info = raw.cmd("INFO", section).decode()
+    for line in info.split("\r\n"):
+        if line.startswith(name + ":"):
+            return line.split(":", 1)[1]
+    return None
+
+
+def test_script_errors_are_counted_once_where_they_happen(raw):
+    raw.cmd("CONFIG", "RESETSTAT")
+    raw.cmd("CONFIG", "SET", "maxmemory", "1")
+    try:
+        r = raw.cmd("EVAL", "return redis.call('set','x','y')", 1, "x")
+        assert r.startswith(b"-OOM command not allowed")
+        assert _stat(raw, "errorstats", "errorstat_OOM") == "count=1"
+        assert _stat(raw, "stats", "total_error_replies") == "1"
+        assert _stat(raw, "commandstats", "cmdstat_set").startswith("calls=0,")
+        assert "rejected_calls=1,failed_calls=0" in _stat(raw, "commandstats", "cmdstat_set")
+        assert "rejected_calls=0,failed_calls=1" in _stat(raw, "commandstats", "cmdstat_eval")
+        # A pcall that swallows the error: counted once, EVAL did not fail.
+        raw.cmd("CONFIG", "RESETSTAT")
+        script = "local t = redis.pcall('set','x','y') return t['err']"
+        assert raw.cmd("EVAL", script, 1, "x") == (
+            b"$55\r\nOOM command not allowed when used memory > 'maxmemory'.\r\n")
+        assert _stat(raw, "errorstats", "errorstat_OOM") == "count=1"
+        assert "rejected_calls=0,failed_calls=0" in _stat(raw, "commandstats", "cmdstat_eval")
+        # Returning the error table: still counted once; EVAL failed.
+        raw.cmd("CONFIG", "RESETSTAT")
+        assert raw.cmd("EVAL", "return redis.pcall('set','x','y')", 1, "x").startswith(b"-OOM")
+        assert _stat(raw, "errorstats", "errorstat_OOM") == "count=1"
+        assert _stat(raw, "stats", "total_error_replies") == "1"
+        assert "failed_calls=1" in _stat(raw, "commandstats", "cmdstat_eval")
+    finally:
+        raw.cmd("CONFIG", "SET", "maxmemory", "0")
+    # A command's own failure counts for it, once.
+    raw.cmd("CONFIG", "RESETSTAT")
+    assert raw.cmd("EVAL", "return redis.call('select', 99)", 0).startswith(
+        b"-ERR DB index is out of range")
+    assert _stat(raw, "errorstats", "errorstat_ERR") == "count=1"
+    assert "calls=1," in _stat(raw, "commandstats", "cmdstat_select")
+    assert "failed_calls=1" in _stat(raw, "commandstats", "cmdstat_select")
+    # An error the script makes itself is counted at its reply.
+    raw.cmd("CONFIG", "RESETSTAT")
+    assert raw.cmd("EVAL", "return redis.error_reply('MY err')", 0) == b"-MY err\r\n"
+    assert _stat(raw, "errorstats", "errorstat_MY") == "count=1"
+
+
+def test_sort_by_constant_inside_a_script_sorts_a_set(raw):
+    members = "a b c d e f g h i l m n o p q r s t u v z aa aaa azz".split()
+    raw.cmd("SADD", "myset", *members)
+    r = raw.cmd("EVAL", "return redis.call('sort', KEYS[1], 'by', '_')", 1, "myset")
+    got = [x for x in r.split(b"\r\n")[2::2]]
+    assert got == [m.encode() for m in sorted(members)]
+
+
+CJSON_SETTINGS = [
+    ("return cjson.encode_max_depth()", b":1000\r\n"),
+    ("cjson.encode_max_depth(1); local ok, e = pcall(cjson.encode, {{1}}); "
+     "cjson.encode_max_depth(1000); return e",
+     b"$39\r\nCannot serialise, excessive nesting (2)\r\n"),
+    ("cjson.decode_max_depth(1); local ok, e = pcall(cjson.decode, '[[1]]'); "
+     "cjson.decode_max_depth(1000); return e",
+     b"$56\r\nFound too many nested data structures (2) at character 2\r\n"),
+    ("cjson.encode_invalid_numbers(true); local r = cjson.encode({0/0, 1/0, -1/0}); "
+     "cjson.encode_invalid_numbers(false); return r", b"$14\r\n[nan,inf,-inf]\r\n"),
+    ("cjson.encode_invalid_numbers('null'); local r = cjson.encode({0/0}); "
+     "cjson.encode_invalid_numbers(false); return r", b"$6\r\n[null]\r\n"),
+    ("return cjson.encode_max_depth('7') + cjson.encode_max_depth(1000)", b":1007\r\n"),
+]
+
+
+@pytest.mark.parametrize("script,want", CJSON_SETTINGS)
+def test_cjson_settings(raw, script, want):
+    assert raw.cmd("EVAL", script, 0) == want
+
+
+@pytest.mark.parametrize("script,text", [
+    ("return cjson.encode_max_depth(0)",
+     "bad argument #1 to 'encode_max_depth' (expected integer between 1 and 2147483647)"),
+    ("return cjson.encode_max_depth({})",
+     "bad argument #1 to 'encode_max_depth' (number expected, got table)"),
+    ("return cjson.encode_invalid_numbers('x')",
+     "bad argument #1 to 'encode_invalid_numbers' (invalid option 'x')"),
+    ("return cjson.encode_invalid_numbers({})",
+     "bad argument #1 to 'encode_invalid_numbers' (string expected, got table)"),
+])
+def test_cjson_setting_errors(raw, script, text):
+    assert raw.cmd("EVAL", script, 0) == (
+        b"-ERR user_script:1: " + text.encode() + where(script))

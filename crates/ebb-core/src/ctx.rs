@@ -27,6 +27,9 @@ pub struct Ctx<'a> {
     /// Whether a blocking command may park the client (false inside MULTI,
     /// scripts, and when re-run to serve a woken client).
     pub may_block: bool,
+    /// Whether a script runs the command (SORT then orders a set it was
+    /// told not to sort, so that the script's result is deterministic).
+    pub in_script: bool,
     /// Keys accessed for writing: emptied collections are deleted and the
     /// member index refreshed for each once the command ends. Most commands
     /// write one key: it is kept inline (a short key without allocating),
@@ -107,6 +110,7 @@ impl<'a> Ctx<'a> {
             fx,
             resp3: false,
             may_block: false,
+            in_script: false,
             no_touch: false,
             pending: None,
             pending_more: Vec::new(),

@@ -528,6 +528,7 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
                     s.db,
                     now_ms(),
                     s.resp3,
+                    false,
                     spec,
                     &argv,
                     &mut ready,
@@ -580,6 +581,7 @@ pub(crate) fn run_core_deferred(
     db: usize,
     now: u64,
     resp3: bool,
+    in_script: bool,
     spec: &CommandSpec,
     argv: &[Bytes],
     ready: &mut Vec<(usize, Bytes)>,
@@ -594,6 +596,7 @@ pub(crate) fn run_core_deferred(
         let mut ctx = ebb_core::Ctx::new(store, db, now, &mut fx);
         ctx.resp3 = resp3;
         ctx.may_block = false;
+        ctx.in_script = in_script;
         ebb_core::execute_result(&mut ctx, spec, argv)
     };
     shared.log_command(db, spec, argv, &mut fx);

@@ -181,8 +181,9 @@ fn sort_generic(ctx: &mut Ctx, argv: &[Bytes], readonly: bool) -> CmdResult<Repl
         }
         Some(_) => return Err(Error::WrongType),
     };
-    // A set has no order of its own: a stored result must not depend on it.
-    if c.dont_sort && is_set && c.store.is_some() {
+    // A set has no order of its own: a stored result, or a script's, must
+    // not depend on it.
+    if c.dont_sort && is_set && (c.store.is_some() || ctx.in_script) {
         c.dont_sort = false;
         c.alpha = true;
         c.by = None;

@@ -49,7 +49,9 @@ impl Session {
     /// Counts an error reply (INFO errorstats, failed calls).
     pub fn note_error(&mut self, text: &str) {
         self.err_seq += 1;
-        crate::cmdstats::record_error(text);
+        if !std::mem::take(&mut self.error_counted) {
+            crate::cmdstats::record_error(text);
+        }
     }
 
     /// Counts a call that ran (INFO commandstats and

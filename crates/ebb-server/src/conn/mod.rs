@@ -94,6 +94,10 @@ pub struct Session {
     /// `err_seq` when the current call started or the last one ended: a
     /// call failed if an error reply was sent since.
     pub err_mark: u64,
+    /// The next error reply was already counted in the error statistics
+    /// (a script's error that a command it ran replied): it only marks the
+    /// call failed.
+    pub error_counted: bool,
     /// A parked command's statistics slot: its call was counted when it
     /// parked; a wait ending in an error makes it a failed call.
     blocked_call: Option<usize>,
@@ -183,6 +187,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         prev_plain_slot: None,
         err_seq: 0,
         err_mark: 0,
+        error_counted: false,
         blocked_call: None,
         tally: Default::default(),
         ticks_last: 0,

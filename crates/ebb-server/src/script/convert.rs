@@ -47,8 +47,12 @@ pub fn to_lua(lua: &Lua, r: &Reply, resp: u8) -> mlua::Result<Value> {
         Reply::Ok => status(lua, b"OK")?,
         Reply::Simple(s) => status(lua, s.as_bytes())?,
         Reply::Error(e) => {
+            // A command's error, counted in the error statistics when the
+            // command replied it: marked so that the script's reply, if it
+            // is this error, is not counted again (Redis's field name).
             let t = lua.create_table()?;
             t.raw_set("err", lua.create_string(e.as_bytes())?)?;
+            t.raw_set("ignore_error_stats_update", true)?;
             Value::Table(t)
         }
         Reply::Int(i) => Value::Number(*i as f64),

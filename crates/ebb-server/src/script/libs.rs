@@ -2,6 +2,8 @@
 //! operations on 32-bit integers) and `cjson` (JSON encoding and decoding).
 
 use mlua::{LightUserData, Lua, MultiValue, Table, Value};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use super::convert::number;
 
@@ -232,6 +234,15 @@ fn null() -> Value {
 
 const MAX_NESTING: usize = 1000;
 
+/// lua-cjson's settings that change what it does (kept for the Lua
+/// state's life, as in Redis).
+struct CjsonCfg {
+    encode_max_depth: AtomicUsize,
+    decode_max_depth: AtomicUsize,
+    /// NaN and infinities: 0 refused, 1 written as `nan`/`inf`, 2 as `null`.
+    encode_invalid: AtomicU8,
+}
+
 fn err(msg: impl Into<String>) -> mlua::Error {
     mlua::Error::RuntimeError(msg.into())
 }
@@ -263,7 +274,7 @@ fn encode_string(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
 }
 
-fn encode_value(out: &mut Vec<u8>, v: &Value, depth: usize) -> mlua::Result<()> {
+fn encode_value(out: &mut Vec<u8>, v: &Value, depth: usize, cfg: &CjsonCfg) -> mlua::Result<()> {
     match v {
         Value::Nil => out.extend_from_slice(b"null"),
         Value::LightUserData(p) if p.0.is_null() => out.extend_from_slice(b"null"),
@@ -271,19 +282,26 @@ fn encode_value(out: &mut Vec<u8>, v: &Value, depth: usize) -> mlua::Result<()> 
         Value::Integer(i) => out.extend_from_slice(i.to_string().as_bytes()),
         Value::Number(n) => {
             if !n.is_finite() {
-                return Err(err("Cannot serialise number: must not be NaN or Inf"));
+                match cfg.encode_invalid.load(Ordering::Relaxed) {
+                    0 => return Err(err("Cannot serialise number: must not be NaN or Inf")),
+                    1 if n.is_nan() => out.extend_from_slice(b"nan"),
+                    1 if *n > 0.0 => out.extend_from_slice(b"inf"),
+                    1 => out.extend_from_slice(b"-inf"),
+                    _ => out.extend_from_slice(b"null"),
+                }
+                return Ok(());
             }
             out.extend_from_slice(num14(*n).as_bytes());
         }
         Value::String(s) => encode_string(out, &s.as_bytes()),
         Value::Table(t) => {
-            if depth >= MAX_NESTING {
+            if depth >= cfg.encode_max_depth.load(Ordering::Relaxed) {
                 return Err(err(format!(
                     "Cannot serialise, excessive nesting ({})",
                     depth + 1
                 )));
             }
-            encode_table(out, t, depth + 1)?;
+            encode_table(out, t, depth + 1, cfg)?;
         }
         other => {
             return Err(err(format!(
@@ -319,14 +337,14 @@ fn array_len(t: &Table) -> mlua::Result<Option<usize>> {
     Ok(Some(max))
 }
 
-fn encode_table(out: &mut Vec<u8>, t: &Table, depth: usize) -> mlua::Result<()> {
+fn encode_table(out: &mut Vec<u8>, t: &Table, depth: usize, cfg: &CjsonCfg) -> mlua::Result<()> {
     if let Some(len) = array_len(t)? {
         out.push(b'[');
         for i in 1..=len {
             if i > 1 {
                 out.push(b',');
             }
-            encode_value(out, &t.raw_get::<Value>(i)?, depth)?;
+            encode_value(out, &t.raw_get::<Value>(i)?, depth, cfg)?;
         }
         out.push(b']');
         return Ok(());
@@ -351,7 +369,7 @@ fn encode_table(out: &mut Vec<u8>, t: &Table, depth: usize) -> mlua::Result<()> 
             },
         }
         out.push(b':');
-        encode_value(out, &v, depth)?;
+        encode_value(out, &v, depth, cfg)?;
     }
     out.push(b'}');
     Ok(())
@@ -362,6 +380,7 @@ struct Decoder<'a> {
     i: usize,
     lua: &'a Lua,
     depth: usize,
+    max_depth: usize,
 }
 
 impl Decoder<'_> {
@@ -498,7 +517,7 @@ impl Decoder<'_> {
 
     fn nest(&mut self) -> mlua::Result<()> {
         self.depth += 1;
-        if self.depth > MAX_NESTING {
+        if self.depth > self.max_depth {
             return Err(err(format!(
                 "Found too many nested data structures ({}) at character {}",
                 self.depth,
@@ -572,18 +591,47 @@ impl Decoder<'_> {
     }
 }
 
-/// The `cjson` table: `encode`, `decode` and `null`.
+/// A lua-cjson depth setting's argument: `None` to read it, or the new
+/// value (1 to 2^31 - 1).
+fn depth_arg(name: &str, a: &MultiValue) -> mlua::Result<Option<usize>> {
+    match a.front() {
+        None | Some(Value::Nil) => Ok(None),
+        Some(v) => match number(v).or_else(|| match v {
+            // Lua converts a numeric string where a number is expected.
+            Value::String(s) => std::str::from_utf8(&s.as_bytes()).ok()?.trim().parse().ok(),
+            _ => None,
+        }) {
+            Some(n) if (1.0..=2147483647.0).contains(&n) => Ok(Some(n as usize)),
+            Some(_) => Err(err(format!(
+                "bad argument #1 to '{name}' (expected integer between 1 and 2147483647)"
+            ))),
+            None => Err(err(format!(
+                "bad argument #1 to '{name}' (number expected, got {})",
+                v.type_name()
+            ))),
+        },
+    }
+}
+
+/// The `cjson` table: `encode`, `decode`, `null` and the settings.
 pub fn cjson(lua: &Lua, state: &Table) -> mlua::Result<Table> {
     let t = lua.create_table()?;
-    set(lua, &t, state, "encode", |lua, a| {
+    let cfg = Arc::new(CjsonCfg {
+        encode_max_depth: AtomicUsize::new(MAX_NESTING),
+        decode_max_depth: AtomicUsize::new(MAX_NESTING),
+        encode_invalid: AtomicU8::new(0),
+    });
+    let c = cfg.clone();
+    set(lua, &t, state, "encode", move |lua, a| {
         if a.len() != 1 {
             return Err(err("bad argument #1 to 'encode' (expected 1 argument)"));
         }
         let mut out = Vec::new();
-        encode_value(&mut out, &a[0], 0)?;
+        encode_value(&mut out, &a[0], 0, &c)?;
         Ok(Value::String(lua.create_string(out)?))
     })?;
-    set(lua, &t, state, "decode", |lua, a| {
+    let c = cfg.clone();
+    set(lua, &t, state, "decode", move |lua, a| {
         let Some(Value::String(s)) = a.front() else {
             return Err(err("bad argument #1 to 'decode' (string expected)"));
         };
@@ -593,6 +641,7 @@ pub fn cjson(lua: &Lua, state: &Table) -> mlua::Result<Table> {
             i: 0,
             lua,
             depth: 0,
+            max_depth: c.decode_max_depth.load(Ordering::Relaxed),
         };
         let v = d.value()?;
         d.ws();
@@ -601,14 +650,63 @@ pub fn cjson(lua: &Lua, state: &Table) -> mlua::Result<Table> {
         }
         Ok(v)
     })?;
-    // lua-cjson's settings: accepted, and answered with the settings ebb
-    // always uses (they do not change its output).
-    let settings: [(&str, Value); 7] = [
+    for (name, encode) in [("encode_max_depth", true), ("decode_max_depth", false)] {
+        let c = cfg.clone();
+        set(lua, &t, state, name, move |_, a| {
+            let slot = if encode {
+                &c.encode_max_depth
+            } else {
+                &c.decode_max_depth
+            };
+            if let Some(n) = depth_arg(name, &a)? {
+                slot.store(n, Ordering::Relaxed);
+            }
+            Ok(Value::Number(slot.load(Ordering::Relaxed) as f64))
+        })?;
+    }
+    let c = cfg.clone();
+    set(lua, &t, state, "encode_invalid_numbers", move |lua, a| {
+        let mode = match a.front() {
+            None | Some(Value::Nil) => None,
+            Some(Value::Boolean(b)) => Some(*b as u8),
+            Some(v) => {
+                let text = match v {
+                    Value::String(s) => s.as_bytes().to_vec(),
+                    v => match number(v) {
+                        Some(n) => num14(n).into_bytes(),
+                        None => return Err(err(format!(
+                            "bad argument #1 to 'encode_invalid_numbers' (string expected, got {})",
+                            v.type_name()
+                        ))),
+                    },
+                };
+                match &text[..] {
+                    b"on" => Some(1),
+                    b"off" => Some(0),
+                    b"null" => Some(2),
+                    _ => {
+                        return Err(err(format!(
+                            "bad argument #1 to 'encode_invalid_numbers' (invalid option '{}')",
+                            String::from_utf8_lossy(&text)
+                        )))
+                    }
+                }
+            }
+        };
+        if let Some(m) = mode {
+            c.encode_invalid.store(m, Ordering::Relaxed);
+        }
+        Ok(match c.encode_invalid.load(Ordering::Relaxed) {
+            0 => Value::Boolean(false),
+            1 => Value::Boolean(true),
+            _ => Value::String(lua.create_string("null")?),
+        })
+    })?;
+    // Settings that do not change ebb's output: accepted, and answered
+    // with what ebb always does.
+    let settings: [(&str, Value); 4] = [
         ("encode_keep_buffer", Value::Boolean(true)),
-        ("encode_max_depth", Value::Number(MAX_NESTING as f64)),
-        ("decode_max_depth", Value::Number(MAX_NESTING as f64)),
         ("encode_number_precision", Value::Number(14.0)),
-        ("encode_invalid_numbers", Value::Boolean(false)),
         ("decode_invalid_numbers", Value::Boolean(true)),
         ("encode_sparse_array", Value::Boolean(false)),
     ];

@@ -129,6 +129,9 @@ impl Scripting {
 #[derive(Clone)]
 struct Script {
     func: Function,
+    /// The script starts with a `#!lua` line: it declares its flags, and
+    /// one without `no-writes` is taken to write.
+    declared: bool,
     no_writes: bool,
     allow_oom: bool,
 }
@@ -396,6 +399,7 @@ impl Engine {
             })?;
         let script = Script {
             func,
+            declared: skip > 0,
             no_writes,
             allow_oom,
         };
@@ -481,27 +485,51 @@ struct Call<'s, 'a> {
 }
 
 impl Call<'_, '_> {
-    /// Runs one command for the script; failures are error replies.
+    /// Runs one command for the script; failures are error replies,
+    /// counted in the error statistics here (as Redis counts them at the
+    /// command, the script's own error reply does not count them again),
+    /// and refusals count as the command's rejected calls.
     fn run(&mut self, resp: u8, argv: &[Bytes]) -> Reply {
-        let Some(spec) = ebb_core::lookup(&argv[0]) else {
-            return err("ERR Unknown Redis command called from script");
+        let (r, rejected) = match self.checked_run(resp, argv) {
+            Ok(r) => (r, None),
+            Err(refused) => refused,
         };
+        if let Reply::Error(text) = &r {
+            crate::cmdstats::record_error(text);
+            if let Some(slot) = rejected {
+                crate::cmdstats::record_rejected(slot);
+            }
+        }
+        r
+    }
+
+    /// Checks then runs one command: its reply, or `Err` with the refusal
+    /// and the command's statistics slot (if it has one).
+    fn checked_run(&mut self, resp: u8, argv: &[Bytes]) -> Result<Reply, (Reply, Option<usize>)> {
+        let Some(spec) = ebb_core::lookup(&argv[0]) else {
+            return Err((err("ERR Unknown Redis command called from script"), None));
+        };
+        let plain = crate::cmdstats::plain_slot(spec);
         if !spec.arity_ok(argv.len()) {
-            return err("ERR Wrong number of args calling Redis command from script");
+            return Err((
+                err("ERR Wrong number of args calling Redis command from script"),
+                plain,
+            ));
         }
         let Some(slot) = crate::cmdstats::slot_of(spec, argv) else {
-            return err("ERR Unknown Redis command called from script");
+            return Err((err("ERR Unknown Redis command called from script"), None));
         };
+        let refuse = |text: &'static str| Err((err(text), Some(slot)));
         if crate::cmdstats::sub_arity_ok(slot, argv.len()).is_err() {
-            return err("ERR Wrong number of args calling Redis command from script");
+            return refuse("ERR Wrong number of args calling Redis command from script");
         }
         if (spec.has(flag::NOSCRIPT) || matches!(spec.name, "client" | "config" | "script"))
             && !self.shared.scripts_any_command.load(Ordering::Relaxed)
         {
-            return err("ERR This Redis command is not allowed from script");
+            return refuse("ERR This Redis command is not allowed from script");
         }
         if self.read_only && (spec.is_write() || spec.name == "publish") {
-            return err("ERR Write commands are not allowed from read-only scripts.");
+            return refuse("ERR Write commands are not allowed from read-only scripts.");
         }
         if spec.is_write() && !self.wrote {
             // From here on SCRIPT KILL refuses; a kill it already granted
@@ -512,14 +540,14 @@ impl Call<'_, '_> {
                 .state
                 .fetch_or(WROTE, Ordering::AcqRel);
             if prev & KILL != 0 {
-                return err(KILLED);
+                return refuse(KILLED);
             }
             self.wrote = true;
         }
         let store = self.guard.get_or_insert_with(|| self.shared.store.lock());
         if !self.allow_oom && spec.has(flag::DENYOOM) && crate::evict::limited() {
             if let Err(e) = crate::evict::make_room(self.shared, store) {
-                return e.into();
+                return Err((e.into(), Some(slot)));
             }
         }
         let start = crate::cmdstats::ticks();
@@ -529,7 +557,7 @@ impl Call<'_, '_> {
         };
         let took = crate::cmdstats::ticks().saturating_sub(start);
         self.s.count_call(slot, took, matches!(r, Reply::Error(_)));
-        r
+        Ok(r)
     }
 
     /// Called by the hook: marks the script busy once it has run past
@@ -568,6 +596,7 @@ impl Call<'_, '_> {
             self.db,
             self.now,
             resp == 3,
+            true,
             spec,
             argv,
             &mut self.ready,
@@ -704,6 +733,19 @@ pub fn eval<'a>(
     let Some(script) = eng.cache.get(sha.as_ref()) else {
         return err(NOSCRIPT);
     };
+    if script.declared && !script.no_writes {
+        // A script that declares it may write is refused up front over
+        // maxmemory (unless allow-oom) and by the read-only forms.
+        if !script.allow_oom && crate::evict::limited() {
+            let store = guard.get_or_insert_with(|| shared.store.lock());
+            if let Err(e) = crate::evict::make_room(shared, store) {
+                return e.into();
+            }
+        }
+        if spec.name.ends_with("_ro") {
+            return err("ERR Can not execute a script with write flag using *_ro command.");
+        }
+    }
     let n = numkeys as usize;
     let r = match run(
         eng,
@@ -786,11 +828,16 @@ fn run<'a>(
     let out = outcome?;
     let ok = matches!(out.front(), Some(Value::Boolean(true)));
     let value = out.get(1).cloned().unwrap_or(Value::Nil);
-    Ok(if ok {
+    let reply = if ok {
         convert::to_reply(&value, resp)
     } else {
         failure(&value, sha)
-    })
+    };
+    if matches!(reply, Reply::Error(_)) {
+        call.s.error_counted = matches!(&value, Value::Table(t)
+            if t.raw_get::<bool>("ignore_error_stats_update").unwrap_or(false));
+    }
+    Ok(reply)
 }
 
 /// The reply for a script that raised an error: the error's text, and

@@ -656,3 +656,118 @@ def test_cjson_settings(raw, script, want):
 def test_cjson_setting_errors(raw, script, text):
     assert raw.cmd("EVAL", script, 0) == (
         b"-ERR user_script:1: " + text.encode() + where(script))
+
+
+HEX = ('local function hex(s) local h = "" for i = 1, #s do '
+       'h = h .. string.format("%02x", string.byte(s, i)) end return h end ')
+
+CMSGPACK = [
+    ("return hex(cmsgpack.pack(0.1))", b"$18\r\ncb3fb999999999999a\r\n"),
+    ("return hex(cmsgpack.pack(-1099511627776))", b"$18\r\nd3ffffff0000000000\r\n"),
+    ("return hex(cmsgpack.pack(1, -1, -33, 200, -200, 70000, -70000, 5000000000, 1.5, "
+     "'abc', true, false, nil))",
+     b"$80\r\n01ffd0dfccc8d1ff38ce00011170d2fffeee90cf000000012a05f200ca3fc00000"
+     b"a3616263c3c2c0\r\n"),
+    ("return hex(cmsgpack.pack(string.rep('x', 40)))",
+     b"$84\r\nd928" + b"78" * 40 + b"\r\n"),
+    ("return hex(cmsgpack.pack({1,2,3}, {}, {a=1}, {[2]=1}))", b"$24\r\n930102039081a16101810201\r\n"),
+    ("return hex(cmsgpack.pack(0/0, 1/0, -1/0, 2^63, -2^63))",
+     b"$66\r\ncbfff8000000000000ca7f800000caff800000ca5f000000d38000000000000000\r\n"),
+    ("local t = {} for i=1,20 do t[i]=i end return hex(cmsgpack.pack(t))",
+     b"$46\r\ndc00140102030405060708090a0b0c0d0e0f1011121314\r\n"),
+    ("local a = {x=nil,y=5} local b = {x=a} a['x'] = b return hex(cmsgpack.pack(a))",
+     b"$146\r\n" + b"82a17905a17881a178" * 7
+     + b"82a17905a17881a178c0\r\n"),
+    ("return {cmsgpack.unpack(cmsgpack.pack(1, 'a', {1,2}))}",
+     b"*3\r\n:1\r\n$1\r\na\r\n*2\r\n:1\r\n:2\r\n"),
+    ("return {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3))}", b"*2\r\n:1\r\n:1\r\n"),
+    ("return {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3), 2)}", b"*2\r\n:-1\r\n:3\r\n"),
+    ("return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 2)}", b"*3\r\n:2\r\n:1\r\n:2\r\n"),
+    ("return tostring(cmsgpack.unpack(string.char(0xca, 0x3f, 0xc0, 0, 0)))", b"$3\r\n1.5\r\n"),
+    ("return {cmsgpack.unpack('')}", b"*0\r\n"),
+]
+
+
+@pytest.mark.parametrize("script,want", CMSGPACK)
+def test_cmsgpack(raw, script, want):
+    assert raw.cmd("EVAL", HEX + script, 0) == want
+
+
+@pytest.mark.parametrize("script,text,positioned", [
+    ("return cmsgpack.pack()",
+     "bad argument #0 to 'pack' (MessagePack pack needs input.)", True),
+    ("return cmsgpack.unpack(string.char(0xc1))", "Bad data format in input.", True),
+    ("return cmsgpack.unpack(string.char(0xcd, 1))", "Missing bytes in input.", True),
+    ("return cmsgpack.unpack_one('abc', 9)", "Start offset 9 greater than input length 3.", True),
+    ("return cmsgpack.unpack_one('abc', -1)",
+     "Invalid request to unpack with offset of -1 and limit of 3.", True),
+    ("return cmsgpack.unpack({})",
+     "bad argument #1 to 'unpack' (string expected, got table)", True),
+    ("return cmsgpack.unpack_limit('a')",
+     "bad argument #2 to 'unpack_limit' (number expected, got no value)", True),
+    ("return {cmsgpack.unpack(string.char(0x81, 0xc0, 1))}", "table index is nil", False),
+])
+def test_cmsgpack_errors(raw, script, text, positioned):
+    prefix = b"-ERR user_script:1: " if positioned else b"-ERR "
+    assert raw.cmd("EVAL", script, 0) == prefix + text.encode() + where(script)
+
+
+def test_cmsgpack_table_is_read_only(raw):
+    script = "cmsgpack.pack = function() end"
+    assert raw.cmd("EVAL", script, 0).startswith(
+        b"-ERR user_script:1: Attempt to modify a readonly table")
+
+
+STRUCT = [
+    ("return hex(struct.pack('>bBhHlLTiIi3I16fdxc3sc0', -1, 255, -300, 65000, -5, 7, 9, "
+     "-70000, 70000, -2, 3, 1.5, 0.1, 'abcdef', 'zz', 'qq'))",
+     "fffffed4fde8fffffffffffffffb00000000000000070000000000000009fffeee9000011170fffffe"
+     "000000000000000000000000000000033fc000003fb999999999999a006162637a7a007171"),
+    ("return {struct.unpack('bc0', string.char(3) .. 'abcdef')}", ["abc", 5]),
+    ("return {struct.unpack('<i2', struct.pack('<i2', -2))}", [-2, 3]),
+    ("return hex(struct.pack('!4bi!8bd', 1, 2, 3, 4))",
+     "01000000020000000300000000000000" + "0000000000001040"),
+    ("return {struct.unpack('i', struct.pack('i', 1) .. 'xyz', 2)}", [0x78000000, 6]),
+    ("return struct.size('<i2>i8!4bi')", 16),
+    ("return struct.size('!8bd')", 16),
+    ("return {struct.unpack('<I4', string.char(255,255,255,255))}", [4294967295, 5]),
+    ("return {struct.unpack('<i4', string.char(255,255,255,255))}", [-1, 5]),
+]
+
+
+@pytest.mark.parametrize("script,want", STRUCT)
+def test_struct(srv, script, want):
+    assert srv.client().eval(HEX + script, 0) == want
+
+
+@pytest.mark.parametrize("script,text", [
+    ("return struct.size('s')", "bad argument #1 to 'size' (option 's' has no fixed size)"),
+    ("return struct.size('=i')", "bad argument #1 to 'size' (invalid format option '=')"),
+    ("return struct.size('!3i')", "alignment 3 is not a power of 2"),
+    ("return struct.size('i33')", "integral size 33 is larger than limit of 32"),
+    ("return struct.pack('c5', 'ab')", "bad argument #3 to 'pack' (string too short)"),
+    ("return struct.pack('i', 'x')", "bad argument #2 to 'pack' (number expected, got string)"),
+    ("return struct.unpack('i', 'ab')", "bad argument #2 to 'unpack' (data string too short)"),
+    ("return struct.unpack('i', 'abcd', 0)",
+     "bad argument #3 to 'unpack' (offset must be 1 or greater)"),
+    ("return struct.unpack('s', 'abc')", "unfinished string in data"),
+    ("return struct.unpack('c0', 'abc')", "format 'c0' needs a previous size"),
+    ("return struct.size('i99999999999')", "integral size overflow"),
+])
+def test_struct_errors(raw, script, text):
+    assert raw.cmd("EVAL", script, 0) == (
+        b"-ERR user_script:1: " + text.encode() + where(script))
+
+
+def test_monitor_shows_a_scripts_commands_as_lua(srv, raw):
+    mon = Raw(srv.port)
+    assert mon.cmd("MONITOR") == b"+OK\r\n"
+    raw.cmd("SELECT", "3")
+    raw.cmd("EVAL", "redis.call('set', KEYS[1], ARGV[1])", 1, "foo", "bar")
+    assert mon.read().endswith(b'"SELECT" "3"\r\n')
+    first = mon.read()
+    assert b'[3 127.0.0.1:' in first and b'"EVAL"' in first
+    second = mon.read()
+    assert second.endswith(b'[3 lua] "set" "foo" "bar"\r\n')
+    mon.close()
+    raw.cmd("SELECT", "0")

@@ -674,10 +674,12 @@ pub fn cjson(lua: &Lua, state: &Table) -> mlua::Result<Table> {
                     Value::String(s) => s.as_bytes().to_vec(),
                     v => match number(v) {
                         Some(n) => num14(n).into_bytes(),
-                        None => return Err(err(format!(
+                        None => {
+                            return Err(err(format!(
                             "bad argument #1 to 'encode_invalid_numbers' (string expected, got {})",
                             v.type_name()
-                        ))),
+                        )))
+                        }
                     },
                 };
                 match &text[..] {

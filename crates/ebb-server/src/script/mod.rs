@@ -1,6 +1,7 @@
 //! Lua scripting: EVAL, EVALSHA, their read-only forms and SCRIPT, with
 //! Redis 7.0's environment (Lua 5.1, read-only globals, `KEYS`/`ARGV`, the
-//! `redis` library, `bit` and `cjson`), replies and error texts.
+//! `redis` library, `bit`, `cjson`, `cmsgpack` and `struct`), replies and
+//! error texts.
 //!
 //! A script runs whole under the keyspace lock, with the clock frozen at
 //! its start, so it is atomic like a transaction. Its writes go to the
@@ -10,6 +11,8 @@
 
 mod convert;
 mod libs;
+mod msgpack;
+mod structlib;
 
 use bytes::Bytes;
 use ebb_core::args::parse_i64;
@@ -119,7 +122,9 @@ impl Scripting {
     /// After a run: the Lua state's size is read once per 64 runs (reading
     /// it costs as much as a small script's whole conversion).
     fn note_run(&self, eng: &Engine) {
-        if self.runs.fetch_add(1, Ordering::Relaxed).is_multiple_of(64) {
+        if self.runs.fetch_add(1, Ordering::Relaxed).is_multiple_of(64)
+            || self.lua_bytes.load(Ordering::Relaxed) == 0
+        {
             self.note_engine(eng);
         }
     }
@@ -353,6 +358,8 @@ impl Engine {
         let native = lua.create_table()?;
         native.raw_set("bit", libs::bit(&lua, &state)?)?;
         native.raw_set("cjson", libs::cjson(&lua, &state)?)?;
+        native.raw_set("cmsgpack", msgpack::cmsgpack(&lua, &state)?)?;
+        native.raw_set("struct", structlib::structlib(&lua, &state)?)?;
         let math = lua.create_table()?;
         libs::random(&lua, &state, &math)?;
         native.raw_set("math", math)?;
@@ -549,6 +556,10 @@ impl Call<'_, '_> {
             if let Err(e) = crate::evict::make_room(self.shared, store) {
                 return Err((e.into(), Some(slot)));
             }
+        }
+        if crate::observe::monitoring() {
+            // MONITOR shows a script's commands as the client `lua`.
+            crate::observe::feed(u64::MAX, self.db, "lua", spec, argv);
         }
         let start = crate::cmdstats::ticks();
         let r = match spec.exec {

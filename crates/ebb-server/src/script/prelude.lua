@@ -38,6 +38,8 @@ rawset(G, 'string', protect(string))
 rawset(G, 'table', protect(table))
 rawset(G, 'bit', protect(native.bit))
 rawset(G, 'cjson', protect(native.cjson))
+rawset(G, 'cmsgpack', protect(native.cmsgpack))
+rawset(G, 'struct', protect(native.struct))
 math.random = native.math.random
 math.randomseed = native.math.randomseed
 -- Iterating a read-only view walks the table behind it.

@@ -771,3 +771,12 @@ def test_monitor_shows_a_scripts_commands_as_lua(srv, raw):
     assert second.endswith(b'[3 lua] "set" "foo" "bar"\r\n')
     mon.close()
     raw.cmd("SELECT", "0")
+
+
+def test_cmsgpack_packs_and_unpacks_big_tables(raw):
+    script = ("local m = {} for i = 1, 100000 do m[tostring(i)] = i end "
+              "local a = {} for i = 1, 100000 do a[i] = i end "
+              "local d = cmsgpack.unpack(cmsgpack.pack({m = m, a = a, s = string.rep('x', 100000)})) "
+              "local n = 0 for _ in pairs(d.m) do n = n + 1 end "
+              "return {n, #d.a, d.m['77'], #d.s}")
+    assert raw.cmd("EVAL", script, 0) == b"*4\r\n:100000\r\n:100000\r\n:77\r\n:100000\r\n"

@@ -236,13 +236,18 @@ fn encode_table(out: &mut Vec<u8>, t: &Table, level: usize) -> mlua::Result<()> 
         }
         return Ok(());
     }
-    let pairs = t
-        .pairs::<Value, Value>()
-        .collect::<mlua::Result<Vec<_>>>()?;
-    encode_len(out, pairs.len(), 0x80, 0xde, 0xdf);
-    for (k, v) in &pairs {
-        encode(out, k, level + 1)?;
-        encode(out, v, level + 1)?;
+    // Two walks, as lua-cmsgpack does: count, then write (holding every
+    // pair at once would take a Lua reference each).
+    let mut n = 0usize;
+    for pair in t.pairs::<Value, Value>() {
+        pair?;
+        n += 1;
+    }
+    encode_len(out, n, 0x80, 0xde, 0xdf);
+    for pair in t.pairs::<Value, Value>() {
+        let (k, v) = pair?;
+        encode(out, &k, level + 1)?;
+        encode(out, &v, level + 1)?;
     }
     Ok(())
 }

@@ -277,6 +277,8 @@ pub fn subcommand_arity(full: &str) -> Option<i32> {
         "config|get" | "client|kill" | "client|pause" | "client|unblock" | "memory|usage"
         | "command|getkeys" => -3,
         "config|set" => -4,
+        "latency|graph" | "latency|history" => 3,
+        "latency|histogram" | "latency|reset" => -2,
         "command|docs"
         | "command|info"
         | "command|list"

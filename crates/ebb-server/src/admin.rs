@@ -212,7 +212,9 @@ fn acl_categories(spec: &CommandSpec) -> Vec<Reply> {
     }
     // Where Redis files a command under categories other than its group's.
     let mut cats: Vec<&'static str> = match spec.name {
-        "client" | "config" | "pubsub" | "object" | "memory" | "time" | "slowlog" => vec![],
+        "client" | "config" | "pubsub" | "object" | "memory" | "time" | "slowlog" | "latency" => {
+            vec![]
+        }
         "command" => vec!["@connection"],
         "info" => vec!["@dangerous"],
         "lastsave" => vec!["@admin", "@dangerous"],

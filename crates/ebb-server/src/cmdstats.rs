@@ -9,7 +9,7 @@
 //! converted to microseconds only when INFO reports them.
 
 use bytes::Bytes;
-use ebb_core::CommandSpec;
+use ebb_core::{CommandSpec, Reply};
 use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
@@ -467,6 +467,82 @@ pub fn latencystats(out: &mut String) {
         }
         out.push_str("\r\n");
     }
+}
+
+/// LATENCY HISTOGRAM [command ...]: for each command (all with any calls
+/// recorded, when none is named; a container's name stands for its
+/// subcommands; unknown names are skipped), its calls and the cumulative
+/// count of calls per power-of-two bucket of microseconds, from 1024 ns up,
+/// listed where the count grows, as Redis reports them.
+pub fn latency_histogram(names: &[Bytes]) -> Reply {
+    let t = table();
+    let mut picked: Vec<usize> = Vec::new();
+    if names.is_empty() {
+        picked.extend(0..t.slots.len());
+    } else {
+        for n in names {
+            let name = String::from_utf8_lossy(n).to_ascii_lowercase();
+            if let Some(&i) = t.subs.get(&name) {
+                picked.push(i);
+                continue;
+            }
+            let Some(spec) = ebb_core::lookup(name.as_bytes()) else {
+                continue;
+            };
+            let i = ebb_core::table::index_of(spec);
+            picked.push(i);
+            if t.container.get(i).copied().unwrap_or(false) {
+                let prefix = format!("{}|", spec.name);
+                picked.extend(
+                    t.slots
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| s.name.starts_with(&prefix))
+                        .map(|(j, _)| j),
+                );
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for i in picked {
+        let Some(h) = t.slots[i].hist.get() else {
+            continue;
+        };
+        let counts: Vec<u64> = h.iter().map(|b| b.load(Ordering::Relaxed)).collect();
+        let total: u64 = counts.iter().sum();
+        if total == 0 {
+            continue;
+        }
+        // Calls per power-of-two bucket of nanoseconds, 1024 ns first.
+        let mut per = [0u64; 64];
+        for (b, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+            let ns = (ticks_as_us(bucket_top(b)) * 1000.0) as u64;
+            let k = if ns <= 1024 {
+                0
+            } else {
+                (64 - ((ns - 1) >> 10).leading_zeros()) as usize
+            };
+            per[k.min(63)] += n;
+        }
+        let mut cdf = Vec::new();
+        let mut seen = 0;
+        for (k, &n) in per.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            seen += n;
+            let label = (1024u64 << k) / 1000;
+            cdf.push((Reply::Int(label as i64), Reply::Int(seen as i64)));
+        }
+        out.push((
+            Reply::Bulk(Bytes::from(t.slots[i].name.clone())),
+            Reply::Map(vec![
+                (Reply::text("calls"), Reply::Int(total as i64)),
+                (Reply::text("histogram_usec"), Reply::Map(cdf)),
+            ]),
+        ));
+    }
+    Reply::Map(out)
 }
 
 /// The value (in ticks) at percentile `p` of a histogram.

@@ -198,6 +198,7 @@ pub(crate) fn reply_for<'a>(
             Reply::Ok
         }
         "slowlog" => crate::observe::slowlog(argv),
+        "latency" => crate::latency::latency(argv),
         "reset" => {
             crate::observe::remove_monitor(s.id);
             s.multi = None;

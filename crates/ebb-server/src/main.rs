@@ -11,6 +11,7 @@ mod conn;
 mod durability;
 mod evict;
 mod info;
+mod latency;
 mod notify;
 mod observe;
 mod outbuf;

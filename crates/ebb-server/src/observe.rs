@@ -117,6 +117,7 @@ pub fn runs_allowed() -> bool {
 /// Records a command `client` ran that took `took`, if that is over the
 /// threshold.
 pub fn record(took: Duration, spec: &CommandSpec, argv: &[Bytes], client: &ClientEntry) {
+    crate::latency::command(took, spec);
     let threshold = THRESHOLD.load(Ordering::Relaxed);
     let micros = took.as_micros() as u64;
     if threshold < 0 || micros < threshold as u64 || spec.has(flag::SKIP_SLOWLOG) {

@@ -738,6 +738,7 @@ fn forget_waiter_keys(b: &mut Blocking, id: u64, w: &Waiter) {
 pub fn apply_core_config(cfg: &Config, store: &mut Store) {
     crate::evict::configure(cfg);
     crate::observe::configure(cfg);
+    crate::latency::configure(cfg);
     crate::cmdstats::configure(cfg);
     crate::outbuf::configure(cfg);
     let c = &mut store.cfg;

@@ -25,6 +25,7 @@ pub async fn run(shared: Arc<Shared>) {
                 let Some(mut store) = shared.store_unless_busy() else {
                     break;
                 };
+                let held = std::time::Instant::now();
                 let now = now_ms();
                 let mut fx = shared.effects();
                 let work = store.sweep(now, SLICE, &mut fx);
@@ -35,6 +36,9 @@ pub async fn run(shared: Arc<Shared>) {
                 let more = work >= SLICE && store.has_due(now);
                 // Hand the lock to a waiting client, if any, before the next slice.
                 parking_lot::MutexGuard::unlock_fair(store);
+                // The latency monitor's `expire-cycle`: how long a slice
+                // kept clients waiting.
+                crate::latency::sample("expire-cycle", held.elapsed());
                 more
             };
             if !more {

@@ -37,6 +37,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     s("bgsave", -1, "admin noscript no_async_loading", (0, 0, 0), "server", "Asynchronously saves the database(s) to disk."),
     s("monitor", 1, "admin noscript loading stale", (0, 0, 0), "server", "Listens for all requests received by the server in real time."),
     s("slowlog", -2, "", (0, 0, 0), "server", "A container for slow log commands."),
+    s("latency", -2, "", (0, 0, 0), "server", "A container for latency diagnostics commands."),
     s("bgrewriteaof", 1, "admin noscript no_async_loading", (0, 0, 0), "server", "Asynchronously rewrites the append-only file to disk."),
     s("multi", 1, "noscript loading stale fast allow_busy", (0, 0, 0), "transactions", "Starts a transaction."),
     s("exec", 1, "noscript loading stale skip_slowlog", (0, 0, 0), "transactions", "Executes all commands in a transaction."),

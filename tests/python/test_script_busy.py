@@ -56,16 +56,21 @@ def other(srv):
     c.close()
 
 
+def wait_busy(conn):
+    """Waits until the server answers `conn` with BUSY."""
+    deadline = time.time() + 10
+    while conn.cmd("PING") != BUSY:
+        assert time.time() < deadline, "the script never became busy"
+        time.sleep(0.005)
+
+
 def start(srv, script, *args):
     """Sends EVAL on a connection of its own; returns it once the server
     answers other clients with BUSY."""
     c = Raw(srv.port)
     c.send("EVAL", script, *args)
     probe = Raw(srv.port)
-    deadline = time.time() + 10
-    while probe.cmd("PING") != BUSY:
-        assert time.time() < deadline, "the script never became busy"
-        time.sleep(0.01)
+    wait_busy(probe)
     probe.close()
     return c
 
@@ -116,10 +121,7 @@ def test_killed_script_then_pipelined_command(srv, other):
     c = Raw(srv.port)
     c.send("EVAL", script, 0)
     c.send("PING")
-    deadline = time.time() + 10
-    while other.cmd("PING") != BUSY:
-        assert time.time() < deadline
-        time.sleep(0.01)
+    wait_busy(other)
     assert other.cmd("SCRIPT", "KILL") == b"+OK\r\n"
     assert c.read() == killed(script)
     assert c.read() == b"+PONG\r\n"
@@ -180,10 +182,7 @@ def test_watch_during_busy_script_sees_its_writes(srv, other):
     script = ("for i = 1, 200000 do redis.call('ping') end "
               "redis.call('set', KEYS[1], 'by-script') return 1")
     c.send("EVAL", script, 1, "w")
-    deadline = time.time() + 10
-    while other.cmd("PING") != BUSY:
-        assert time.time() < deadline
-        time.sleep(0.005)
+    wait_busy(other)
     assert other.cmd("WATCH", "w") == b"+OK\r\n"
     assert c.read() == b":1\r\n"
     assert other.cmd("MULTI") == b"+OK\r\n"

@@ -20,6 +20,24 @@ pub fn number(v: &Value) -> Option<f64> {
     }
 }
 
+/// A number as `luaL_checknumber` takes it: a number, or a string that
+/// reads as one.
+pub fn to_number(v: &Value) -> Option<f64> {
+    number(v).or_else(|| match v {
+        Value::String(s) => std::str::from_utf8(&s.as_bytes()).ok()?.trim().parse().ok(),
+        _ => None,
+    })
+}
+
+/// A string as `luaL_checklstring` takes it: a string, or a number as
+/// Lua writes it (`%.14g`).
+pub fn to_bytes(v: &Value) -> Option<Vec<u8>> {
+    match v {
+        Value::String(s) => Some(s.as_bytes().to_vec()),
+        v => number(v).map(|n| ebb_core::reply::format_g(n, 14).into_bytes()),
+    }
+}
+
 /// A command argument from a Lua value: strings as they are, numbers as
 /// `%.17g` (as Redis formats them, not Lua's shorter `%.14g`); anything
 /// else is refused.

@@ -94,6 +94,29 @@ where
     t.raw_set(name, g)
 }
 
+/// Sets `t[name]` to `f`, which may return several values; its failures
+/// are raised as C library errors, with the script's position unless the
+/// text is one of `unpositioned` (errors Lua itself raises without one).
+pub fn set_multi(
+    lua: &Lua,
+    t: &Table,
+    state: &Table,
+    name: &str,
+    unpositioned: &'static [&'static str],
+    f: fn(&Lua, MultiValue) -> mlua::Result<MultiValue>,
+) -> mlua::Result<()> {
+    let st = state.clone();
+    let g = lua.create_function(move |lua, a: MultiValue| match f(lua, a) {
+        Err(mlua::Error::RuntimeError(m)) if unpositioned.contains(&m.as_str()) => {
+            st.raw_set("pending", m.as_str())?;
+            Err(mlua::Error::RuntimeError(m))
+        }
+        Err(mlua::Error::RuntimeError(m)) => Err(raise_plain(lua, &st, &m)),
+        other => other,
+    })?;
+    t.raw_set(name, g)
+}
+
 fn int(v: i32) -> mlua::Result<Value> {
     Ok(Value::Number(v as f64))
 }
@@ -596,11 +619,7 @@ impl Decoder<'_> {
 fn depth_arg(name: &str, a: &MultiValue) -> mlua::Result<Option<usize>> {
     match a.front() {
         None | Some(Value::Nil) => Ok(None),
-        Some(v) => match number(v).or_else(|| match v {
-            // Lua converts a numeric string where a number is expected.
-            Value::String(s) => std::str::from_utf8(&s.as_bytes()).ok()?.trim().parse().ok(),
-            _ => None,
-        }) {
+        Some(v) => match super::convert::to_number(v) {
             Some(n) if (1.0..=2147483647.0).contains(&n) => Ok(Some(n as usize)),
             Some(_) => Err(err(format!(
                 "bad argument #1 to '{name}' (expected integer between 1 and 2147483647)"

@@ -6,8 +6,8 @@
 
 use mlua::{Lua, MultiValue, Table, Value};
 
-use super::convert::number;
-use super::libs::raise_plain;
+use super::convert::{to_bytes, to_number};
+use super::libs::set_multi;
 
 /// Tables nested deeper than this are packed as nil (so a table that
 /// refers to itself packs to a finite copy).
@@ -21,16 +21,7 @@ const NIL_INDEX: &str = "table index is nil";
 pub fn cmsgpack(lua: &Lua, state: &Table) -> mlua::Result<Table> {
     let t = lua.create_table()?;
     let add = |name: &str, f: fn(&Lua, MultiValue) -> mlua::Result<MultiValue>| {
-        let st = state.clone();
-        let g = lua.create_function(move |lua, a: MultiValue| match f(lua, a) {
-            Err(mlua::Error::RuntimeError(m)) if m == NIL_INDEX => {
-                st.raw_set("pending", m.as_str())?;
-                Err(mlua::Error::RuntimeError(m))
-            }
-            Err(mlua::Error::RuntimeError(m)) => Err(raise_plain(lua, &st, &m)),
-            other => other,
-        })?;
-        t.raw_set(name, g)
+        set_multi(lua, &t, state, name, &[NIL_INDEX], f)
     };
     add("pack", pack)?;
     add("unpack", |lua, a| {
@@ -68,22 +59,13 @@ fn bad_arg(n: usize, func: &str, want: &str, got: Option<&Value>) -> mlua::Error
 /// The string to decode (argument 1; a number is taken as its text, as
 /// Lua does).
 fn input(a: &MultiValue, func: &str) -> mlua::Result<Vec<u8>> {
-    match a.front() {
-        Some(Value::String(s)) => Ok(s.as_bytes().to_vec()),
-        Some(v) if number(v).is_some() => Ok(number(v)
-            .map(|n| ebb_core::reply::format_g(n, 14))
-            .unwrap_or_default()
-            .into_bytes()),
-        other => Err(bad_arg(1, func, "string", other)),
-    }
+    a.front()
+        .and_then(to_bytes)
+        .ok_or_else(|| bad_arg(1, func, "string", a.front()))
 }
 
 fn int_arg(v: &Value, n: usize, func: &str) -> mlua::Result<i64> {
-    let x = number(v).or_else(|| match v {
-        Value::String(s) => std::str::from_utf8(&s.as_bytes()).ok()?.trim().parse().ok(),
-        _ => None,
-    });
-    match x {
+    match to_number(v) {
         Some(x) => Ok(x as i64),
         None => Err(bad_arg(n, func, "number", Some(v))),
     }

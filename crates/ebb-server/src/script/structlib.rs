@@ -6,8 +6,8 @@
 
 use mlua::{Lua, MultiValue, Table, Value};
 
-use super::convert::number;
-use super::libs::raise_plain;
+use super::convert::{to_bytes, to_number};
+use super::libs::set_multi;
 
 const MAX_INT_SIZE: usize = 32;
 const MAX_ALIGN: usize = 8;
@@ -38,58 +38,29 @@ fn bad_arg(n: usize, func: &str, msg: &str) -> mlua::Error {
 /// The `struct` table.
 pub fn structlib(lua: &Lua, state: &Table) -> mlua::Result<Table> {
     let t = lua.create_table()?;
-    let add = |name: &str, f: fn(&Lua, MultiValue) -> mlua::Result<MultiValue>| {
-        let st = state.clone();
-        let g = lua.create_function(move |lua, a: MultiValue| match f(lua, a) {
-            Err(mlua::Error::RuntimeError(m)) => Err(raise_plain(lua, &st, &m)),
-            other => other,
-        })?;
-        t.raw_set(name, g)
-    };
-    add("pack", pack)?;
-    add("unpack", unpack)?;
-    add("size", size)?;
+    set_multi(lua, &t, state, "pack", &[], pack)?;
+    set_multi(lua, &t, state, "unpack", &[], unpack)?;
+    set_multi(lua, &t, state, "size", &[], size)?;
     Ok(t)
+}
+
+/// What a missing or mistyped argument was.
+fn got(v: Option<&Value>) -> &'static str {
+    v.map_or("no value", |v| v.type_name())
 }
 
 /// A string argument (numbers convert, as in Lua).
 fn string_arg(a: &MultiValue, i: usize, func: &str) -> mlua::Result<Vec<u8>> {
-    match a.get(i) {
-        Some(Value::String(s)) => Ok(s.as_bytes().to_vec()),
-        Some(v) if number(v).is_some() => Ok(number(v)
-            .map(|n| ebb_core::reply::format_g(n, 14))
-            .unwrap_or_default()
-            .into_bytes()),
-        other => Err(bad_arg(
-            i + 1,
-            func,
-            &format!(
-                "string expected, got {}",
-                other.map_or("no value", |v| v.type_name())
-            ),
-        )),
-    }
+    let v = a.get(i);
+    v.and_then(to_bytes)
+        .ok_or_else(|| bad_arg(i + 1, func, &format!("string expected, got {}", got(v))))
 }
 
 /// A number argument (numeric strings convert, as in Lua).
 fn number_arg(a: &MultiValue, i: usize, func: &str) -> mlua::Result<f64> {
     let v = a.get(i);
-    let n = v.and_then(|v| {
-        number(v).or_else(|| match v {
-            Value::String(s) => std::str::from_utf8(&s.as_bytes()).ok()?.trim().parse().ok(),
-            _ => None,
-        })
-    });
-    n.ok_or_else(|| {
-        bad_arg(
-            i + 1,
-            func,
-            &format!(
-                "number expected, got {}",
-                v.map_or("no value", |v| v.type_name())
-            ),
-        )
-    })
+    v.and_then(to_number)
+        .ok_or_else(|| bad_arg(i + 1, func, &format!("number expected, got {}", got(v))))
 }
 
 /// Reads the digits at `fmt[*i..]`, or `default` when there are none.
@@ -329,14 +300,7 @@ fn unpack(lua: &Lua, a: MultiValue) -> mlua::Result<MultiValue> {
             }
             b'c' => {
                 if size == 0 {
-                    let prev = out.last().and_then(|v| {
-                        number(v).or_else(|| match v {
-                            Value::String(s) => {
-                                std::str::from_utf8(&s.as_bytes()).ok()?.trim().parse().ok()
-                            }
-                            _ => None,
-                        })
-                    });
+                    let prev = out.last().and_then(to_number);
                     let Some(n) = prev else {
                         return Err(fail("format 'c0' needs a previous size"));
                     };

@@ -465,3 +465,46 @@ def test_expire_and_moves_are_replayed_from_aof(server_factory):
         assert other.zrange(key, 0, -1) == ["a", "b"]
         assert 0 < member_pttl(other, key, "a") <= HOUR_MS
         other.close()
+
+
+def test_big_values_are_freed_in_the_background_and_counted(r):
+    r.config_resetstat()
+    r.sadd("myset", *range(100000))
+    before = r.info("memory")["used_memory"]
+    assert r.unlink("myset") == 1
+    wait_until(lambda: r.info("memory")["lazyfree_pending_objects"] == 0)
+    m = r.info("memory")
+    assert m["lazyfreed_objects"] >= 1
+    assert m["used_memory"] < before / 2
+    r.config_resetstat()
+    assert r.info("memory")["lazyfreed_objects"] == 0
+
+
+def test_an_idle_connection_gives_back_what_a_huge_request_took(r):
+    base = r.info("memory")["used_memory"]
+    r.sadd("s", *range(100000))
+    r.delete("s")
+    wait_until(lambda: r.info("memory")["lazyfree_pending_objects"] == 0)
+    # The request's 100,000 arguments and its read buffer are let go.
+    assert r.info("memory")["used_memory"] < base + 300_000
+
+
+def test_flushall_async_frees_in_the_background(r):
+    r.config_resetstat()
+    r.sadd("a", *range(1000))
+    r.set("b", "x")
+    r.execute_command("SELECT", 2)
+    r.set("c", "y")
+    r.execute_command("SELECT", 0)
+    assert r.execute_command("FLUSHALL", "ASYNC") in (True, "OK")
+    assert r.dbsize() == 0
+    wait_until(lambda: r.info("memory")["lazyfree_pending_objects"] == 0)
+    assert r.info("memory")["lazyfreed_objects"] == 3
+    # SYNC and no argument free in place.
+    r.set("d", "z")
+    r.execute_command("FLUSHDB", "SYNC")
+    assert r.info("memory")["lazyfreed_objects"] == 3
+    # UNLINK of a small value frees it in place too.
+    r.sadd("small", 1, 2, 3)
+    r.unlink("small")
+    assert r.info("memory")["lazyfreed_objects"] == 3

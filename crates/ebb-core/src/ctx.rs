@@ -100,6 +100,10 @@ kind!(HashValue, Hash, Box::new(HashValue::new()));
 kind!(SetValue, Set, SetValue::new());
 kind!(ZSetValue, ZSet, Box::new(ZSetValue::new()));
 
+/// Members above which UNLINK frees a value off the hot path (Redis's
+/// `LAZYFREE_THRESHOLD`).
+const LAZYFREE_THRESHOLD: usize = 64;
+
 impl<'a> Ctx<'a> {
     /// A context on database `db` at time `now`.
     pub fn new(store: &'a mut Store, db: usize, now: u64, fx: &'a mut Effects) -> Ctx<'a> {
@@ -261,6 +265,24 @@ impl<'a> Ctx<'a> {
             return false;
         }
         self.store.dbs[self.db].remove(key).is_some()
+    }
+
+    /// Deletes `key` like [`Ctx::delete`], but a value of more than 64
+    /// members goes to [`Effects::garbage`], for the host to free off the
+    /// hot path (UNLINK).
+    pub fn unlink(&mut self, key: &[u8]) -> bool {
+        if !self.expire_key(key) {
+            return false;
+        }
+        match self.store.dbs[self.db].remove(key) {
+            Some(e) => {
+                if e.value.member_count() > LAZYFREE_THRESHOLD {
+                    self.fx.garbage.push(e.value);
+                }
+                true
+            }
+            None => false,
+        }
     }
 
     /// Records that `key` was modified (WATCH, dirty counter).

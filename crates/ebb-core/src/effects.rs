@@ -48,6 +48,9 @@ pub struct Effects {
     pub expired_members: u64,
     /// Values removed whole; the host may free them off the hot path.
     pub garbage: Vec<crate::value::Value>,
+    /// Databases emptied by FLUSHDB/FLUSHALL ASYNC: the host frees them
+    /// off the hot path.
+    pub garbage_dbs: Vec<crate::db::Db>,
     /// Set by the host when `new` key events (class `n`) are published:
     /// commands that create a key then record one before their own event.
     pub new_keys: bool,
@@ -81,6 +84,7 @@ impl Effects {
         self.expired_members = 0;
         self.expired_keys = 0;
         self.garbage.clear();
+        self.garbage_dbs.clear();
     }
 
     /// Whether nothing was recorded.
@@ -93,6 +97,7 @@ impl Effects {
             && self.dirty == 0
             && self.ready.is_empty()
             && self.garbage.is_empty()
+            && self.garbage_dbs.is_empty()
             && self.expired_keys == 0
     }
 

@@ -159,6 +159,7 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
             &shared.stats.pubsub_messages,
             &shared.stats.keyspace_hits,
             &shared.stats.keyspace_misses,
+            &crate::server::LAZYFREED,
         ] {
             c.store(0, Ordering::Relaxed);
         }

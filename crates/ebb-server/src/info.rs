@@ -164,6 +164,16 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             l(out, "used_memory_lua", &lua);
             l(out, "used_memory_lua_human", &human(lua));
             l(out, "number_of_cached_scripts", &shared.scripting.cached());
+            l(
+                out,
+                "lazyfree_pending_objects",
+                &crate::server::LAZYFREE_PENDING.load(Ordering::Relaxed),
+            );
+            l(
+                out,
+                "lazyfreed_objects",
+                &crate::server::LAZYFREED.load(Ordering::Relaxed),
+            );
             l(out, "mem_allocator", &"libc");
         }
         "persistence" => {

@@ -92,6 +92,18 @@ pub struct Request {
 }
 
 impl Request {
+    /// Lets go of the room a very long request left behind (Redis likewise
+    /// shrinks an idle client's query buffer).
+    pub fn shrink(&mut self) {
+        const KEEP: usize = 1024;
+        if self.argv.capacity() > KEEP {
+            self.argv = Vec::new();
+        }
+        if self.spans.capacity() > KEEP {
+            self.spans = Vec::new();
+        }
+    }
+
     /// Parses one request from the front of `buf` into `argv`, consuming
     /// it when complete. Returns false (and leaves `buf` alone) when the
     /// request is not complete yet.

@@ -177,7 +177,7 @@ pub struct Shared {
     /// Statistics.
     pub stats: Stats,
     /// Values to free off the hot path.
-    dropper: Mutex<std::sync::mpsc::Sender<Vec<ebb_core::Value>>>,
+    dropper: Mutex<std::sync::mpsc::Sender<Garbage>>,
     /// Start time.
     pub started: Instant,
     /// Whether the active-expiry sweeper runs (DEBUG SET-ACTIVE-EXPIRE).
@@ -364,10 +364,14 @@ impl Shared {
                 .expired_members
                 .fetch_add(fx.expired_members, Ordering::Relaxed);
         }
-        if !fx.garbage.is_empty() {
+        if !fx.garbage.is_empty() || !fx.garbage_dbs.is_empty() {
             // Freeing a huge value takes long: do it on another thread.
-            let garbage = std::mem::take(&mut fx.garbage);
-            let _ = self.dropper.lock().send(garbage);
+            let g = Garbage {
+                values: std::mem::take(&mut fx.garbage),
+                dbs: std::mem::take(&mut fx.garbage_dbs),
+            };
+            LAZYFREE_PENDING.fetch_add(g.objects(), Ordering::Relaxed);
+            let _ = self.dropper.lock().send(g);
         }
         if !fx.events.is_empty() && self.notify.any() {
             let flags = *self.notify.read();
@@ -692,14 +696,42 @@ impl Shared {
     }
 }
 
-fn spawn_dropper() -> std::sync::mpsc::Sender<Vec<ebb_core::Value>> {
-    let (tx, rx) = std::sync::mpsc::channel::<Vec<ebb_core::Value>>();
+/// Values waiting for the freeing thread (INFO `lazyfree_pending_objects`).
+pub static LAZYFREE_PENDING: AtomicU64 = AtomicU64::new(0);
+/// Values the freeing thread has freed (INFO `lazyfreed_objects`).
+pub static LAZYFREED: AtomicU64 = AtomicU64::new(0);
+
+/// What the freeing thread frees: values removed whole, and databases
+/// emptied by FLUSHDB/FLUSHALL ASYNC.
+struct Garbage {
+    values: Vec<ebb_core::Value>,
+    dbs: Vec<ebb_core::Db>,
+}
+
+impl Garbage {
+    /// Objects as INFO counts them: each value, each key of a database.
+    fn objects(&self) -> u64 {
+        (self.values.len() + self.dbs.iter().map(|d| d.len()).sum::<usize>()) as u64
+    }
+}
+
+fn spawn_dropper() -> std::sync::mpsc::Sender<Garbage> {
+    let (tx, rx) = std::sync::mpsc::channel::<Garbage>();
     let _ = std::thread::Builder::new()
         .name("ebb-free".into())
         .spawn(move || {
             for garbage in rx {
-                let big = garbage.iter().map(|v| v.member_count()).sum::<usize>() > 10_000;
+                let big = garbage
+                    .values
+                    .iter()
+                    .map(|v| v.member_count())
+                    .sum::<usize>()
+                    > 10_000
+                    || !garbage.dbs.is_empty();
+                let n = garbage.objects();
                 drop(garbage);
+                LAZYFREE_PENDING.fetch_sub(n, Ordering::Relaxed);
+                LAZYFREED.fetch_add(n, Ordering::Relaxed);
                 if big {
                     // Hand the freed pages back to the OS, so RSS shows the reclaim.
                     #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -13,7 +13,7 @@ use bytes::Bytes;
 
 use crate::args::{parse_i64, Args};
 use crate::ctx::Ctx;
-use crate::db::{Db, Entry};
+use crate::db::Entry;
 use crate::error::{CmdResult, Error};
 use crate::glob::glob_match;
 use crate::reply::Reply;
@@ -71,16 +71,26 @@ fn del(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 }
 
 /// # Format
-/// `UNLINK key [key ...]` → the number of keys removed (same as DEL; ebb
-/// frees memory in place).
+/// `UNLINK key [key ...]` → the number of keys removed (as DEL); a value
+/// of more than 64 members is freed off the hot path.
 fn unlink(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    delete_keys(ctx, &argv[1..])
+    delete_keys_with(ctx, &argv[1..], true)
 }
 
 fn delete_keys(ctx: &mut Ctx, keys: &[Bytes]) -> CmdResult<Reply> {
+    delete_keys_with(ctx, keys, false)
+}
+
+/// DEL, or UNLINK (`lazy`: big values freed off the hot path).
+fn delete_keys_with(ctx: &mut Ctx, keys: &[Bytes], lazy: bool) -> CmdResult<Reply> {
     let mut n = 0;
     for key in keys {
-        if ctx.delete(key) {
+        let removed = if lazy {
+            ctx.unlink(key)
+        } else {
+            ctx.delete(key)
+        };
+        if removed {
             ctx.modified(key);
             ctx.notify(b'g', "del", key);
             n += 1;
@@ -419,21 +429,23 @@ fn dbsize(ctx: &mut Ctx, _argv: &[Bytes]) -> CmdResult<Reply> {
     Ok(Reply::Int(ctx.db().len() as i64))
 }
 
-/// Parses the optional `ASYNC|SYNC` of FLUSHDB/FLUSHALL. ebb always frees
-/// in place, so both behave the same.
-fn parse_flush_mode(argv: &[Bytes]) -> CmdResult<()> {
+/// Parses the optional `ASYNC|SYNC` of FLUSHDB/FLUSHALL: whether to free
+/// the keys off the hot path (ASYNC) rather than in place.
+fn parse_flush_mode(argv: &[Bytes]) -> CmdResult<bool> {
     match argv.len() {
-        1 => Ok(()),
-        2 if argv[1].eq_ignore_ascii_case(b"sync") || argv[1].eq_ignore_ascii_case(b"async") => {
-            Ok(())
-        }
+        1 => Ok(false),
+        2 if argv[1].eq_ignore_ascii_case(b"sync") => Ok(false),
+        2 if argv[1].eq_ignore_ascii_case(b"async") => Ok(true),
         _ => Err(Error::Syntax),
     }
 }
 
-fn flush_db(ctx: &mut Ctx, db: usize) -> u64 {
+fn flush_db(ctx: &mut Ctx, db: usize, lazy: bool) -> u64 {
     let n = ctx.store.dbs[db].len() as u64;
-    ctx.store.dbs[db] = Db::default();
+    let old = std::mem::take(&mut ctx.store.dbs[db]);
+    if lazy && n > 0 {
+        ctx.fx.garbage_dbs.push(old);
+    }
     ctx.fx.touched_dbs.push(db);
     n
 }
@@ -442,8 +454,8 @@ fn flush_db(ctx: &mut Ctx, db: usize) -> u64 {
 /// `FLUSHDB [ASYNC|SYNC]` → OK, after removing every key of the selected
 /// database.
 fn flushdb(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    parse_flush_mode(argv)?;
-    let n = flush_db(ctx, ctx.db);
+    let lazy = parse_flush_mode(argv)?;
+    let n = flush_db(ctx, ctx.db, lazy);
     // Always counted as a change, so an empty flush is still logged.
     ctx.fx.dirty += n + 1;
     Ok(Reply::Ok)
@@ -452,10 +464,10 @@ fn flushdb(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `FLUSHALL [ASYNC|SYNC]` → OK, after removing every key of every database.
 fn flushall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    parse_flush_mode(argv)?;
+    let lazy = parse_flush_mode(argv)?;
     let mut n = 0;
     for db in 0..ctx.store.dbs.len() {
-        n += flush_db(ctx, db);
+        n += flush_db(ctx, db, lazy);
     }
     ctx.fx.dirty += n + 1;
     Ok(Reply::Ok)

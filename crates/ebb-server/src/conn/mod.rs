@@ -298,6 +298,16 @@ impl Session {
                 }
                 Flow::Continue => {}
             }
+            // Buffers a long request or reply grew give their room back
+            // once drained, so an idle connection stays small.
+            const BUF: usize = 16 * 1024;
+            if rbuf.is_empty() && rbuf.capacity() > 4 * BUF {
+                rbuf = BytesMut::with_capacity(BUF);
+                req.shrink();
+            }
+            if out.is_empty() && out.capacity() > 4 * BUF {
+                out = BytesMut::with_capacity(BUF);
+            }
             if rbuf.len() > qlimit {
                 tracing::warn!(
                     client = self.id,

@@ -28,6 +28,8 @@ pub static DOCS: &[(&str, &str, &str, &str)] = &[
     ("command", "2.8.13", "", ""),
     ("config", "2.0.0", "", ""),
     ("copy", "6.2.0", "source:key destination:key [DB destination-db:int] [REPLACE]", ""),
+    ("dump", "2.6.0", "key:key", ""),
+    ("restore", "2.6.0", "key:key ttl:int serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds:int] [FREQ frequency:int]", ""),
     ("dbsize", "1.0.0", "", ""),
     ("debug", "1.0.0", "", ""),
     ("decr", "1.0.0", "key:key", ""),

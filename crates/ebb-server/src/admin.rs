@@ -219,7 +219,7 @@ fn acl_categories(spec: &CommandSpec) -> Vec<Reply> {
         "command" => vec!["@connection"],
         "info" => vec!["@dangerous"],
         "lastsave" => vec!["@admin", "@dangerous"],
-        "keys" => vec!["@keyspace", "@dangerous"],
+        "keys" | "restore" => vec!["@keyspace", "@dangerous"],
         "dbsize" => vec!["@keyspace"],
         "flushdb" | "flushall" | "swapdb" => vec!["@keyspace", "@dangerous"],
         "sort" | "sort_ro" => vec!["@set", "@sortedset", "@list", "@dangerous"],

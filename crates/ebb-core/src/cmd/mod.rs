@@ -19,6 +19,7 @@ pub mod lists;
 pub mod lists_blocking;
 pub mod member_ttl;
 pub mod member_ttl_compat;
+pub mod restore;
 pub mod server;
 pub mod sets;
 pub mod sets_algebra;
@@ -38,6 +39,7 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     keys::COMMANDS,
     keys_expire::COMMANDS,
     keys_object::COMMANDS,
+    restore::COMMANDS,
     sort::COMMANDS,
     strings::COMMANDS,
     bits::COMMANDS,

@@ -1,0 +1,224 @@
+//! DUMP and RESTORE. A payload is ebb's own: the commands that rebuild the
+//! value (as AOF rewrite writes them, member deadlines included, absolute)
+//! for an empty key name, length-prefixed, after a magic and followed by a
+//! checksum. It moves values between ebb servers (and back in after a
+//! FLUSHALL), not between ebb and Redis, whose payloads are RDB encodings.
+
+use bytes::Bytes;
+
+use crate::args::parse_i64;
+use crate::ctx::Ctx;
+use crate::db::{Entry, Store};
+use crate::effects::Effects;
+use crate::error::{CmdResult, Error};
+use crate::reply::Reply;
+use crate::table::CommandSpec;
+use crate::value::Value;
+
+#[rustfmt::skip]
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec::core("dump", 2, "readonly", (1, 1, 1), "generic", "Returns a serialized representation of the value stored at a key.", dump),
+    CommandSpec::core("restore", -4, "write denyoom", (1, 1, 1), "generic", "Creates a key from the serialized representation of a value.", restore),
+];
+
+/// First bytes of every payload; the digit is the format version.
+const MAGIC: &[u8] = b"EBBDUMP1";
+
+fn checksum(data: &[u8]) -> u64 {
+    // FNV-1a, 64 bit.
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in data {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+fn put_len(out: &mut Vec<u8>, mut n: usize) {
+    loop {
+        let b = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+fn get_len(data: &[u8], i: &mut usize) -> Option<usize> {
+    let mut n: usize = 0;
+    for shift in (0..64).step_by(7) {
+        let b = *data.get(*i)?;
+        *i += 1;
+        n |= ((b & 0x7f) as usize).checked_shl(shift)?;
+        if b & 0x80 == 0 {
+            return Some(n);
+        }
+    }
+    None
+}
+
+/// The payload of a value at time `now`.
+pub fn payload(value: &Value, now: u64) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    let entry = Entry::new(value.clone());
+    crate::dump::entry_commands(&Bytes::new(), &entry, now, &mut |cmd| {
+        put_len(&mut out, cmd.len());
+        for a in &cmd {
+            put_len(&mut out, a.len());
+            out.extend_from_slice(a);
+        }
+    });
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// The commands of a payload, if its magic and checksum hold.
+fn commands(data: &[u8]) -> Option<Vec<Vec<Bytes>>> {
+    let body_len = data.len().checked_sub(8)?;
+    let (body, sum) = data.split_at(body_len);
+    if !body.starts_with(MAGIC) || checksum(body).to_le_bytes() != sum {
+        return None;
+    }
+    let mut i = MAGIC.len();
+    let mut cmds = Vec::new();
+    while i < body.len() {
+        let argc = get_len(body, &mut i)?;
+        let mut cmd = Vec::with_capacity(argc.min(1024));
+        for _ in 0..argc {
+            let n = get_len(body, &mut i)?;
+            let end = i.checked_add(n)?;
+            cmd.push(Bytes::copy_from_slice(body.get(i..end)?));
+            i = end;
+        }
+        cmds.push(cmd);
+    }
+    Some(cmds)
+}
+
+/// Rebuilds the value of a payload's commands in a scratch keyspace with
+/// the same settings.
+fn rebuild(store: &Store, cmds: &[Vec<Bytes>], now: u64) -> Option<Value> {
+    let mut tmp = Store::new(1);
+    tmp.cfg = store.cfg.clone();
+    let mut fx = Effects::default();
+    for cmd in cmds {
+        let spec = crate::table::lookup(cmd.first()?)?;
+        if !spec.arity_ok(cmd.len()) || !spec.is_write() {
+            return None;
+        }
+        let mut ctx = Ctx::new(&mut tmp, 0, now, &mut fx);
+        if crate::cmd::execute_result(&mut ctx, spec, cmd).is_err() {
+            return None;
+        }
+        fx.clear();
+    }
+    tmp.dbs[0].remove(b"").map(|e| e.value)
+}
+
+/// # Format
+/// `DUMP key` → the key's value serialized (ebb's own format), or nil.
+fn dump(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+    let key = &argv[1];
+    if !ctx.exists(key) {
+        return Ok(Reply::Nil);
+    }
+    let now = ctx.now;
+    Ok(match ctx.store.dbs[ctx.db].peek(key) {
+        Some(e) => Reply::Bulk(Bytes::from(payload(&e.value, now))),
+        None => Reply::Nil,
+    })
+}
+
+/// # Format
+/// `RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds]
+/// [FREQ frequency]` → OK. `ttl` is milliseconds from now (a Unix time in
+/// milliseconds with ABSTTL; 0 for none). FREQ is checked and ignored (ebb
+/// keeps no access frequency).
+fn restore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+    let key = &argv[1];
+    let (mut replace, mut absttl) = (false, false);
+    let mut idle: Option<i64> = None;
+    // FREQ is checked, then ignored: ebb keeps no access frequency.
+    let mut freq: Option<i64> = None;
+    let mut j = 4;
+    while j < argv.len() {
+        let a = &argv[j];
+        let more = argv.len() - j - 1;
+        if a.eq_ignore_ascii_case(b"replace") {
+            replace = true;
+        } else if a.eq_ignore_ascii_case(b"absttl") {
+            absttl = true;
+        } else if a.eq_ignore_ascii_case(b"idletime") && more >= 1 && freq.is_none() {
+            let v = parse_i64(&argv[j + 1]).ok_or(Error::NotInteger)?;
+            if v < 0 {
+                return Err(Error::msg("ERR Invalid IDLETIME value, must be >= 0"));
+            }
+            idle = Some(v);
+            j += 1;
+        } else if a.eq_ignore_ascii_case(b"freq") && more >= 1 && idle.is_none() {
+            let v = parse_i64(&argv[j + 1]).ok_or(Error::NotInteger)?;
+            if !(0..=255).contains(&v) {
+                return Err(Error::msg(
+                    "ERR Invalid FREQ value, must be >= 0 and <= 255",
+                ));
+            }
+            freq = Some(v);
+            j += 1;
+        } else {
+            return Err(Error::Syntax);
+        }
+        j += 1;
+    }
+    if !replace && ctx.exists(key) {
+        return Err(Error::msg("BUSYKEY Target key name already exists."));
+    }
+    let ttl = parse_i64(&argv[2]).ok_or(Error::NotInteger)?;
+    if ttl < 0 {
+        return Err(Error::msg("ERR Invalid TTL value, must be >= 0"));
+    }
+    let Some(cmds) = commands(&argv[3]) else {
+        return Err(Error::msg("ERR DUMP payload version or checksum are wrong"));
+    };
+    let now = ctx.now;
+    let Some(value) = rebuild(ctx.store, &cmds, now) else {
+        return Err(Error::msg("ERR Bad data format"));
+    };
+    let deleted = replace && ctx.delete(key);
+    let at = match ttl {
+        0 => None,
+        t if absttl => Some(t as u64),
+        t => Some(now.saturating_add(t as u64)),
+    };
+    if at.is_some_and(|t| t <= now) {
+        // Already expired: only the old key goes.
+        if deleted {
+            ctx.modified(key);
+            ctx.notify(b'g', "del", key);
+            ctx.rewrite_as(vec![vec![Bytes::from_static(b"DEL"), key.clone()]]);
+        }
+        return Ok(Reply::Ok);
+    }
+    let mut entry = Entry::new(value);
+    if let Some(s) = idle {
+        entry.last_access = now.saturating_sub((s as u64).saturating_mul(1000));
+    }
+    let blockable = matches!(entry.value, Value::List(_) | Value::ZSet(_));
+    ctx.store.dbs[ctx.db].insert_entry(key, entry);
+    ctx.store.dbs[ctx.db].set_expire(key, at);
+    if blockable {
+        ctx.fx.ready.push((ctx.db, key.clone()));
+    }
+    ctx.modified(key);
+    ctx.notify(b'g', "restore", key);
+    if let Some(t) = at.filter(|_| !absttl) {
+        // Logged with an absolute deadline, so a replay restores the same.
+        let mut logged = argv.to_vec();
+        logged[2] = Bytes::from(t.to_string());
+        logged.push(Bytes::from_static(b"ABSTTL"));
+        ctx.rewrite_as(vec![logged]);
+    }
+    Ok(Reply::Ok)
+}

@@ -1,0 +1,154 @@
+"""DUMP and RESTORE: the value round trip, RESTORE's options and errors as
+Redis 7.0 replies them, and (ebb's own) member deadlines carried through
+a payload and RESTORE's TTL logged as an absolute time.
+
+Run with AGAINST_REDIS=1 to check the Redis parts against redis-server.
+"""
+
+import os
+import time
+
+import pytest
+
+from conftest import EbbServer, ebb_or_redis, wait_until
+
+AGAINST_REDIS = os.environ.get("AGAINST_REDIS") == "1"
+ebb_only = pytest.mark.skipif(AGAINST_REDIS, reason="ebb's own behaviour")
+
+
+@pytest.fixture
+def srv(tmp_path):
+    s = ebb_or_redis(AGAINST_REDIS, tmp_path)
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def r(srv):
+    c = srv.client(decode_responses=False)
+    yield c
+    c.close()
+
+
+def fill(r):
+    r.set("s", "hello")
+    r.rpush("l", 1, 2, 3)
+    r.sadd("st", "a", "b", 7)
+    r.zadd("z", {"a": 1.5, "b": 2})
+    r.hset("h", mapping={"f": "v", "g": "w"})
+    r.sadd("big", *range(500))
+
+
+def test_round_trip_of_every_type(r):
+    fill(r)
+    before = {k: r.execute_command("DEBUG", "DIGEST-VALUE", k) for k in
+              ["s", "l", "st", "z", "h", "big"]}
+    for k in before:
+        payload = r.dump(k)
+        r.delete(k)
+        assert r.restore(k, 0, payload) in (True, b"OK")
+        assert r.execute_command("DEBUG", "DIGEST-VALUE", k) == before[k]
+        if not AGAINST_REDIS:  # ebb's payloads are deterministic
+            assert r.dump(k) == payload
+    assert r.dump("missing") is None
+
+
+def test_restore_options_and_errors(r):
+    r.set("s", "v")
+    d = r.dump("s")
+
+    def err(*args):
+        with pytest.raises(Exception) as e:
+            r.execute_command("RESTORE", *args)
+        return str(e.value)
+
+    assert err("s", 0, d).endswith("Target key name already exists.")
+    assert err("s", -1, d, "REPLACE") == "Invalid TTL value, must be >= 0"
+    assert err("s", 0, b"garbage", "REPLACE") == "DUMP payload version or checksum are wrong"
+    assert err("s", 0, d, "REPLACE", "IDLETIME", -1) == "Invalid IDLETIME value, must be >= 0"
+    assert err("s", 0, d, "REPLACE", "FREQ", 300) == "Invalid FREQ value, must be >= 0 and <= 255"
+    assert err("s", 0, d, "REPLACE", "BAD") == "syntax error"
+    assert err("s", "x", d, "REPLACE") == "value is not an integer or out of range"
+    assert err("n", 0, d, "IDLETIME", 1, "FREQ", 1) == "syntax error"
+    # A damaged payload is refused.
+    bad = bytearray(d)
+    bad[len(bad) // 2] ^= 1
+    assert err("n", 0, bytes(bad)) == "DUMP payload version or checksum are wrong"
+
+    r.restore("t", 5000, d)
+    assert 4900 < r.pttl("t") <= 5000
+    r.execute_command("RESTORE", "u", int(time.time() * 1000) + 5000, d, "ABSTTL")
+    assert 4000 < r.pttl("u") <= 5000
+    # Already expired: nothing is created, and REPLACE removes the old key.
+    r.execute_command("RESTORE", "v", 1, d, "ABSTTL")
+    assert r.exists("v") == 0
+    r.execute_command("RESTORE", "s", 1, d, "ABSTTL", "REPLACE")
+    assert r.exists("s") == 0
+    r.execute_command("RESTORE", "w", 0, d, "IDLETIME", 1000)
+    assert r.object("idletime", "w") >= 1000
+
+
+def test_restore_notifies_restore(srv, r):
+    r.config_set("notify-keyspace-events", "KEA")
+    p = srv.client().pubsub()
+    p.psubscribe("__keyevent@0__:*")
+    p.get_message(timeout=1)
+    r.set("s", "v")
+    d = r.dump("s")
+    r.restore("s2", 0, d)
+    seen = []
+    deadline = time.time() + 2
+    while time.time() < deadline and "__keyevent@0__:restore" not in seen:
+        m = p.get_message(timeout=0.2)
+        if m and m["type"] == "pmessage":
+            seen.append(m["channel"])
+    assert "__keyevent@0__:restore" in seen
+    p.close()
+
+
+@ebb_only
+def test_member_deadlines_travel_in_the_payload(r):
+    r.execute_command("SADDEX", "s", 1, "short")
+    r.sadd("s", "forever")
+    r.execute_command("ZADDEX", "z", "EX", 100, 1, "m")
+    d = r.dump("s")
+    dz = r.dump("z")
+    r.delete("s", "z")
+    r.restore("s", 0, d)
+    r.restore("z", 0, dz)
+    assert sorted(r.smembers("s")) == [b"forever", b"short"]
+    assert 90_000 < r.execute_command("PTTL", "z", "m") <= 100_000
+    wait_until(lambda: r.smembers("s") == {b"forever"})
+    # Members already past their deadline are not in a payload.
+    assert r.restore("s3", 0, r.dump("s")) in (True, b"OK")
+    assert r.smembers("s3") == {b"forever"}
+
+
+@ebb_only
+def test_a_payload_only_rebuilds_its_own_value(r):
+    # A payload runs in a scratch keyspace: only the value it builds for its
+    # own (empty) name comes out, whatever else it holds.
+    r.set("s", "v")
+    d = r.dump("s")
+    assert r.restore("copy", 0, d) in (True, b"OK")
+    assert r.keys("*") in ([b"s", b"copy"], [b"copy", b"s"])
+
+
+@ebb_only
+def test_restore_ttl_is_logged_as_an_absolute_time(tmp_path):
+    s = EbbServer("--dir", str(tmp_path), "--appendonly", "yes", cwd=str(tmp_path))
+    try:
+        r = s.client(decode_responses=False)
+        r.set("s", "v")
+        d = r.dump("s")
+        r.restore("t", 60_000, d)
+        ttl = r.pttl("t")
+        time.sleep(1.1)
+        s.stop()
+        s.start()
+        r = s.client(decode_responses=False)
+        assert r.get("t") == b"v"
+        # Replayed as the same deadline, not 60 s from the restart.
+        assert r.pttl("t") <= ttl - 1000
+    finally:
+        s.stop()

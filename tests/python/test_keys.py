@@ -508,3 +508,8 @@ def test_flushall_async_frees_in_the_background(r):
     r.sadd("small", 1, 2, 3)
     r.unlink("small")
     assert r.info("memory")["lazyfreed_objects"] == 3
+
+
+def test_role_is_a_master_without_replicas(rr):
+    assert raw_cmd(rr, "ROLE") == ["master", 0, []]
+    assert err(rr, "ROLE", "x") == "wrong number of arguments for 'role' command"

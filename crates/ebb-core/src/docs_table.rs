@@ -73,6 +73,7 @@ pub static DOCS: &[(&str, &str, &str, &str)] = &[
     ("info", "1.0.0", "[section...]", ""),
     ("keys", "1.0.0", "pattern:pattern", ""),
     ("lastsave", "1.0.0", "", ""),
+    ("role", "2.8.12", "", ""),
     ("lcs", "7.0.0", "key1:key key2:key0 [LEN] [IDX] [MINMATCHLEN len:int] [WITHMATCHLEN]", ""),
     ("lindex", "1.0.0", "key:key index:int", ""),
     ("linsert", "2.2.0", "key:key where=(BEFORE|AFTER) pivot element", ""),

@@ -218,7 +218,7 @@ fn acl_categories(spec: &CommandSpec) -> Vec<Reply> {
         }
         "command" => vec!["@connection"],
         "info" => vec!["@dangerous"],
-        "lastsave" => vec!["@admin", "@dangerous"],
+        "lastsave" | "role" => vec!["@admin", "@dangerous"],
         "keys" | "restore" => vec!["@keyspace", "@dangerous"],
         "dbsize" => vec!["@keyspace"],
         "flushdb" | "flushall" | "swapdb" => vec!["@keyspace", "@dangerous"],

@@ -309,6 +309,12 @@ pub(crate) fn reply_for<'a>(
             ])
         }
         "lastsave" => Reply::Int(shared.last_save.load(Ordering::Relaxed) as i64),
+        // ebb has no replication: always a master without replicas.
+        "role" => Reply::Array(vec![
+            Reply::text("master"),
+            Reply::Int(0),
+            Reply::Array(vec![]),
+        ]),
         "save" => {
             if shared.bgsave_running.load(Ordering::Relaxed) {
                 err("ERR Background save already in progress")

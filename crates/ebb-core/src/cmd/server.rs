@@ -33,6 +33,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     s("debug", -2, "admin noscript loading stale", (0, 0, 0), "server", "A container for debugging commands."),
     s("shutdown", -1, "admin noscript loading stale no_multi allow_busy", (0, 0, 0), "server", "Synchronously saves the database(s) to disk and shuts down the server."),
     s("lastsave", 1, "loading stale fast", (0, 0, 0), "server", "Returns the Unix timestamp of the last successful save to disk."),
+    s("role", 1, "noscript loading stale fast", (0, 0, 0), "server", "Returns the replication role."),
     s("save", 1, "admin noscript no_async_loading no_multi", (0, 0, 0), "server", "Synchronously saves the database(s) to disk."),
     s("bgsave", -1, "admin noscript no_async_loading", (0, 0, 0), "server", "Asynchronously saves the database(s) to disk."),
     s("monitor", 1, "admin noscript loading stale", (0, 0, 0), "server", "Listens for all requests received by the server in real time."),

@@ -91,7 +91,7 @@ def test_every_command_documents_its_arguments(r3):
     assert sorted(all_docs) == sorted(names)
     no_args = {
         "bgrewriteaof", "dbsize", "debug", "discard", "exec", "lastsave", "multi",
-        "quit", "randomkey", "reset", "save", "time", "unwatch",
+        "quit", "randomkey", "reset", "save", "time", "unwatch", "role",
         "client", "command", "config", "memory", "object", "pubsub", "monitor", "slowlog", "latency",
         "script",
     }

@@ -140,8 +140,24 @@ def test_pubsub_and_keyspace_events(ebb, r):
 
 
 def test_subscribed_context_rejects_commands(ebb):
-    out = raw(ebb.port, b"SUBSCRIBE c\r\nGET x\r\n")
+    out = raw(ebb.port, b"SUBSCRIBE c\r\nGET x\r\nCONFIG GET x\r\n")
     assert b"-ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context\r\n" in out
+    # A subcommand is named in full, as Redis does.
+    assert b"-ERR Can't execute 'config|get': only" in out
+
+
+def test_checks_before_a_command_run_in_redis_order(ebb, r):
+    # Over maxmemory, a subscribed client's write is refused for memory
+    # first; a command not allowed in MULTI is refused as such first.
+    r.config_set("maxmemory", 1)
+    try:
+        out = raw(ebb.port, b"SUBSCRIBE c\r\nSET a b\r\n")
+        assert b"-OOM command not allowed when used memory > 'maxmemory'.\r\n" in out
+        out = raw(ebb.port, b"MULTI\r\nSHUTDOWN\r\nEXEC\r\n")
+        assert out.endswith(b"-ERR Command not allowed inside a transaction\r\n"
+                            b"-EXECABORT Transaction discarded because of previous errors.\r\n")
+    finally:
+        r.config_set("maxmemory", 0)
 
 
 def test_client_commands(ebb, r):

@@ -199,28 +199,29 @@ impl Session {
             Error::WrongArity(full.to_string()).into()
         } else if !self.authenticated && !spec.has(flag::NO_AUTH) {
             Reply::Error("NOAUTH Authentication required.".into())
-        } else if self.subscribed_ping(spec, slot, argv, out) {
-            return Some(Flow::Continue);
-        } else if let Some(r) = self.subscribed_refusal(spec) {
-            r
+        } else if self.multi.is_some() && spec.has_flag("no_multi") {
+            // In Redis's order: authentication, then this, then memory,
+            // subscribed mode and a busy script.
+            Reply::Error("ERR Command not allowed inside a transaction".into())
         } else if let Some(r) = self.oom_refusal(shared, guard, spec) {
+            r
+        } else if let Some(r) = self.subscribed_refusal(spec, slot) {
             r
         } else if let Some(r) = busy_refusal(shared, spec, argv) {
             r
+        } else if self.subscribed_ping(spec, slot, argv, out) {
+            return Some(Flow::Continue);
         } else if self.multi.is_some()
             && !matches!(
                 spec.name,
                 "exec" | "discard" | "multi" | "watch" | "quit" | "reset"
             )
         {
-            if !spec.has_flag("no_multi") {
-                if let Some(q) = self.multi.as_mut() {
-                    q.push(argv.to_vec());
-                }
-                self.reply(&Reply::Simple("QUEUED".into()), out);
-                return Some(Flow::Continue);
+            if let Some(q) = self.multi.as_mut() {
+                q.push(argv.to_vec());
             }
-            Reply::Error("ERR Command not allowed inside a transaction".into())
+            self.reply(&Reply::Simple("QUEUED".into()), out);
+            return Some(Flow::Continue);
         } else if self.held_by_pause(shared, spec) {
             return Some(Flow::Paused(argv.to_vec()));
         } else {
@@ -285,7 +286,7 @@ impl Session {
 
     /// In RESP2 subscribed mode only (P)(UN)SUBSCRIBE, PING, QUIT and RESET
     /// run: the error for any other command.
-    fn subscribed_refusal(&self, spec: &CommandSpec) -> Option<Reply> {
+    fn subscribed_refusal(&self, spec: &CommandSpec, slot: Option<usize>) -> Option<Reply> {
         let allowed = matches!(
             spec.name,
             "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe" | "ping" | "quit" | "reset"
@@ -294,7 +295,7 @@ impl Session {
             Reply::Error(
                 format!(
                     "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
-                    spec.name
+                    slot.map_or(spec.name, crate::cmdstats::slot_name)
                 )
                 .into(),
             )

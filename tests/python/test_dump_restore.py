@@ -152,3 +152,48 @@ def test_restore_ttl_is_logged_as_an_absolute_time(tmp_path):
         assert r.pttl("t") <= ttl - 1000
     finally:
         s.stop()
+
+
+def _payload(*cmds):
+    """An ebb DUMP payload holding `cmds` (lists of bytes), with a valid
+    checksum: what a forger can build."""
+    def varint(n):
+        out = b""
+        while True:
+            b = n & 0x7F
+            n >>= 7
+            if n == 0:
+                return out + bytes([b])
+            out += bytes([b | 0x80])
+    body = b"EBBDUMP1"
+    for cmd in cmds:
+        body += varint(len(cmd))
+        for a in cmd:
+            body += varint(len(a)) + a
+    h = 0xCBF29CE484222325
+    for c in body:
+        h ^= c
+        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return body + h.to_bytes(8, "little")
+
+
+@ebb_only
+def test_a_forged_payload_only_builds_a_value(r):
+    good = _payload([b"SADD", b"", b"a", b"b"])
+    assert r.restore("ok", 0, good) in (True, b"OK")
+    assert sorted(r.smembers("ok")) == [b"a", b"b"]
+    bad = [
+        _payload([b"SETRANGE", b"", b"200000000", b"x"]),   # not a rebuild command
+        _payload([b"SET", b"other", b"v"]),                  # not its own key
+        _payload([b"RESTORE", b"", b"0", good]),             # no nesting
+        _payload([b"FLUSHALL", b""]),
+        _payload([b"GET", b""]),
+        _payload(),                                          # builds nothing
+        _payload([b"SET"]),
+    ]
+    for p in bad:
+        with pytest.raises(Exception) as e:
+            r.restore("x", 0, p)
+        assert str(e.value) == "Bad data format"
+    assert r.exists("x", "other") == 0
+    assert sorted(r.smembers("ok")) == [b"a", b"b"]

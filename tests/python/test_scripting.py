@@ -780,3 +780,40 @@ def test_cmsgpack_packs_and_unpacks_big_tables(raw):
               "local n = 0 for _ in pairs(d.m) do n = n + 1 end "
               "return {n, #d.a, d.m['77'], #d.s}")
     assert raw.cmd("EVAL", script, 0) == b"*4\r\n:100000\r\n:100000\r\n:77\r\n:100000\r\n"
+
+
+def test_deeply_nested_input_is_refused_not_a_crash(raw):
+    # Nesting deeper than 1000 levels is refused (it would overflow the
+    # stack); 1000 levels decode.
+    deep = "return cmsgpack.unpack(string.rep(string.char(0x81, 1), 7990) .. string.char(0xc0))"
+    assert raw.cmd("EVAL", deep, 0).startswith(b"-ERR user_script:1: stack overflow")
+    ok = ("local t = cmsgpack.unpack(string.rep(string.char(0x91), 999) .. string.char(1)) "
+          "local n = 0 while type(t) == 'table' do t = t[1] n = n + 1 end return n")
+    assert raw.cmd("EVAL", ok, 0) == b":999\r\n"
+    assert raw.cmd("PING") == b"+PONG\r\n"
+
+
+@ebb_only
+def test_cjson_nesting_stops_at_1000_whatever_the_setting(raw):
+    # ebb's own limit (Redis's C recursion goes deeper): the settings accept
+    # up to 2^31 - 1, but recursion stops at 1000 levels.
+    script = ("cjson.decode_max_depth(2147483647) "
+              "local ok, e = pcall(cjson.decode, string.rep('[', 5000)) "
+              "cjson.decode_max_depth(1000) return e")
+    assert b"Found too many nested data structures (1001)" in raw.cmd("EVAL", script, 0)
+    script = ("cjson.encode_max_depth(2147483647) local t = {} t[1] = t "
+              "local ok, e = pcall(cjson.encode, t) cjson.encode_max_depth(1000) return e")
+    assert b"excessive nesting" in raw.cmd("EVAL", script, 0)
+    assert raw.cmd("PING") == b"+PONG\r\n"
+
+
+@ebb_only
+def test_scripts_never_reach_scripts_even_with_the_debug_bypass(raw):
+    raw.cmd("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "1")
+    try:
+        for cmd in ["redis.call('script', 'flush')", "redis.call('eval', 'return 1', 0)"]:
+            r = raw.cmd("EVAL", "return " + cmd, 0)
+            assert r.startswith(b"-ERR This Redis command is not allowed from script")
+    finally:
+        raw.cmd("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0")
+    assert raw.cmd("PING") == b"+PONG\r\n"

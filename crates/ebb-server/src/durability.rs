@@ -63,6 +63,21 @@ impl Shared {
     }
 
     /// Logs a raw command (MULTI/EXEC framing).
+    /// Logs MULTI ahead of a script's first write; the block reaches the
+    /// file only with its EXEC ([`Shared::log_block_end`]).
+    pub fn log_block_begin(&self, db: usize) {
+        if let Some(aof) = self.aof.lock().as_mut() {
+            aof.open_block(db);
+        }
+    }
+
+    /// Logs the EXEC that ends a script's block.
+    pub fn log_block_end(&self, db: usize) {
+        if let Some(aof) = self.aof.lock().as_mut() {
+            aof.close_block(db);
+        }
+    }
+
     pub fn log_raw(&self, db: usize, argv: &[Bytes]) {
         if !self.aof.is_on() {
             return;
@@ -280,7 +295,8 @@ impl Shared {
     /// (nothing else writes while it holds the keyspace).
     pub fn exit_now(&self) -> ! {
         if let Some(a) = self.aof.lock().as_mut() {
-            a.discard_pending();
+            a.discard_block();
+            let _ = a.flush();
             let _ = a.sync();
         }
         tracing::info!("ebb is now ready to exit, bye bye...");

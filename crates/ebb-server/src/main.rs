@@ -70,6 +70,10 @@ fn main() {
     let threads = cfg.get_i64("io-threads").clamp(1, 128) as usize;
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
+        // Scripts recurse over nested data (up to 1000 levels, see
+        // script/libs.rs and script/msgpack.rs): room for that even in a
+        // debug build.
+        .thread_stack_size(8 << 20)
         .enable_all()
         .build()
     {

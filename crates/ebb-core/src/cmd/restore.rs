@@ -3,6 +3,9 @@
 //! for an empty key name, length-prefixed, after a magic and followed by a
 //! checksum. It moves values between ebb servers (and back in after a
 //! FLUSHALL), not between ebb and Redis, whose payloads are RDB encodings.
+//! The checksum only catches damage: a payload is untrusted input, so
+//! RESTORE runs nothing but the value-building commands DUMP writes, on
+//! the payload's own key, in a scratch keyspace.
 
 use bytes::Bytes;
 
@@ -75,42 +78,60 @@ pub fn payload(value: &Value, now: u64) -> Vec<u8> {
     out
 }
 
-/// The commands of a payload, if its magic and checksum hold.
-fn commands(data: &[u8]) -> Option<Vec<Vec<Bytes>>> {
+/// A payload's command stream, if its magic and checksum hold.
+fn body(data: &[u8]) -> Option<&[u8]> {
     let body_len = data.len().checked_sub(8)?;
     let (body, sum) = data.split_at(body_len);
-    if !body.starts_with(MAGIC) || checksum(body).to_le_bytes() != sum {
-        return None;
-    }
-    let mut i = MAGIC.len();
-    let mut cmds = Vec::new();
-    while i < body.len() {
-        let argc = get_len(body, &mut i)?;
-        let mut cmd = Vec::with_capacity(argc.min(1024));
-        for _ in 0..argc {
-            let n = get_len(body, &mut i)?;
-            let end = i.checked_add(n)?;
-            cmd.push(Bytes::copy_from_slice(body.get(i..end)?));
-            i = end;
-        }
-        cmds.push(cmd);
-    }
-    Some(cmds)
+    (body.starts_with(MAGIC) && checksum(body).to_le_bytes() == sum).then(|| &body[MAGIC.len()..])
 }
 
-/// Rebuilds the value of a payload's commands in a scratch keyspace with
-/// the same settings.
-fn rebuild(store: &Store, cmds: &[Vec<Bytes>], now: u64) -> Option<Value> {
+/// The next command of a command stream, at `*i`.
+fn next_command(body: &[u8], i: &mut usize) -> Option<Vec<Bytes>> {
+    let argc = get_len(body, i)?;
+    // Every argument takes a byte at least: a count past what is left is
+    // damage, not a reason to reserve room.
+    if argc < 2 || argc > body.len() - *i {
+        return None;
+    }
+    let mut cmd = Vec::with_capacity(argc);
+    for _ in 0..argc {
+        let n = get_len(body, i)?;
+        let end = i.checked_add(n)?;
+        cmd.push(Bytes::copy_from_slice(body.get(*i..end)?));
+        *i = end;
+    }
+    Some(cmd)
+}
+
+/// The commands a payload may hold: those [`crate::dump::entry_commands`]
+/// writes, on the payload's own (empty) key name.
+const REBUILD: &[&str] = &[
+    "set",
+    "rpush",
+    "sadd",
+    "zadd",
+    "hset",
+    "spexpireat",
+    "zpexpireat",
+    "hpexpireat",
+];
+
+/// Rebuilds the value of a payload's command stream in a scratch keyspace
+/// with the same settings; one command at a time, so nothing is held but
+/// the value being built.
+fn rebuild(store: &Store, body: &[u8], now: u64) -> Option<Value> {
     let mut tmp = Store::new(1);
     tmp.cfg = store.cfg.clone();
     let mut fx = Effects::default();
-    for cmd in cmds {
-        let spec = crate::table::lookup(cmd.first()?)?;
-        if !spec.arity_ok(cmd.len()) || !spec.is_write() {
+    let mut i = 0;
+    while i < body.len() {
+        let cmd = next_command(body, &mut i)?;
+        let spec = crate::table::lookup(&cmd[0])?;
+        if !REBUILD.contains(&spec.name) || !cmd[1].is_empty() || !spec.arity_ok(cmd.len()) {
             return None;
         }
         let mut ctx = Ctx::new(&mut tmp, 0, now, &mut fx);
-        if crate::cmd::execute_result(&mut ctx, spec, cmd).is_err() {
+        if crate::cmd::execute_result(&mut ctx, spec, &cmd).is_err() {
             return None;
         }
         fx.clear();
@@ -179,11 +200,11 @@ fn restore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     if ttl < 0 {
         return Err(Error::msg("ERR Invalid TTL value, must be >= 0"));
     }
-    let Some(cmds) = commands(&argv[3]) else {
+    let Some(body) = body(&argv[3]) else {
         return Err(Error::msg("ERR DUMP payload version or checksum are wrong"));
     };
     let now = ctx.now;
-    let Some(value) = rebuild(ctx.store, &cmds, now) else {
+    let Some(value) = rebuild(ctx.store, body, now) else {
         return Err(Error::msg("ERR Bad data format"));
     };
     let deleted = replace && ctx.delete(key);

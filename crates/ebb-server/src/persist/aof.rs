@@ -39,6 +39,10 @@ pub struct Aof {
     file: File,
     /// Encoded commands not yet written.
     pending: Vec<u8>,
+    /// Where an open MULTI block (a running script's commands) starts in
+    /// `pending`: it is written only once its EXEC is logged, so a crash or
+    /// SHUTDOWN NOSAVE in the middle of a script leaves none of it.
+    held: Option<usize>,
     db: usize,
     /// fsync policy.
     pub fsync: Fsync,
@@ -61,6 +65,7 @@ impl Aof {
             path,
             file,
             pending: Vec::new(),
+            held: None,
             db: usize::MAX,
             fsync,
             unsynced: false,
@@ -92,10 +97,24 @@ impl Aof {
         }
     }
 
-    /// Drops what waits to be written (the commands of a script the
-    /// server exits in the middle of).
-    pub fn discard_pending(&mut self) {
-        self.pending.clear();
+    /// Opens a block (logs MULTI) whose commands are held back until
+    /// [`Aof::close_block`].
+    pub fn open_block(&mut self, db: usize) {
+        self.held = Some(self.pending.len());
+        self.log(db, &[Bytes::from_static(b"MULTI")]);
+    }
+
+    /// Logs EXEC and lets the block be written.
+    pub fn close_block(&mut self, db: usize) {
+        self.log(db, &[Bytes::from_static(b"EXEC")]);
+        self.held = None;
+    }
+
+    /// Drops an open block (a script the server exits in the middle of).
+    pub fn discard_block(&mut self) {
+        if let Some(at) = self.held.take() {
+            self.pending.truncate(at);
+        }
     }
 
     /// Bytes waiting to be written, with the copy kept for a rewrite in
@@ -111,12 +130,16 @@ impl Aof {
 
     /// Writes pending commands; fsyncs when the policy is `always`.
     pub fn flush(&mut self) -> std::io::Result<()> {
-        if self.pending.is_empty() {
+        let ready = self.held.unwrap_or(self.pending.len());
+        if ready == 0 {
             return Ok(());
         }
-        self.file.write_all(&self.pending)?;
-        self.size += self.pending.len() as u64;
-        self.pending.clear();
+        self.file.write_all(&self.pending[..ready])?;
+        self.size += ready as u64;
+        self.pending.drain(..ready);
+        if self.held.is_some() {
+            self.held = Some(0);
+        }
         if self.fsync == Fsync::Always {
             self.file.sync_data()?;
         } else {

@@ -257,6 +257,11 @@ fn null() -> Value {
 
 const MAX_NESTING: usize = 1000;
 
+/// The deepest nesting encode and decode ever go to, whatever the depth
+/// settings say (they accept up to 2^31 - 1, as lua-cjson's do): deeper
+/// recursion would overflow the thread's stack.
+const HARD_NESTING: usize = 1000;
+
 /// lua-cjson's settings that change what it does (kept for the Lua
 /// state's life, as in Redis).
 struct CjsonCfg {
@@ -318,7 +323,12 @@ fn encode_value(out: &mut Vec<u8>, v: &Value, depth: usize, cfg: &CjsonCfg) -> m
         }
         Value::String(s) => encode_string(out, &s.as_bytes()),
         Value::Table(t) => {
-            if depth >= cfg.encode_max_depth.load(Ordering::Relaxed) {
+            if depth
+                >= cfg
+                    .encode_max_depth
+                    .load(Ordering::Relaxed)
+                    .min(HARD_NESTING)
+            {
                 return Err(err(format!(
                     "Cannot serialise, excessive nesting ({})",
                     depth + 1
@@ -660,7 +670,7 @@ pub fn cjson(lua: &Lua, state: &Table) -> mlua::Result<Table> {
             i: 0,
             lua,
             depth: 0,
-            max_depth: c.decode_max_depth.load(Ordering::Relaxed),
+            max_depth: c.decode_max_depth.load(Ordering::Relaxed).min(HARD_NESTING),
         };
         let v = d.value()?;
         d.ws();

@@ -320,7 +320,8 @@ fn set_hook(lua: &Lua, state: &Table, every_line: bool) -> mlua::Result<()> {
 /// Lets the runtime serve other connections on another thread while this
 /// one goes on running a script (which keeps the keyspace locked): they
 /// are answered BUSY. The runtime's worker is handed to a fresh thread,
-/// and this thread waits until that thread is running tasks.
+/// and this thread waits until some worker has run a task (with more than
+/// one worker that may be another one, which then serves the clients).
 fn hand_off_worker() {
     use tokio::runtime::{Handle, RuntimeFlavor};
     let Ok(handle) = Handle::try_current() else {
@@ -530,17 +531,31 @@ impl Call<'_, '_> {
         if crate::cmdstats::sub_arity_ok(slot, argv.len()).is_err() {
             return refuse("ERR Wrong number of args calling Redis command from script");
         }
-        if (spec.has(flag::NOSCRIPT) || matches!(spec.name, "client" | "config" | "script"))
-            && !self.shared.scripts_any_command.load(Ordering::Relaxed)
+        // Scripts and the script cache stay out of reach even with DEBUG
+        // SET-DISABLE-DENY-SCRIPTS: the running script holds the Lua state.
+        let reentrant = matches!(
+            spec.name,
+            "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "script"
+        );
+        if reentrant
+            || ((spec.has(flag::NOSCRIPT) || matches!(spec.name, "client" | "config"))
+                && !self.shared.scripts_any_command.load(Ordering::Relaxed))
         {
             return refuse("ERR This Redis command is not allowed from script");
         }
         if self.read_only && (spec.is_write() || spec.name == "publish") {
             return refuse("ERR Write commands are not allowed from read-only scripts.");
         }
+        let store = self.guard.get_or_insert_with(|| self.shared.store.lock());
+        if !self.allow_oom && spec.has(flag::DENYOOM) && crate::evict::limited() {
+            if let Err(e) = crate::evict::make_room(self.shared, store) {
+                return Err((e.into(), Some(slot)));
+            }
+        }
         if spec.is_write() && !self.wrote {
-            // From here on SCRIPT KILL refuses; a kill it already granted
-            // stops the script before its first write.
+            // From here on (past the memory check, as in Redis) SCRIPT KILL
+            // refuses; a kill it already granted stops the script before
+            // its first write.
             let prev = self
                 .shared
                 .scripting
@@ -550,12 +565,6 @@ impl Call<'_, '_> {
                 return refuse(KILLED);
             }
             self.wrote = true;
-        }
-        let store = self.guard.get_or_insert_with(|| self.shared.store.lock());
-        if !self.allow_oom && spec.has(flag::DENYOOM) && crate::evict::limited() {
-            if let Err(e) = crate::evict::make_room(self.shared, store) {
-                return Err((e.into(), Some(slot)));
-            }
         }
         if crate::observe::monitoring() {
             // MONITOR shows a script's commands as the client `lua`.
@@ -597,7 +606,7 @@ impl Call<'_, '_> {
     fn core(&mut self, resp: u8, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
         let shared = self.shared;
         if spec.is_write() && !self.logged_multi {
-            shared.log_raw(self.db, &[Bytes::from_static(b"MULTI")]);
+            shared.log_block_begin(self.db);
             self.logged_multi = true;
         }
         let store = self.guard.get_or_insert_with(|| shared.store.lock());
@@ -635,6 +644,15 @@ thread_local! {
     /// The script run on this thread, for `redis.call` (a script runs to
     /// its end on the thread that started it, and never starts another).
     static CURRENT: Cell<*mut ()> = const { Cell::new(std::ptr::null_mut()) };
+}
+
+/// Clears the running script's state (busy, wrote, kill) when dropped.
+struct ClearState<'a>(&'a AtomicU8);
+
+impl Drop for ClearState<'_> {
+    fn drop(&mut self) {
+        self.0.store(0, Ordering::Release);
+    }
 }
 
 /// Marks a run as this thread's current one until dropped.
@@ -820,17 +838,16 @@ fn run<'a>(
         sha,
     };
     let outcome = {
+        // However the run ends, other clients see no script running after.
+        let _clear = ClearState(&shared.scripting.state);
         let _current = Current::enter(&mut call);
         eng.run.call::<MultiValue>(&script.func)
     };
-    if call.wrote || call.busy {
-        shared.scripting.state.store(0, Ordering::Release);
-    }
     if call.line_hook {
         set_hook(&eng.lua, &eng.state, false)?;
     }
     if call.logged_multi {
-        shared.log_raw(call.db, &[Bytes::from_static(b"EXEC")]);
+        shared.log_block_end(call.db);
     }
     if let Some(store) = call.guard.as_mut() {
         crate::commands::serve_ready(shared, store, std::mem::take(&mut call.ready));

@@ -13,6 +13,13 @@ use super::libs::set_multi;
 /// refers to itself packs to a finite copy).
 const MAX_NESTING: usize = 16;
 
+/// The deepest nesting unpack decodes (deeper input would overflow the
+/// thread's stack); past it unpack fails with the error Redis gives when
+/// its Lua stack runs out on deep input.
+const MAX_DECODE_NESTING: usize = 1000;
+const TOO_DEEP: &str =
+    "stack overflow (too many return values at once; use unpack_one or unpack_limit instead.)";
+
 /// Lua's own error for a map with a nil key (raised by the table store,
 /// so it carries no script position).
 const NIL_INDEX: &str = "table index is nil";
@@ -270,6 +277,7 @@ fn unpack(lua: &Lua, s: &[u8], limit: i64, offset: i64) -> mlua::Result<MultiVal
     let mut d = Decoder {
         s,
         i: offset as usize,
+        depth: 0,
     };
     let mut values = Vec::new();
     while d.i < s.len() && (values.len() as i64) < limit {
@@ -296,6 +304,8 @@ fn unpack(lua: &Lua, s: &[u8], limit: i64, offset: i64) -> mlua::Result<MultiVal
 struct Decoder<'a> {
     s: &'a [u8],
     i: usize,
+    /// Arrays and maps open around the current value.
+    depth: usize,
 }
 
 impl Decoder<'_> {
@@ -369,16 +379,27 @@ impl Decoder<'_> {
         Ok(Value::String(lua.create_string(b)?))
     }
 
+    fn nest(&mut self) -> Result<(), Stop> {
+        self.depth += 1;
+        if self.depth > MAX_DECODE_NESTING {
+            return Err(Stop::Lua(mlua::Error::RuntimeError(TOO_DEEP.into())));
+        }
+        Ok(())
+    }
+
     fn array(&mut self, lua: &Lua, n: usize) -> Result<Value, Stop> {
+        self.nest()?;
         let t = lua.create_table()?;
         for j in 1..=n {
             let v = self.value(lua)?;
             t.raw_set(j, v)?;
         }
+        self.depth -= 1;
         Ok(Value::Table(t))
     }
 
     fn map(&mut self, lua: &Lua, n: usize) -> Result<Value, Stop> {
+        self.nest()?;
         let t = lua.create_table()?;
         for _ in 0..n {
             let k = self.value(lua)?;
@@ -388,6 +409,7 @@ impl Decoder<'_> {
             }
             t.raw_set(k, v)?;
         }
+        self.depth -= 1;
         Ok(Value::Table(t))
     }
 }

@@ -513,3 +513,40 @@ def test_flushall_async_frees_in_the_background(r):
 def test_role_is_a_master_without_replicas(rr):
     assert raw_cmd(rr, "ROLE") == ["master", 0, []]
     assert err(rr, "ROLE", "x") == "wrong number of arguments for 'role' command"
+
+
+def test_lfu_policy_counts_accesses(r):
+    r.config_set("maxmemory-policy", "allkeys-lfu")
+    try:
+        r.set("a", "b")
+        assert r.object("freq", "a") == 5  # a new key's counter, as in Redis
+        for _ in range(50):
+            r.get("a")
+        hot = r.object("freq", "a")
+        assert 6 <= hot <= 30  # logarithmic: rises slowly
+        assert r.object("freq", "a") == hot  # OBJECT itself is no access
+        with pytest.raises(redis.ResponseError) as e:
+            r.object("idletime", "a")
+        assert str(e.value).startswith("An LFU maxmemory policy is selected, idle time not tracked.")
+        # RESTORE FREQ sets the counter.
+        d = r.dump("a")
+        r.execute_command("RESTORE", "b", 0, d, "FREQ", 100)
+        assert r.object("freq", "b") == 100
+        # Eviction takes the least used keys.
+        for i in range(1000):
+            r.set(f"cold{i}", "x" * 1000)
+        r.execute_command("RESTORE", "hot", 0, d, "FREQ", 200)
+        used = r.info("memory")["used_memory"]
+        r.config_set("maxmemory-samples", 64)
+        r.config_set("maxmemory", used - 100_000)
+        r.set("new", "y")
+        assert r.info("stats")["evicted_keys"] > 0
+        assert r.exists("hot") == 1 and r.exists("b") == 1
+    finally:
+        r.config_set("maxmemory", 0)
+        r.config_set("maxmemory-policy", "noeviction")
+        r.config_set("maxmemory-samples", 5)
+        r.config_resetstat()  # the server is shared: no evictions left counted
+    with pytest.raises(redis.ResponseError) as e:
+        r.object("freq", "a")
+    assert str(e.value).startswith("An LFU maxmemory policy is not selected")

@@ -143,3 +143,16 @@ def test_exec_of_a_growing_transaction_over_the_limit_is_aborted(r, ebb):
         assert r.execute_command("EXEC") == [None]
     finally:
         other.config_set("maxmemory", 0)
+
+
+def test_config_resetstat_clears_evicted_keys(r):
+    r.config_set("maxmemory-policy", "allkeys-random")
+    r.config_set("maxmemory", used(r) + 1_000_000)
+    try:
+        fill(r, "k", 30_000)
+        assert r.info("stats")["evicted_keys"] > 0
+    finally:
+        r.config_set("maxmemory", 0)
+        r.config_set("maxmemory-policy", "noeviction")
+    r.config_resetstat()
+    assert r.info("stats")["evicted_keys"] == 0

@@ -130,12 +130,13 @@ impl<'a> Ctx<'a> {
     /// Applies lazy expiry to `key` in database `db`; false if it is absent.
     pub fn expire_key_in(&mut self, db: usize, key: &[u8]) -> bool {
         let now = self.now;
+        let lfu = self.store.cfg.lfu;
         // The common case, one lookup: the key is absent or nothing is due.
         match self.store.dbs[db].peek_mut(key) {
             None => return false,
             Some(e) if !e.has_due(now) => {
                 if !self.no_touch {
-                    e.last_access = now;
+                    e.last_access = lfu.stamp(e.last_access, now);
                 }
                 return true;
             }
@@ -143,7 +144,7 @@ impl<'a> Ctx<'a> {
         }
         let live = self.store.dbs[db].expire_if_due(db, key, now, self.fx);
         if live && !self.no_touch {
-            self.store.dbs[db].touch(key, now);
+            self.store.dbs[db].touch(key, now, lfu);
         }
         live
     }
@@ -243,6 +244,7 @@ impl<'a> Ctx<'a> {
     /// Replaces the value of `key` (dropping its TTL), like Redis's setKey.
     pub fn set_value(&mut self, key: &[u8], v: Value) {
         let now = self.now;
+        let lfu = self.store.cfg.lfu;
         let db = &mut self.store.dbs[self.db];
         // The old value goes anyway: only its expiry (events, log) matters.
         let existed = db.expire_if_due(self.db, key, now, self.fx);
@@ -252,7 +254,7 @@ impl<'a> Ctx<'a> {
         }
         if let Value::Str(_) = v {
             // A string needs no after-command housekeeping but the access time.
-            db.set_at(key, v, now);
+            db.set_at(key, v, now, lfu);
             return;
         }
         db.set(key, v);
@@ -374,7 +376,8 @@ impl<'a> Ctx<'a> {
     /// Housekeeping of one key a command wrote: its access time, its place
     /// in the member index, and its deletion if the command left it empty.
     fn settle(&mut self, db: usize, key: &[u8]) {
-        if self.store.dbs[db].settle(key, self.now) != Some(false) {
+        let lfu = self.store.cfg.lfu;
+        if self.store.dbs[db].settle(key, self.now, lfu) != Some(false) {
             return;
         }
         let key = Bytes::copy_from_slice(key);

@@ -271,10 +271,11 @@ impl Db {
         n
     }
 
-    /// Records that a command accessed `key` at `now` (OBJECT IDLETIME).
-    pub fn touch(&mut self, key: &[u8], now: u64) {
+    /// Records that a command accessed `key` at `now` (OBJECT IDLETIME, or
+    /// OBJECT FREQ under an `-lfu` policy).
+    pub fn touch(&mut self, key: &[u8], now: u64, lfu: Lfu) {
         if let Some(e) = self.map.get_mut(key) {
-            e.last_access = now;
+            e.last_access = lfu.stamp(e.last_access, now);
         }
     }
 
@@ -375,8 +376,10 @@ impl Db {
     /// After a command wrote `key`: stamps its access time, then does what
     /// [`Db::refresh_member_index`] does. `None` if the key is absent,
     /// `Some(false)` if it was deleted.
-    pub fn settle(&mut self, key: &[u8], now: u64) -> Option<bool> {
-        self.refresh(key, Some(now))
+    /// Under an `-lfu` policy the stamp is left alone: the access was
+    /// counted when the command looked the key up.
+    pub fn settle(&mut self, key: &[u8], now: u64, lfu: Lfu) -> Option<bool> {
+        self.refresh(key, (!lfu.on).then_some(now))
     }
 
     /// Both of the above, with one lookup when nothing changes.
@@ -517,6 +520,69 @@ pub struct CoreConfig {
     pub zset_max_listpack_entries: usize,
     /// `zset-max-listpack-value`.
     pub zset_max_listpack_value: usize,
+    /// How access stamps are kept (an `-lfu` eviction policy).
+    pub lfu: Lfu,
+}
+
+/// What a key's access stamp ([`Entry::last_access`]) holds: the time of
+/// the last access (LRU), or under an `-lfu` eviction policy Redis's
+/// logarithmic access counter with the minute it was last decayed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Lfu {
+    /// An `-lfu` policy is selected.
+    pub on: bool,
+    /// `lfu-log-factor`.
+    pub log_factor: u32,
+    /// `lfu-decay-time`, in minutes (0: never decays).
+    pub decay_minutes: u64,
+}
+
+/// A new key's counter (Redis's `LFU_INIT_VAL`).
+pub const LFU_INIT: u8 = 5;
+/// Marks a stamp as an LFU one (time stamps never reach this bit).
+const LFU_MARK: u64 = 1 << 62;
+
+impl Lfu {
+    /// The stamp after an access at `now`: the time (LRU), or the counter
+    /// decayed, then raised with a probability that falls as it grows.
+    pub fn stamp(&self, old: u64, now: u64) -> u64 {
+        if !self.on {
+            return now;
+        }
+        let mut c = self.counter(old, now);
+        if c < 255 {
+            let base = c.saturating_sub(LFU_INIT) as f64;
+            let p = 1.0 / (base * self.log_factor as f64 + 1.0);
+            if rand::random::<f64>() < p {
+                c += 1;
+            }
+        }
+        Self::pack(now, c)
+    }
+
+    /// A stamp holding counter `c` as of `now`.
+    pub fn pack(now: u64, c: u8) -> u64 {
+        LFU_MARK | (((now / 60_000) & 0xffff) << 8) | c as u64
+    }
+
+    /// The counter a stamp holds at `now`, after decay: one step per
+    /// `lfu-decay-time` minutes since it was last decayed. A stamp from
+    /// before the policy (or none) reads as a new key's counter.
+    pub fn counter(&self, stamp: u64, now: u64) -> u8 {
+        if stamp & LFU_MARK == 0 {
+            return LFU_INIT;
+        }
+        let then = (stamp >> 8) & 0xffff;
+        let c = (stamp & 0xff) as u8;
+        let now_min = (now / 60_000) & 0xffff;
+        let elapsed = if now_min >= then {
+            now_min - then
+        } else {
+            65_535 - then + now_min
+        };
+        let periods = elapsed.checked_div(self.decay_minutes).unwrap_or(0);
+        c.saturating_sub(periods.min(255) as u8)
+    }
 }
 
 impl Default for CoreConfig {
@@ -528,6 +594,7 @@ impl Default for CoreConfig {
             set_max_intset_entries: 512,
             zset_max_listpack_entries: 128,
             zset_max_listpack_value: 64,
+            lfu: Lfu::default(),
         }
     }
 }
@@ -565,7 +632,7 @@ impl Db {
     /// Like [`Db::set`] for a borrowed key, recording the access time: the
     /// key is copied only when it is new, and an existing entry is updated
     /// in place (its TTL and member deadlines dropped).
-    pub fn set_at(&mut self, key: &[u8], value: Value, now: u64) {
+    pub fn set_at(&mut self, key: &[u8], value: Value, now: u64, lfu: Lfu) {
         let due = value.earliest_deadline();
         if let Some((i, _, e)) = self.map.get_full_mut(key) {
             let ttl = due_opt(std::mem::replace(&mut e.expire, NO_DUE));
@@ -574,7 +641,8 @@ impl Db {
                 self.member_expiry.set(due_opt(e.member_due), due, i);
                 e.member_due = due_of(due);
             }
-            e.last_access = now;
+            // An overwrite counts as one access, as in Redis.
+            e.last_access = lfu.stamp(e.last_access, now);
             e.value = value;
             return;
         }
@@ -585,7 +653,11 @@ impl Db {
                 value,
                 expire: NO_DUE,
                 member_due: due_of(due),
-                last_access: now,
+                last_access: if lfu.on {
+                    Lfu::pack(now, LFU_INIT)
+                } else {
+                    now
+                },
             },
         );
     }

@@ -160,6 +160,7 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
             &shared.stats.keyspace_hits,
             &shared.stats.keyspace_misses,
             &crate::server::LAZYFREED,
+            &crate::evict::EVICTED,
         ] {
             c.store(0, Ordering::Relaxed);
         }

@@ -6,9 +6,10 @@
 //! Policies: `noeviction`; `allkeys-random` and `volatile-random`;
 //! `allkeys-lru` and `volatile-lru` (sampling `maxmemory-samples` keys and
 //! evicting the one idle longest, by the access time OBJECT IDLETIME
-//! reports); `volatile-ttl` (the key whose TTL ends first, exactly). ebb
-//! keeps no access frequency, so the `-lfu` policies act as their `-lru`
-//! counterparts. Every eviction is logged to the AOF as `DEL` and published
+//! reports); `allkeys-lfu` and `volatile-lfu` (the same sampling, evicting
+//! the key with the lowest access counter, Redis's logarithmic one with
+//! `lfu-log-factor` and `lfu-decay-time`); `volatile-ttl` (the key whose
+//! TTL ends first, exactly). Every eviction is logged to the AOF as `DEL` and published
 //! as an `evicted` keyspace event, like Redis. Memory in use is INFO's
 //! `used_memory` less the free slots of the key tables (see [`over_limit`]).
 
@@ -179,7 +180,12 @@ fn victim(store: &Store, policy: Policy, samples: usize, now: u64) -> Option<(us
             continue;
         }
         found += 1;
-        let idle = now.saturating_sub(e.last_access);
+        // Under an -lfu policy the least used key goes, as in Redis.
+        let idle = if store.cfg.lfu.on {
+            255 - store.cfg.lfu.counter(e.last_access, now) as u64
+        } else {
+            now.saturating_sub(e.last_access)
+        };
         if best.is_none_or(|b| idle > b.0) {
             best = Some((idle, db, k));
         }

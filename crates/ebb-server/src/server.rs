@@ -780,4 +780,13 @@ pub fn apply_core_config(cfg: &Config, store: &mut Store) {
     c.set_max_intset_entries = cfg.get_i64("set-max-intset-entries").max(0) as usize;
     c.zset_max_listpack_entries = cfg.get_i64("zset-max-listpack-entries").max(0) as usize;
     c.zset_max_listpack_value = cfg.get_i64("zset-max-listpack-value").max(0) as usize;
+    c.lfu = ebb_core::db::Lfu {
+        on: cfg
+            .get("maxmemory-policy")
+            .unwrap_or_default()
+            .to_ascii_lowercase()
+            .ends_with("-lfu"),
+        log_factor: cfg.get_i64("lfu-log-factor").clamp(0, i32::MAX as i64) as u32,
+        decay_minutes: cfg.get_i64("lfu-decay-time").max(0) as u64,
+    };
 }

@@ -107,12 +107,14 @@ const OBJECT_HELP: &[&str] = &[
 /// `OBJECT ENCODING key` → the encoding name (see [`encoding_name`]), or nil.
 /// `OBJECT REFCOUNT key` → 2147483647 for strings Redis shares (the
 /// integers 0..9999), else 1; nil if the key does not exist.
-/// `OBJECT FREQ key` → nil for a missing key, else Redis's error for a
-/// server without an LFU eviction policy (ebb tracks no access frequency).
+/// `OBJECT FREQ key` → nil for a missing key, else the key's logarithmic
+/// access counter (0–255) under an `-lfu` eviction policy, or Redis's
+/// error without one.
 /// `OBJECT HELP` → the help lines.
 ///
 /// `OBJECT IDLETIME key` → seconds since a command last read or wrote the
-/// key (OBJECT itself does not count as an access), or nil.
+/// key (OBJECT itself does not count as an access), or nil; Redis's error
+/// under an `-lfu` policy (the stamp then holds the counter).
 fn object(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let sub = argv[1].to_ascii_lowercase();
     match &sub[..] {
@@ -128,12 +130,17 @@ fn object(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             };
             arity(argv, 3, full)?;
             let cfg = ctx.store.cfg.clone();
+            let now = ctx.now;
+            if &sub[..] == b"freq" {
+                ctx.no_touch = true;
+            }
             let Some(e) = ctx.entry(&argv[2]) else {
                 return Ok(Reply::Nil);
             };
             match &sub[..] {
                 b"encoding" => Ok(Reply::text(encoding_name(&e.value, &cfg))),
                 b"refcount" => Ok(Reply::Int(refcount(&e.value))),
+                _ if cfg.lfu.on => Ok(Reply::Int(cfg.lfu.counter(e.last_access, now) as i64)),
                 _ => Err(Error::msg(
                     "ERR An LFU maxmemory policy is not selected, access frequency not tracked. \
                      Please note that when switching between policies at runtime LRU and LFU \
@@ -145,6 +152,13 @@ fn object(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             arity(argv, 3, "object|idletime")?;
             ctx.no_touch = true;
             let now = ctx.now;
+            if ctx.store.cfg.lfu.on {
+                return Err(Error::msg(
+                    "ERR An LFU maxmemory policy is selected, idle time not tracked. Please \
+                     note that when switching between policies at runtime LRU and LFU data \
+                     will take some time to adjust.",
+                ));
+            }
             Ok(match ctx.entry(&argv[2]) {
                 Some(e) => Reply::Int((now.saturating_sub(e.last_access.min(now)) / 1000) as i64),
                 None => Reply::Nil,

@@ -156,13 +156,12 @@ fn dump(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds]
 /// [FREQ frequency]` → OK. `ttl` is milliseconds from now (a Unix time in
-/// milliseconds with ABSTTL; 0 for none). FREQ is checked and ignored (ebb
-/// keeps no access frequency).
+/// milliseconds with ABSTTL; 0 for none). FREQ sets the access counter
+/// under an `-lfu` eviction policy, IDLETIME the access time otherwise.
 fn restore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let key = &argv[1];
     let (mut replace, mut absttl) = (false, false);
     let mut idle: Option<i64> = None;
-    // FREQ is checked, then ignored: ebb keeps no access frequency.
     let mut freq: Option<i64> = None;
     let mut j = 4;
     while j < argv.len() {
@@ -223,8 +222,15 @@ fn restore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         return Ok(Reply::Ok);
     }
     let mut entry = Entry::new(value);
-    if let Some(s) = idle {
-        entry.last_access = now.saturating_sub((s as u64).saturating_mul(1000));
+    let lfu = ctx.store.cfg.lfu;
+    // As Redis: FREQ under an -lfu policy, IDLETIME otherwise.
+    match (lfu.on, freq, idle) {
+        (true, Some(f), _) => entry.last_access = crate::db::Lfu::pack(now, f as u8),
+        (true, None, _) => entry.last_access = crate::db::Lfu::pack(now, crate::db::LFU_INIT),
+        (false, _, Some(s)) => {
+            entry.last_access = now.saturating_sub((s as u64).saturating_mul(1000))
+        }
+        (false, _, None) => entry.last_access = now,
     }
     let blockable = matches!(entry.value, Value::List(_) | Value::ZSet(_));
     ctx.store.dbs[ctx.db].insert_entry(key, entry);

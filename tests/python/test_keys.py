@@ -525,6 +525,9 @@ def test_lfu_policy_counts_accesses(r):
         hot = r.object("freq", "a")
         assert 6 <= hot <= 30  # logarithmic: rises slowly
         assert r.object("freq", "a") == hot  # OBJECT itself is no access
+        for _ in range(20):
+            r.object("encoding", "a")
+        assert r.object("freq", "a") == hot
         with pytest.raises(redis.ResponseError) as e:
             r.object("idletime", "a")
         assert str(e.value).startswith("An LFU maxmemory policy is selected, idle time not tracked.")

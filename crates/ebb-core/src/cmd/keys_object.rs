@@ -131,9 +131,9 @@ fn object(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             arity(argv, 3, full)?;
             let cfg = ctx.store.cfg.clone();
             let now = ctx.now;
-            if &sub[..] == b"freq" {
-                ctx.no_touch = true;
-            }
+            // OBJECT never counts as an access (Redis looks keys up with
+            // LOOKUP_NOTOUCH for it).
+            ctx.no_touch = true;
             let Some(e) = ctx.entry(&argv[2]) else {
                 return Ok(Reply::Nil);
             };

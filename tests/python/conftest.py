@@ -128,6 +128,28 @@ def ebb_or_redis(against_redis, tmp_path):
     return EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
 
 
+# Test files that check themselves against Redis (their expected replies are
+# redis-server 7.0.15's): with AGAINST_REDIS=1 their `srv` is a redis-server
+# and their tests of ebb's own behaviour (`ebb_only`) are skipped.
+AGAINST_REDIS = os.environ.get("AGAINST_REDIS") == "1"
+ebb_only = pytest.mark.skipif(AGAINST_REDIS, reason="ebb's own behaviour")
+
+
+@pytest.fixture
+def srv(tmp_path):
+    """A fresh ebb-server (or redis-server with AGAINST_REDIS=1)."""
+    s = ebb_or_redis(AGAINST_REDIS, tmp_path)
+    yield s
+    s.stop()
+
+
+def sha(text):
+    """A script's SHA1 digest, as EVALSHA names it."""
+    import hashlib
+
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
 @pytest.fixture(scope="session")
 def ebb(tmp_path_factory):
     d = tmp_path_factory.mktemp("ebb-main")

@@ -5,22 +5,12 @@ a payload and RESTORE's TTL logged as an absolute time.
 Run with AGAINST_REDIS=1 to check the Redis parts against redis-server.
 """
 
-import os
 import time
 
 import pytest
 
-from conftest import EbbServer, ebb_or_redis, wait_until
+from conftest import AGAINST_REDIS, ebb_only, EbbServer, wait_until
 
-AGAINST_REDIS = os.environ.get("AGAINST_REDIS") == "1"
-ebb_only = pytest.mark.skipif(AGAINST_REDIS, reason="ebb's own behaviour")
-
-
-@pytest.fixture
-def srv(tmp_path):
-    s = ebb_or_redis(AGAINST_REDIS, tmp_path)
-    yield s
-    s.stop()
 
 
 @pytest.fixture

@@ -4,19 +4,17 @@ latencystats, the section selection of INFO, and the replication fields
 monitoring tools read.
 
 Every expectation here is what redis-server 7.0 does; to check the file
-against it, run with STATS_AGAINST_REDIS=1 (the `srv` fixture then starts
+against it, run with AGAINST_REDIS=1 (the `srv` fixture then starts
 redis-server instead of ebb-server).
 """
 
-import os
 import re
 
 import pytest
 import redis
 
-from conftest import Raw, ebb_or_redis, wait_until
+from conftest import Raw, wait_until
 
-AGAINST_REDIS = os.environ.get("STATS_AGAINST_REDIS") == "1"
 
 OOM = b"-OOM command not allowed when used memory > 'maxmemory'.\r\n"
 EXECABORT = b"-EXECABORT Transaction discarded because of previous errors.\r\n"
@@ -38,13 +36,6 @@ ALL_SECTIONS = [
 
 
 # ---------------------------------------------------------------- servers
-
-
-@pytest.fixture
-def srv(tmp_path):
-    s = ebb_or_redis(AGAINST_REDIS, tmp_path)
-    yield s
-    s.stop()
 
 
 @pytest.fixture

@@ -6,22 +6,12 @@ Run with AGAINST_REDIS=1 to check this file against redis-server (the
 tests of ebb's own report texts are skipped then).
 """
 
-import os
 import time
 
 import pytest
 
-from conftest import Raw, ebb_or_redis
+from conftest import ebb_only, Raw
 
-AGAINST_REDIS = os.environ.get("AGAINST_REDIS") == "1"
-ebb_only = pytest.mark.skipif(AGAINST_REDIS, reason="ebb's own text")
-
-
-@pytest.fixture
-def srv(tmp_path):
-    s = ebb_or_redis(AGAINST_REDIS, tmp_path)
-    yield s
-    s.stop()
 
 
 @pytest.fixture

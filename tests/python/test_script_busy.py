@@ -5,19 +5,16 @@ that wrote can only be ended by SHUTDOWN NOSAVE, and the commands Redis
 allows meanwhile (MULTI, WATCH, AUTH, HELLO, ...) still answer.
 
 The expected replies are redis-server 7.0.15's, byte for byte; run with
-SCRIPTING_AGAINST_REDIS=1 to check this file against it (tests of ebb's own
+AGAINST_REDIS=1 to check this file against it (tests of ebb's own
 files are skipped then).
 """
 
-import os
 import time
 
 import pytest
 
-from conftest import EbbServer, Raw, ebb_or_redis
+from conftest import ebb_only, EbbServer, Raw, sha
 
-AGAINST_REDIS = os.environ.get("SCRIPTING_AGAINST_REDIS") == "1"
-ebb_only = pytest.mark.skipif(AGAINST_REDIS, reason="ebb's own behaviour")
 
 BUSY = (b"-BUSY Redis is busy running a script. You can only call SCRIPT KILL "
         b"or SHUTDOWN NOSAVE.\r\n")
@@ -28,25 +25,17 @@ UNKILLABLE = (b"-UNKILLABLE Sorry the script already executed write commands "
 NOTBUSY = b"-NOTBUSY No scripts in execution right now.\r\n"
 
 
-def sha(text):
-    import hashlib
-
-    return hashlib.sha1(text.encode()).hexdigest()
-
-
 def killed(script, line=1):
     return (b"-ERR Script killed by user with SCRIPT KILL... script: "
             + f"{sha(script)}, on @user_script:{line}.\r\n".encode())
 
 
 @pytest.fixture
-def srv(tmp_path):
-    s = ebb_or_redis(AGAINST_REDIS, tmp_path)
-    c = Raw(s.port)
+def srv(srv):
+    c = Raw(srv.port)
     assert c.cmd("CONFIG", "SET", "lua-time-limit", "20") == b"+OK\r\n"
     c.close()
-    yield s
-    s.stop()
+    return srv
 
 
 @pytest.fixture

@@ -5,28 +5,18 @@ error texts (with the script's position), the read-only globals, the
 WATCH, blocking clients, keyspace events and the append-only file.
 
 The expected replies are redis-server 7.0.15's, byte for byte; run with
-SCRIPTING_AGAINST_REDIS=1 to check this file against it (tests of ebb's own
+AGAINST_REDIS=1 to check this file against it (tests of ebb's own
 commands and of its files are skipped then).
 """
 
-import os
 import threading
 import time
 
 import pytest
 import redis
 
-from conftest import EbbServer, Raw, ebb_or_redis, wait_until
+from conftest import AGAINST_REDIS, ebb_only, EbbServer, Raw, sha, wait_until
 
-AGAINST_REDIS = os.environ.get("SCRIPTING_AGAINST_REDIS") == "1"
-ebb_only = pytest.mark.skipif(AGAINST_REDIS, reason="ebb's own behaviour")
-
-
-@pytest.fixture
-def srv(tmp_path):
-    s = ebb_or_redis(AGAINST_REDIS, tmp_path)
-    yield s
-    s.stop()
 
 
 @pytest.fixture
@@ -34,12 +24,6 @@ def raw(srv):
     c = Raw(srv.port)
     yield c
     c.close()
-
-
-def sha(text):
-    import hashlib
-
-    return hashlib.sha1(text.encode()).hexdigest()
 
 
 def where(script, line=1):

@@ -23,8 +23,17 @@ fn num(n: u64) -> Bytes {
 /// Calls `emit` with every command that rebuilds `key` (value, member
 /// deadlines, key TTL). Members already due at `now` are skipped.
 pub fn entry_commands(key: &Bytes, e: &Entry, now: u64, emit: &mut dyn FnMut(Vec<Bytes>)) {
+    value_commands(key, &e.value, now, emit);
+    if let Some(t) = e.expire_at() {
+        emit(vec![b("PEXPIREAT"), key.clone(), num(t)]);
+    }
+}
+
+/// Calls `emit` with every command that rebuilds `value` under `key`,
+/// member deadlines included (not a key TTL: DUMP's payload).
+pub fn value_commands(key: &Bytes, value: &Value, now: u64, emit: &mut dyn FnMut(Vec<Bytes>)) {
     let live = |d: MemberDeadlines<'_>, m: &[u8]| !d.is_due(m, now);
-    match &e.value {
+    match value {
         Value::Str(v) => emit(vec![b("SET"), key.clone(), v.clone()]),
         Value::List(l) => {
             let items: Vec<&Bytes> = l.iter().collect();
@@ -70,9 +79,6 @@ pub fn entry_commands(key: &Bytes, e: &Entry, now: u64, emit: &mut dyn FnMut(Vec
             }
             deadline_commands("ZPEXPIREAT", "MEMBERS", key, d, now, emit);
         }
-    }
-    if let Some(t) = e.expire_at() {
-        emit(vec![b("PEXPIREAT"), key.clone(), num(t)]);
     }
 }
 

@@ -13,6 +13,7 @@ pub mod effects;
 pub mod error;
 pub mod expiry;
 pub mod glob;
+pub mod lfu;
 pub mod reply;
 pub mod table;
 pub mod testing;

@@ -780,7 +780,7 @@ pub fn apply_core_config(cfg: &Config, store: &mut Store) {
     c.set_max_intset_entries = cfg.get_i64("set-max-intset-entries").max(0) as usize;
     c.zset_max_listpack_entries = cfg.get_i64("zset-max-listpack-entries").max(0) as usize;
     c.zset_max_listpack_value = cfg.get_i64("zset-max-listpack-value").max(0) as usize;
-    c.lfu = ebb_core::db::Lfu {
+    c.lfu = ebb_core::lfu::Lfu {
         on: cfg
             .get("maxmemory-policy")
             .unwrap_or_default()

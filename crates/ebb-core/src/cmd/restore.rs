@@ -14,6 +14,7 @@ use crate::ctx::Ctx;
 use crate::db::{Entry, Store};
 use crate::effects::Effects;
 use crate::error::{CmdResult, Error};
+use crate::lfu::{Lfu, LFU_INIT};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
 use crate::value::Value;
@@ -65,8 +66,7 @@ fn get_len(data: &[u8], i: &mut usize) -> Option<usize> {
 /// The payload of a value at time `now`.
 pub fn payload(value: &Value, now: u64) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
-    let entry = Entry::new(value.clone());
-    crate::dump::entry_commands(&Bytes::new(), &entry, now, &mut |cmd| {
+    crate::dump::value_commands(&Bytes::new(), value, now, &mut |cmd| {
         put_len(&mut out, cmd.len());
         for a in &cmd {
             put_len(&mut out, a.len());
@@ -103,7 +103,7 @@ fn next_command(body: &[u8], i: &mut usize) -> Option<Vec<Bytes>> {
     Some(cmd)
 }
 
-/// The commands a payload may hold: those [`crate::dump::entry_commands`]
+/// The commands a payload may hold: those [`crate::dump::value_commands`]
 /// writes, on the payload's own (empty) key name.
 const REBUILD: &[&str] = &[
     "set",
@@ -225,8 +225,8 @@ fn restore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let lfu = ctx.store.cfg.lfu;
     // As Redis: FREQ under an -lfu policy, IDLETIME otherwise.
     match (lfu.on, freq, idle) {
-        (true, Some(f), _) => entry.last_access = crate::db::Lfu::pack(now, f as u8),
-        (true, None, _) => entry.last_access = crate::db::Lfu::pack(now, crate::db::LFU_INIT),
+        (true, Some(f), _) => entry.last_access = Lfu::pack(now, f as u8),
+        (true, None, _) => entry.last_access = Lfu::pack(now, LFU_INIT),
         (false, _, Some(s)) => {
             entry.last_access = now.saturating_sub((s as u64).saturating_mul(1000))
         }

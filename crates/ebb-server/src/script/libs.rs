@@ -5,30 +5,32 @@ use mlua::{LightUserData, Lua, MultiValue, Table, Value};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use super::convert::number;
+use super::convert::{number, to_bytes, to_number};
 
 // --- bit ---------------------------------------------------------------------
+
+/// Lua's "bad argument" error for argument `i` of `fname`.
+pub fn bad_arg(i: usize, fname: &str, msg: &str) -> mlua::Error {
+    mlua::Error::RuntimeError(format!("bad argument #{i} to '{fname}' ({msg})"))
+}
+
+/// The type name Lua's errors give a (possibly missing) argument.
+fn type_of(v: Option<&Value>) -> &'static str {
+    v.map_or("no value", |v| v.type_name())
+}
 
 /// A numeric argument as `luaL_checknumber` reads it (numbers, and
 /// strings that hold one), or Lua's "bad argument" error.
 pub fn check_number(v: Option<&Value>, i: usize, fname: &str) -> mlua::Result<f64> {
-    let got = match v {
-        None => "no value",
-        Some(Value::String(s)) => match std::str::from_utf8(&s.as_bytes())
-            .ok()
-            .and_then(|t| t.trim().parse::<f64>().ok())
-        {
-            Some(n) => return Ok(n),
-            None => "string",
-        },
-        Some(v) => match number(v) {
-            Some(n) => return Ok(n),
-            None => v.type_name(),
-        },
-    };
-    Err(mlua::Error::RuntimeError(format!(
-        "bad argument #{i} to '{fname}' (number expected, got {got})"
-    )))
+    v.and_then(to_number)
+        .ok_or_else(|| bad_arg(i, fname, &format!("number expected, got {}", type_of(v))))
+}
+
+/// A string argument as `luaL_checklstring` reads it (strings, and numbers
+/// as their text), or Lua's "bad argument" error.
+pub fn check_string(v: Option<&Value>, i: usize, fname: &str) -> mlua::Result<Vec<u8>> {
+    v.and_then(to_bytes)
+        .ok_or_else(|| bad_arg(i, fname, &format!("string expected, got {}", type_of(v))))
 }
 
 /// LuaBitOp's normalisation: the number's low 32 bits as a signed integer
@@ -629,7 +631,7 @@ impl Decoder<'_> {
 fn depth_arg(name: &str, a: &MultiValue) -> mlua::Result<Option<usize>> {
     match a.front() {
         None | Some(Value::Nil) => Ok(None),
-        Some(v) => match super::convert::to_number(v) {
+        Some(v) => match to_number(v) {
             Some(n) if (1.0..=2147483647.0).contains(&n) => Ok(Some(n as usize)),
             Some(_) => Err(err(format!(
                 "bad argument #1 to '{name}' (expected integer between 1 and 2147483647)"

@@ -9,16 +9,18 @@
 //! 7.0 replicates a script's effects the same way). One Lua state serves
 //! every script; it is made on first use.
 
+mod busy;
 mod convert;
 mod libs;
 mod msgpack;
+mod natives;
 mod structlib;
 
 use bytes::Bytes;
 use ebb_core::args::parse_i64;
 use ebb_core::table::flag;
 use ebb_core::{CommandSpec, Error, Exec, Reply, Store};
-use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
+use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
 use parking_lot::{Mutex, MutexGuard};
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -35,20 +37,7 @@ const PRELUDE: &str = include_str!("prelude.lua");
 /// EVALSHA's reply for a digest not in the cache.
 const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
 
-/// The reply to other clients while a script runs past the busy threshold.
-pub const BUSY_REPLY: &str =
-    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
-
-/// What a script stopped by SCRIPT KILL raises.
-const KILLED: &str = "ERR Script killed by user with SCRIPT KILL...";
-
-/// Lua instructions between two looks at the clock and at SCRIPT KILL.
-const HOOK_EVERY: u32 = 100_000;
-
-/// Bits of [`Scripting::state`].
-const BUSY: u8 = 1;
-const WROTE: u8 = 2;
-const KILL: u8 = 4;
+pub use busy::BUSY_REPLY;
 
 fn err(s: impl Into<String>) -> Reply {
     Reply::Error(s.into().into())
@@ -65,9 +54,9 @@ pub struct Scripting {
     lua_bytes: AtomicU64,
     /// Scripts run (for sampling the Lua state's size).
     runs: AtomicU64,
-    /// The running script, as other clients see it: [`BUSY`] once it has
-    /// run past `busy-reply-threshold`, [`WROTE`] once it ran a write
-    /// command, [`KILL`] once SCRIPT KILL asked it to stop.
+    /// The running script, as other clients see it: busy once it has run
+    /// past `busy-reply-threshold`, wrote once it ran a write command,
+    /// kill once SCRIPT KILL asked it to stop (bits: see `busy.rs`).
     state: AtomicU8,
 }
 
@@ -80,37 +69,6 @@ impl Scripting {
     /// Bytes the Lua state held after the last script ran or loaded.
     pub fn lua_bytes(&self) -> u64 {
         self.lua_bytes.load(Ordering::Relaxed)
-    }
-
-    /// Whether a script has run past `busy-reply-threshold`: other
-    /// clients get BUSY, and only SCRIPT KILL, SHUTDOWN NOSAVE and the
-    /// connection commands Redis allows are served.
-    pub fn busy(&self) -> bool {
-        self.state.load(Ordering::Relaxed) & BUSY != 0
-    }
-
-    /// SCRIPT KILL: asks a busy script that has not written to stop.
-    fn kill(&self) -> Reply {
-        let mut s = self.state.load(Ordering::Acquire);
-        loop {
-            if s & BUSY == 0 {
-                return err("NOTBUSY No scripts in execution right now.");
-            }
-            if s & WROTE != 0 {
-                return err(
-                    "UNKILLABLE Sorry the script already executed write commands against the \
-                     dataset. You can either wait the script termination or kill the server in a \
-                     hard way using the SHUTDOWN NOSAVE command.",
-                );
-            }
-            match self
-                .state
-                .compare_exchange(s, s | KILL, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => return Reply::Ok,
-                Err(now) => s = now,
-            }
-        }
     }
 
     fn note_engine(&self, eng: &Engine) {
@@ -165,180 +123,6 @@ fn version_num(v: &str) -> i64 {
         .fold(0, |acc, p| (acc << 8) | (p & 0xff))
 }
 
-/// Why a native `redis` function failed: a Lua error, or one of Redis's
-/// error texts, raised as the table `{err = text}`.
-enum Fail {
-    Lua(mlua::Error),
-    Redis(&'static str),
-}
-
-impl From<mlua::Error> for Fail {
-    fn from(e: mlua::Error) -> Fail {
-        Fail::Lua(e)
-    }
-}
-
-/// Sets `native[name]` to `f`, raising its [`Fail::Redis`] texts as Redis
-/// raises them.
-fn set_native<F, R>(lua: &Lua, native: &Table, state: &Table, name: &str, f: F) -> mlua::Result<()>
-where
-    F: Fn(&Lua, MultiValue) -> Result<R, Fail> + Send + 'static,
-    R: mlua::IntoLuaMulti,
-{
-    let st = state.clone();
-    let g = lua.create_function(move |lua, a: MultiValue| match f(lua, a) {
-        Ok(r) => Ok(r),
-        Err(Fail::Lua(e)) => Err(e),
-        Err(Fail::Redis(text)) => Err(libs::raise_table(lua, &st, text)),
-    })?;
-    native.raw_set(name, g)
-}
-
-/// A Lua value as Lua's `tostring` shows a string or number (`None` for
-/// other types).
-fn lua_text(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.to_string_lossy()),
-        v => convert::number(v).map(|n| ebb_core::reply::format_g(n, 14)),
-    }
-}
-
-/// The `redis` functions that can raise an error, written in Rust so that
-/// (like Redis's C functions) a failing call reports the script's line even
-/// in a tail call (`return redis.call(...)`).
-fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::Result<()> {
-    let st = state.clone();
-    native.raw_set(
-        "call",
-        lua.create_function(move |lua, args: MultiValue| {
-            let (v, failed) = call_from_script(lua, args)?;
-            if failed {
-                st.raw_set("pending", v)?;
-                return Err(mlua::Error::RuntimeError("redis.call failed".into()));
-            }
-            Ok(v)
-        })?,
-    )?;
-    native.raw_set(
-        "pcall",
-        lua.create_function(|lua, args: MultiValue| Ok(call_from_script(lua, args)?.0))?,
-    )?;
-    set_native(lua, native, state, "sha1hex", |lua, a| {
-        if a.len() != 1 {
-            return Err(Fail::Redis("ERR wrong number of arguments"));
-        }
-        let text = match &a[0] {
-            Value::String(s) => s.as_bytes().to_vec(),
-            v => lua_text(v).unwrap_or_default().into_bytes(),
-        };
-        Ok(lua.create_string(sha1_hex(&text))?)
-    })?;
-    set_native(lua, native, state, "log", |_, a| {
-        if a.len() < 2 {
-            return Err(Fail::Redis(
-                "ERR redis.log() requires two arguments or more.",
-            ));
-        }
-        let level = convert::number(&a[0]).ok_or(Fail::Redis(
-            "ERR First argument must be a number (log level).",
-        ))?;
-        if !(0.0..4.0).contains(&level) {
-            return Err(Fail::Redis("ERR Invalid debug level."));
-        }
-        let text = a
-            .iter()
-            .skip(1)
-            .filter_map(lua_text)
-            .collect::<Vec<_>>()
-            .join(" ");
-        match level as i64 {
-            3 => tracing::warn!(target: "script", "{text}"),
-            2 => tracing::info!(target: "script", "{text}"),
-            _ => tracing::debug!(target: "script", "{text}"),
-        }
-        Ok(())
-    })?;
-    set_native(lua, native, state, "setresp", |_, a| {
-        if a.len() != 1 {
-            return Err(Fail::Redis("ERR redis.setresp() requires one argument."));
-        }
-        match convert::number(&a[0]) {
-            Some(v) if v == 2.0 || v == 3.0 => {
-                with_call(|c| c.resp = v as u8);
-                Ok(())
-            }
-            _ => Err(Fail::Redis("ERR RESP version must be 2 or 3.")),
-        }
-    })?;
-    set_native(lua, native, state, "set_repl", |_, a| {
-        if a.len() != 1 {
-            return Err(Fail::Redis("ERR redis.set_repl() requires one argument."));
-        }
-        match convert::number(&a[0]) {
-            Some(v) if (0.0..=3.0).contains(&v) && v.fract() == 0.0 => Ok(()),
-            _ => Err(Fail::Redis(
-                "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.",
-            )),
-        }
-    })?;
-    set_native(lua, native, state, "acl_check_cmd", |_, a| {
-        let name = a.front().ok_or(Fail::Redis(
-            "ERR Please specify at least one argument for this redis lib call",
-        ))?;
-        if convert::arg(name).is_some_and(|n| ebb_core::lookup(&n).is_some()) {
-            Ok(true)
-        } else {
-            Err(Fail::Redis(
-                "ERR Invalid command passed to redis.acl_check_cmd()",
-            ))
-        }
-    })
-}
-
-/// Installs the hook that watches a running script: every
-/// [`HOOK_EVERY`] instructions, or on every line once the script is being
-/// killed (so that a `pcall` cannot catch the kill and go on).
-fn set_hook(lua: &Lua, state: &Table, every_line: bool) -> mlua::Result<()> {
-    let triggers = if every_line {
-        HookTriggers::EVERY_LINE
-    } else {
-        HookTriggers::new().every_nth_instruction(HOOK_EVERY)
-    };
-    let st = state.clone();
-    lua.set_global_hook(triggers, move |lua, _| {
-        if with_call(|c| c.interrupted()).unwrap_or(false) {
-            if !every_line {
-                set_hook(lua, &st, true)?;
-                with_call(|c| c.line_hook = true);
-            }
-            return Err(libs::raise_table(lua, &st, KILLED));
-        }
-        Ok(VmState::Continue)
-    })
-}
-
-/// Lets the runtime serve other connections on another thread while this
-/// one goes on running a script (which keeps the keyspace locked): they
-/// are answered BUSY. The runtime's worker is handed to a fresh thread,
-/// and this thread waits until some worker has run a task (with more than
-/// one worker that may be another one, which then serves the clients).
-fn hand_off_worker() {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    let Ok(handle) = Handle::try_current() else {
-        return;
-    };
-    if handle.runtime_flavor() != RuntimeFlavor::MultiThread {
-        return;
-    }
-    tokio::task::block_in_place(|| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        handle.spawn(async move {
-            let _ = tx.send(());
-        });
-        let _ = rx.recv_timeout(std::time::Duration::from_secs(1));
-    });
-}
-
 /// The lower-case SHA1 hex digest of `b`.
 fn sha1_hex(b: &[u8]) -> String {
     sha1_smol::Sha1::from(b).digest().to_string()
@@ -364,14 +148,14 @@ impl Engine {
         let math = lua.create_table()?;
         libs::random(&lua, &state, &math)?;
         native.raw_set("math", math)?;
-        redis_natives(&lua, &state, &native)?;
+        natives::redis_natives(&lua, &state, &native)?;
         native.raw_set("version", crate::info::REDIS_VERSION)?;
         native.raw_set("version_num", version_num(crate::info::REDIS_VERSION))?;
         let (env, run): (Table, Function) =
             lua.load(PRELUDE)
                 .set_name("=[ebb]")
                 .call((globals.clone(), state.clone(), native))?;
-        set_hook(&lua, &state, false)?;
+        busy::set_hook(&lua, &state, false)?;
         Ok(Engine {
             state,
             lua,
@@ -552,19 +336,9 @@ impl Call<'_, '_> {
                 return Err((e.into(), Some(slot)));
             }
         }
-        if spec.is_write() && !self.wrote {
-            // From here on (past the memory check, as in Redis) SCRIPT KILL
-            // refuses; a kill it already granted stops the script before
-            // its first write.
-            let prev = self
-                .shared
-                .scripting
-                .state
-                .fetch_or(WROTE, Ordering::AcqRel);
-            if prev & KILL != 0 {
-                return refuse(KILLED);
-            }
-            self.wrote = true;
+        // Past the memory check, as in Redis.
+        if spec.is_write() && !self.claim_write() {
+            return refuse(busy::KILLED);
         }
         if crate::observe::monitoring() {
             // MONITOR shows a script's commands as the client `lua`.
@@ -578,29 +352,6 @@ impl Call<'_, '_> {
         let took = crate::cmdstats::ticks().saturating_sub(start);
         self.s.count_call(slot, took, matches!(r, Reply::Error(_)));
         Ok(r)
-    }
-
-    /// Called by the hook: marks the script busy once it has run past
-    /// `busy-reply-threshold` (and lets other clients be answered), and
-    /// tells whether SCRIPT KILL asked it to stop.
-    fn interrupted(&mut self) -> bool {
-        let scripting = &self.shared.scripting;
-        if !self.busy {
-            let limit = self.shared.config.read().get_i64("busy-reply-threshold");
-            let elapsed = now_ms().saturating_sub(self.now);
-            if limit <= 0 || elapsed < limit as u64 {
-                return false;
-            }
-            self.busy = true;
-            scripting.state.fetch_or(BUSY, Ordering::AcqRel);
-            tracing::warn!(
-                "Slow script detected: still in execution after {elapsed} milliseconds. You can \
-                 try killing the script using the SCRIPT KILL command. Script name is: {}.",
-                self.sha
-            );
-            hand_off_worker();
-        }
-        scripting.state.load(Ordering::Acquire) & KILL != 0
     }
 
     fn core(&mut self, resp: u8, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
@@ -646,15 +397,6 @@ thread_local! {
     static CURRENT: Cell<*mut ()> = const { Cell::new(std::ptr::null_mut()) };
 }
 
-/// Clears the running script's state (busy, wrote, kill) when dropped.
-struct ClearState<'a>(&'a AtomicU8);
-
-impl Drop for ClearState<'_> {
-    fn drop(&mut self) {
-        self.0.store(0, Ordering::Release);
-    }
-}
-
 /// Marks a run as this thread's current one until dropped.
 struct Current;
 
@@ -682,31 +424,6 @@ fn with_call<R>(f: impl FnOnce(&mut Call<'_, '_>) -> R) -> Option<R> {
     // returns; the Lua state runs on this thread only, one call at a time,
     // and nothing else touches the `Call` while Lua runs.
     Some(f(unsafe { &mut *p }))
-}
-
-/// `redis.call` / `redis.pcall`: the command's reply as a Lua value, and
-/// whether it failed.
-fn call_from_script(lua: &Lua, args: MultiValue) -> mlua::Result<(Value, bool)> {
-    let argv = if args.is_empty() {
-        None
-    } else {
-        Some(
-            args.iter()
-                .map(convert::arg)
-                .collect::<Option<Vec<Bytes>>>(),
-        )
-    };
-    let (reply, resp) = with_call(|call| {
-        let reply = match &argv {
-            None => err("ERR Please specify at least one argument for this redis lib call"),
-            Some(None) => err("ERR Lua redis lib command arguments must be strings or integers"),
-            Some(Some(argv)) => call.run(call.resp, argv),
-        };
-        (reply, call.resp)
-    })
-    .unwrap_or_else(|| (err("ERR no script is running"), 2));
-    let failed = matches!(reply, Reply::Error(_));
-    Ok((convert::to_lua(lua, &reply, resp)?, failed))
 }
 
 /// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO.
@@ -839,12 +556,12 @@ fn run<'a>(
     };
     let outcome = {
         // However the run ends, other clients see no script running after.
-        let _clear = ClearState(&shared.scripting.state);
+        let _clear = busy::ClearState(&shared.scripting.state);
         let _current = Current::enter(&mut call);
         eng.run.call::<MultiValue>(&script.func)
     };
     if call.line_hook {
-        set_hook(&eng.lua, &eng.state, false)?;
+        busy::set_hook(&eng.lua, &eng.state, false)?;
     }
     if call.logged_multi {
         shared.log_block_end(call.db);

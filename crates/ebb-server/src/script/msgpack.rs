@@ -6,8 +6,7 @@
 
 use mlua::{Lua, MultiValue, Table, Value};
 
-use super::convert::{to_bytes, to_number};
-use super::libs::set_multi;
+use super::libs::{check_number, check_string, set_multi};
 
 /// Tables nested deeper than this are packed as nil (so a table that
 /// refers to itself packs to a finite copy).
@@ -42,10 +41,7 @@ pub fn cmsgpack(lua: &Lua, state: &Table) -> mlua::Result<Table> {
     })?;
     add("unpack_limit", |lua, a| {
         let s = input(&a, "unpack_limit")?;
-        let limit = match a.get(1) {
-            Some(v) if !v.is_nil() => int_arg(v, 2, "unpack_limit")?,
-            other => return Err(bad_arg(2, "unpack_limit", "number", other)),
-        };
+        let limit = check_number(a.get(1), 2, "unpack_limit")? as i64;
         let offset = opt_int(&a, 2, "unpack_limit")?;
         unpack(lua, &s, limit, offset)
     })?;
@@ -56,26 +52,13 @@ pub fn cmsgpack(lua: &Lua, state: &Table) -> mlua::Result<Table> {
     Ok(t)
 }
 
-fn bad_arg(n: usize, func: &str, want: &str, got: Option<&Value>) -> mlua::Error {
-    let got = got.map_or("no value", |v| v.type_name());
-    mlua::Error::RuntimeError(format!(
-        "bad argument #{n} to '{func}' ({want} expected, got {got})"
-    ))
-}
-
-/// The string to decode (argument 1; a number is taken as its text, as
-/// Lua does).
+/// The string to decode (argument 1).
 fn input(a: &MultiValue, func: &str) -> mlua::Result<Vec<u8>> {
-    a.front()
-        .and_then(to_bytes)
-        .ok_or_else(|| bad_arg(1, func, "string", a.front()))
+    check_string(a.front(), 1, func)
 }
 
 fn int_arg(v: &Value, n: usize, func: &str) -> mlua::Result<i64> {
-    match to_number(v) {
-        Some(x) => Ok(x as i64),
-        None => Err(bad_arg(n, func, "number", Some(v))),
-    }
+    Ok(check_number(Some(v), n, func)? as i64)
 }
 
 /// An optional integer argument at `i` (0 when absent or nil).

@@ -6,8 +6,8 @@
 
 use mlua::{Lua, MultiValue, Table, Value};
 
-use super::convert::{to_bytes, to_number};
-use super::libs::set_multi;
+use super::convert::to_number;
+use super::libs::{bad_arg, check_number, check_string, set_multi};
 
 const MAX_INT_SIZE: usize = 32;
 const MAX_ALIGN: usize = 8;
@@ -31,10 +31,6 @@ fn fail(m: impl Into<String>) -> mlua::Error {
     mlua::Error::RuntimeError(m.into())
 }
 
-fn bad_arg(n: usize, func: &str, msg: &str) -> mlua::Error {
-    fail(format!("bad argument #{n} to '{func}' ({msg})"))
-}
-
 /// The `struct` table.
 pub fn structlib(lua: &Lua, state: &Table) -> mlua::Result<Table> {
     let t = lua.create_table()?;
@@ -44,23 +40,14 @@ pub fn structlib(lua: &Lua, state: &Table) -> mlua::Result<Table> {
     Ok(t)
 }
 
-/// What a missing or mistyped argument was.
-fn got(v: Option<&Value>) -> &'static str {
-    v.map_or("no value", |v| v.type_name())
-}
-
-/// A string argument (numbers convert, as in Lua).
+/// Argument `i` (0-based) as a string.
 fn string_arg(a: &MultiValue, i: usize, func: &str) -> mlua::Result<Vec<u8>> {
-    let v = a.get(i);
-    v.and_then(to_bytes)
-        .ok_or_else(|| bad_arg(i + 1, func, &format!("string expected, got {}", got(v))))
+    check_string(a.get(i), i + 1, func)
 }
 
-/// A number argument (numeric strings convert, as in Lua).
+/// Argument `i` (0-based) as a number.
 fn number_arg(a: &MultiValue, i: usize, func: &str) -> mlua::Result<f64> {
-    let v = a.get(i);
-    v.and_then(to_number)
-        .ok_or_else(|| bad_arg(i + 1, func, &format!("number expected, got {}", got(v))))
+    check_number(a.get(i), i + 1, func)
 }
 
 /// Reads the digits at `fmt[*i..]`, or `default` when there are none.

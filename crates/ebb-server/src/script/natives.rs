@@ -1,0 +1,164 @@
+//! The `redis` functions that are Rust natives: `call`, `pcall` and those
+//! that raise Redis's errors, so that (like Redis's C functions) a failing
+//! call reports the script's line even in a tail call.
+
+use bytes::Bytes;
+use ebb_core::Reply;
+use mlua::{Lua, MultiValue, Table, Value};
+
+use super::{convert, err, libs, sha1_hex, with_call};
+
+/// Why a native `redis` function failed: a Lua error, or one of Redis's
+/// error texts, raised as the table `{err = text}`.
+enum Fail {
+    Lua(mlua::Error),
+    Redis(&'static str),
+}
+
+impl From<mlua::Error> for Fail {
+    fn from(e: mlua::Error) -> Fail {
+        Fail::Lua(e)
+    }
+}
+
+/// Sets `native[name]` to `f`, raising its [`Fail::Redis`] texts as Redis
+/// raises them.
+fn set_native<F, R>(lua: &Lua, native: &Table, state: &Table, name: &str, f: F) -> mlua::Result<()>
+where
+    F: Fn(&Lua, MultiValue) -> Result<R, Fail> + Send + 'static,
+    R: mlua::IntoLuaMulti,
+{
+    let st = state.clone();
+    let g = lua.create_function(move |lua, a: MultiValue| match f(lua, a) {
+        Ok(r) => Ok(r),
+        Err(Fail::Lua(e)) => Err(e),
+        Err(Fail::Redis(text)) => Err(libs::raise_table(lua, &st, text)),
+    })?;
+    native.raw_set(name, g)
+}
+
+/// A Lua value as Lua's `tostring` shows a string or number (`None` for
+/// other types).
+fn lua_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.to_string_lossy()),
+        v => convert::number(v).map(|n| ebb_core::reply::format_g(n, 14)),
+    }
+}
+
+/// The `redis` functions that can raise an error, written in Rust so that
+/// (like Redis's C functions) a failing call reports the script's line even
+/// in a tail call (`return redis.call(...)`).
+pub(super) fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::Result<()> {
+    let st = state.clone();
+    native.raw_set(
+        "call",
+        lua.create_function(move |lua, args: MultiValue| {
+            let (v, failed) = call_from_script(lua, args)?;
+            if failed {
+                st.raw_set("pending", v)?;
+                return Err(mlua::Error::RuntimeError("redis.call failed".into()));
+            }
+            Ok(v)
+        })?,
+    )?;
+    native.raw_set(
+        "pcall",
+        lua.create_function(|lua, args: MultiValue| Ok(call_from_script(lua, args)?.0))?,
+    )?;
+    set_native(lua, native, state, "sha1hex", |lua, a| {
+        if a.len() != 1 {
+            return Err(Fail::Redis("ERR wrong number of arguments"));
+        }
+        let text = match &a[0] {
+            Value::String(s) => s.as_bytes().to_vec(),
+            v => lua_text(v).unwrap_or_default().into_bytes(),
+        };
+        Ok(lua.create_string(sha1_hex(&text))?)
+    })?;
+    set_native(lua, native, state, "log", |_, a| {
+        if a.len() < 2 {
+            return Err(Fail::Redis(
+                "ERR redis.log() requires two arguments or more.",
+            ));
+        }
+        let level = convert::number(&a[0]).ok_or(Fail::Redis(
+            "ERR First argument must be a number (log level).",
+        ))?;
+        if !(0.0..4.0).contains(&level) {
+            return Err(Fail::Redis("ERR Invalid debug level."));
+        }
+        let text = a
+            .iter()
+            .skip(1)
+            .filter_map(lua_text)
+            .collect::<Vec<_>>()
+            .join(" ");
+        match level as i64 {
+            3 => tracing::warn!(target: "script", "{text}"),
+            2 => tracing::info!(target: "script", "{text}"),
+            _ => tracing::debug!(target: "script", "{text}"),
+        }
+        Ok(())
+    })?;
+    set_native(lua, native, state, "setresp", |_, a| {
+        if a.len() != 1 {
+            return Err(Fail::Redis("ERR redis.setresp() requires one argument."));
+        }
+        match convert::number(&a[0]) {
+            Some(v) if v == 2.0 || v == 3.0 => {
+                with_call(|c| c.resp = v as u8);
+                Ok(())
+            }
+            _ => Err(Fail::Redis("ERR RESP version must be 2 or 3.")),
+        }
+    })?;
+    set_native(lua, native, state, "set_repl", |_, a| {
+        if a.len() != 1 {
+            return Err(Fail::Redis("ERR redis.set_repl() requires one argument."));
+        }
+        match convert::number(&a[0]) {
+            Some(v) if (0.0..=3.0).contains(&v) && v.fract() == 0.0 => Ok(()),
+            _ => Err(Fail::Redis(
+                "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.",
+            )),
+        }
+    })?;
+    set_native(lua, native, state, "acl_check_cmd", |_, a| {
+        let name = a.front().ok_or(Fail::Redis(
+            "ERR Please specify at least one argument for this redis lib call",
+        ))?;
+        if convert::arg(name).is_some_and(|n| ebb_core::lookup(&n).is_some()) {
+            Ok(true)
+        } else {
+            Err(Fail::Redis(
+                "ERR Invalid command passed to redis.acl_check_cmd()",
+            ))
+        }
+    })
+}
+
+/// `redis.call` / `redis.pcall`: the command's reply as a Lua value, and
+/// whether it failed.
+fn call_from_script(lua: &Lua, args: MultiValue) -> mlua::Result<(Value, bool)> {
+    let argv = if args.is_empty() {
+        None
+    } else {
+        Some(
+            args.iter()
+                .map(convert::arg)
+                .collect::<Option<Vec<Bytes>>>(),
+        )
+    };
+    let (reply, resp) = with_call(|call| {
+        let reply = match &argv {
+            None => err("ERR Please specify at least one argument for this redis lib call"),
+            Some(None) => err("ERR Lua redis lib command arguments must be strings or integers"),
+            Some(Some(argv)) => call.run(call.resp, argv),
+        };
+        (reply, call.resp)
+    })
+    .unwrap_or_else(|| (err("ERR no script is running"), 2));
+    let failed = matches!(reply, Reply::Error(_));
+    Ok((convert::to_lua(lua, &reply, resp)?, failed))
+}

@@ -9,6 +9,17 @@ use crate::expiry::MemberDeadlines;
 use crate::reply::format_double;
 use crate::value::Value;
 
+/// FNV-1a, 64 bit: the checksum of snapshots and DUMP payloads (enough to
+/// notice damage, cheap to compute).
+pub fn checksum(data: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in data {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
 /// Elements per command, so no single command gets huge.
 const CHUNK: usize = 512;
 

@@ -28,16 +28,6 @@ pub const COMMANDS: &[CommandSpec] = &[
 /// First bytes of every payload; the digit is the format version.
 const MAGIC: &[u8] = b"EBBDUMP1";
 
-fn checksum(data: &[u8]) -> u64 {
-    // FNV-1a, 64 bit.
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in data {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h
-}
-
 fn put_len(out: &mut Vec<u8>, mut n: usize) {
     loop {
         let b = (n & 0x7f) as u8;
@@ -73,7 +63,7 @@ pub fn payload(value: &Value, now: u64) -> Vec<u8> {
             out.extend_from_slice(a);
         }
     });
-    let sum = checksum(&out);
+    let sum = crate::dump::checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
 }
@@ -82,7 +72,8 @@ pub fn payload(value: &Value, now: u64) -> Vec<u8> {
 fn body(data: &[u8]) -> Option<&[u8]> {
     let body_len = data.len().checked_sub(8)?;
     let (body, sum) = data.split_at(body_len);
-    (body.starts_with(MAGIC) && checksum(body).to_le_bytes() == sum).then(|| &body[MAGIC.len()..])
+    (body.starts_with(MAGIC) && crate::dump::checksum(body).to_le_bytes() == sum)
+        .then(|| &body[MAGIC.len()..])
 }
 
 /// The next command of a command stream, at `*i`.

@@ -2,20 +2,11 @@
 //! that rebuild every database (absolute deadlines), and a trailer with the
 //! byte length and a checksum, so a torn or altered file is detected.
 
+use ebb_core::dump::checksum;
 use ebb_core::Store;
 
 /// First line of every snapshot; the digit is the format version.
 pub const MAGIC: &[u8] = b"EBB-SNAPSHOT 1\n";
-
-fn checksum(data: &[u8]) -> u64 {
-    // FNV-1a, 64 bit: enough to notice damage, cheap to compute.
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in data {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h
-}
 
 /// Encodes the store as a snapshot.
 pub fn encode(store: &Store, now: u64) -> Vec<u8> {

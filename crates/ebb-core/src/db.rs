@@ -504,6 +504,8 @@ pub struct Store {
     pub dbs: Vec<Db>,
     /// Settings read by command semantics.
     pub cfg: CoreConfig,
+    /// The function libraries (FUNCTION LOAD), which FLUSHALL keeps.
+    pub functions: crate::functions::Libraries,
 }
 
 /// Settings that affect command semantics or replies (encodings, limits).
@@ -545,6 +547,7 @@ impl Store {
         Store {
             dbs: (0..n).map(|_| Db::default()).collect(),
             cfg: CoreConfig::default(),
+            functions: Default::default(),
         }
     }
 

@@ -12,6 +12,7 @@ pub mod dump;
 pub mod effects;
 pub mod error;
 pub mod expiry;
+pub mod functions;
 pub mod glob;
 pub mod lfu;
 pub mod reply;

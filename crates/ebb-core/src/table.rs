@@ -291,6 +291,9 @@ pub fn subcommand_arity(full: &str) -> Option<i32> {
         "script|exists" => -3,
         "script|flush" => -2,
         "script|load" => 3,
+        "function|load" | "function|restore" => -3,
+        "function|delete" => 3,
+        "function|list" | "function|flush" => -2,
         "object|encoding" | "object|freq" | "object|idletime" | "object|refcount"
         | "client|no-evict" | "client|reply" | "client|setname" => 3,
         "client|setinfo" => 4,

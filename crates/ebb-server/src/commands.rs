@@ -289,6 +289,8 @@ pub(crate) fn reply_for<'a>(
             crate::script::eval(s, shared, guard, spec, argv)
         }
         "script" => crate::script::script(shared, argv),
+        "fcall" | "fcall_ro" => crate::script::fcall(s, shared, guard, spec, argv),
+        "function" => crate::script::function(shared, guard, argv),
         "publish" => Reply::Int(shared.publish(&argv[1], &argv[2]) as i64),
         "pubsub" => pubsub(shared, argv),
         "client" => return crate::client::client(s, shared, argv),
@@ -362,7 +364,7 @@ pub(crate) fn reply_for<'a>(
                     // Only SHUTDOWN NOSAVE ends a busy script: the server
                     // exits at once, with the log flushed but nothing saved.
                     if !nosave {
-                        return Some(err(crate::script::BUSY_REPLY));
+                        return Some(err(shared.scripting.busy_reply()));
                     }
                     tracing::warn!("User requested shutdown while a script was busy...");
                     shared.exit_now();

@@ -161,9 +161,22 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 &cfg.get("maxmemory-policy").unwrap_or_default(),
             );
             let lua = shared.scripting.lua_bytes();
+            let sc = &shared.scripting;
             l(out, "used_memory_lua", &lua);
+            l(out, "used_memory_vm_eval", &lua);
             l(out, "used_memory_lua_human", &human(lua));
-            l(out, "number_of_cached_scripts", &shared.scripting.cached());
+            l(out, "used_memory_scripts_eval", &sc.cached_script_bytes());
+            l(out, "number_of_cached_scripts", &sc.cached());
+            l(out, "number_of_functions", &sc.function_count());
+            let fn_vm = sc.functions_lua_bytes();
+            l(out, "used_memory_vm_functions", &fn_vm);
+            l(out, "used_memory_vm_total", &(lua + fn_vm));
+            l(out, "used_memory_vm_total_human", &human(lua + fn_vm));
+            let fn_code = store.functions.code_bytes() as u64;
+            l(out, "used_memory_functions", &fn_code);
+            let scripts = fn_code + sc.cached_script_bytes();
+            l(out, "used_memory_scripts", &scripts);
+            l(out, "used_memory_scripts_human", &human(scripts));
             l(
                 out,
                 "lazyfree_pending_objects",

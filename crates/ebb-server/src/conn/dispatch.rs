@@ -29,10 +29,12 @@ fn busy_refusal(shared: &Shared, spec: &CommandSpec, argv: &[Bytes]) -> Option<R
     if !shared.scripting.busy()
         || spec.has_flag("allow_busy")
         || (spec.name == "script" && argv[1].eq_ignore_ascii_case(b"kill"))
+        || (spec.name == "function"
+            && (argv[1].eq_ignore_ascii_case(b"kill") || argv[1].eq_ignore_ascii_case(b"stats")))
     {
         return None;
     }
-    Some(Reply::Error(crate::script::BUSY_REPLY.into()))
+    Some(Reply::Error(shared.scripting.busy_reply().into()))
 }
 
 /// A run of fast commands of one kind timed together (see
@@ -203,7 +205,7 @@ impl Session {
             // In Redis's order: authentication, then this, then memory,
             // subscribed mode and a busy script.
             Reply::Error("ERR Command not allowed inside a transaction".into())
-        } else if let Some(r) = self.oom_refusal(shared, guard, spec) {
+        } else if let Some(r) = self.oom_refusal(shared, guard, spec, argv) {
             r
         } else if let Some(r) = self.subscribed_refusal(spec, slot) {
             r
@@ -311,9 +313,14 @@ impl Session {
         shared: &'a Arc<Shared>,
         guard: &mut Option<MutexGuard<'a, Store>>,
         spec: &CommandSpec,
+        argv: &[Bytes],
     ) -> Option<Reply> {
         let exec = spec.name == "exec";
+        // FUNCTION LOAD and RESTORE are Redis's `denyoom` subcommands.
+        let grows_functions = spec.name == "function"
+            && (argv[1].eq_ignore_ascii_case(b"load") || argv[1].eq_ignore_ascii_case(b"restore"));
         let applies = spec.has(flag::DENYOOM)
+            || grows_functions
             || (self.multi.is_some()
                 && !matches!(spec.name, "exec" | "discard" | "quit" | "reset"))
             || (exec && self.queued_any(|sp| sp.has(flag::DENYOOM)));
@@ -341,9 +348,9 @@ impl Session {
         {
             return false;
         }
-        // EVAL and EVALSHA may write (their read-only forms may not).
+        // EVAL, EVALSHA and FCALL may write (their read-only forms may not).
         let writes =
-            |sp: &CommandSpec| sp.is_write() || matches!(sp.name, "publish" | "eval" | "evalsha");
+            |sp: &CommandSpec| sp.is_write() || matches!(sp.name, "publish" | "eval" | "evalsha" | "fcall");
         writes(spec)
             || !shared.pause_writes_only.load(Ordering::Relaxed)
             || (spec.name == "exec" && self.queued_any(writes))

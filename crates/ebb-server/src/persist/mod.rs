@@ -20,8 +20,19 @@ pub fn encode_command(argv: &[Bytes], out: &mut Vec<u8>) {
     }
 }
 
-/// Writes the whole store as commands (with SELECT between databases).
+/// Writes the whole store as commands: the function libraries, then each
+/// database (with SELECT between databases).
 pub fn dump_store(store: &Store, now: u64, out: &mut Vec<u8>) {
+    for (_, code) in store.functions.iter() {
+        encode_command(
+            &[
+                Bytes::from_static(b"FUNCTION"),
+                Bytes::from_static(b"LOAD"),
+                code.clone(),
+            ],
+            out,
+        );
+    }
     for (i, db) in store.dbs.iter().enumerate() {
         if db.is_empty() {
             continue;
@@ -145,6 +156,10 @@ fn apply(
             offset,
             format!("wrong number of arguments for '{}'", spec.name),
         ));
+    }
+    if spec.name == "function" {
+        return crate::script::replay_function(store, argv)
+            .map_err(|e| LoadError::Corrupt(offset, format!("FUNCTION: {e}")));
     }
     let mut fx = Effects::default();
     let mut ctx = Ctx::new(store, db, now, &mut fx);

@@ -10,9 +10,14 @@ use super::{err, libs, with_call, Call, Scripting};
 use crate::server::now_ms;
 use ebb_core::Reply;
 
-/// The reply to other clients while a script runs past the busy threshold.
+/// The reply to other clients while a script (EVAL) runs past the busy
+/// threshold.
 pub const BUSY_REPLY: &str =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+
+/// The same while a function (FCALL) runs.
+pub const BUSY_FUNCTION_REPLY: &str =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
 
 /// What a script stopped by SCRIPT KILL raises.
 pub(super) const KILLED: &str = "ERR Script killed by user with SCRIPT KILL...";
@@ -24,6 +29,7 @@ const HOOK_EVERY: u32 = 100_000;
 const BUSY: u8 = 1;
 const WROTE: u8 = 2;
 const KILL: u8 = 4;
+const FUNCTION: u8 = 8;
 
 impl Scripting {
     /// Whether a script has run past `busy-reply-threshold`: other
@@ -33,8 +39,26 @@ impl Scripting {
         self.state.load(Ordering::Relaxed) & BUSY != 0
     }
 
-    /// SCRIPT KILL: asks a busy script that has not written to stop.
-    pub(super) fn kill(&self) -> Reply {
+    /// The BUSY reply other clients get now: it names FUNCTION KILL while
+    /// a function runs, SCRIPT KILL while a script does.
+    pub fn busy_reply(&self) -> &'static str {
+        if self.state.load(Ordering::Relaxed) & FUNCTION != 0 {
+            BUSY_FUNCTION_REPLY
+        } else {
+            BUSY_REPLY
+        }
+    }
+
+    /// Marks the start of a run (the state is cleared when it ends).
+    pub(super) fn start_run(&self, function: bool) {
+        self.state
+            .store(if function { FUNCTION } else { 0 }, Ordering::Release);
+    }
+
+    /// SCRIPT KILL (`function` false) or FUNCTION KILL: asks a busy script
+    /// or function that has not written to stop. Each stops only its own
+    /// kind and answers BUSY for the other.
+    pub(super) fn kill(&self, function: bool) -> Reply {
         let mut s = self.state.load(Ordering::Acquire);
         loop {
             if s & BUSY == 0 {
@@ -46,6 +70,9 @@ impl Scripting {
                      dataset. You can either wait the script termination or kill the server in a \
                      hard way using the SHUTDOWN NOSAVE command.",
                 );
+            }
+            if (s & FUNCTION != 0) != function {
+                return err(if function { BUSY_REPLY } else { BUSY_FUNCTION_REPLY });
             }
             match self
                 .state
@@ -125,10 +152,15 @@ impl Call<'_, '_> {
             }
             self.busy = true;
             scripting.state.fetch_or(BUSY, Ordering::AcqRel);
+            let how = if scripting.state.load(Ordering::Relaxed) & FUNCTION != 0 {
+                "FUNCTION KILL"
+            } else {
+                "SCRIPT KILL"
+            };
             tracing::warn!(
                 "Slow script detected: still in execution after {elapsed} milliseconds. You can \
-                 try killing the script using the SCRIPT KILL command. Script name is: {}.",
-                self.sha
+                 try killing the script using the {how} command. Script name is: {}.",
+                self.name
             );
             hand_off_worker();
         }

@@ -11,6 +11,7 @@
 
 mod busy;
 mod convert;
+mod functions;
 mod libs;
 mod msgpack;
 mod natives;
@@ -37,7 +38,7 @@ const PRELUDE: &str = include_str!("prelude.lua");
 /// EVALSHA's reply for a digest not in the cache.
 const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
 
-pub use busy::BUSY_REPLY;
+pub use functions::{fcall, function, replay_function};
 
 fn err(s: impl Into<String>) -> Reply {
     Reply::Error(s.into().into())
@@ -49,6 +50,8 @@ pub struct Scripting {
     engine: Mutex<Option<Engine>>,
     /// Scripts in the cache (INFO's `number_of_cached_scripts`).
     cached: AtomicU64,
+    /// Bytes of their text.
+    script_bytes: AtomicU64,
     /// Bytes the Lua state holds, as of the last script (INFO's
     /// `used_memory_lua`).
     lua_bytes: AtomicU64,
@@ -56,8 +59,22 @@ pub struct Scripting {
     runs: AtomicU64,
     /// The running script, as other clients see it: busy once it has run
     /// past `busy-reply-threshold`, wrote once it ran a write command,
-    /// kill once SCRIPT KILL asked it to stop (bits: see `busy.rs`).
+    /// kill once SCRIPT KILL asked it to stop, function when it is a
+    /// function (bits: see `busy.rs`).
     state: AtomicU8,
+    /// The function libraries' Lua state, made on first use (functions run
+    /// apart from EVAL's scripts, as in Redis).
+    functions: Mutex<Option<functions::FnEngine>>,
+    /// The function running, for FUNCTION STATS: its name, the command
+    /// that called it and when it started (ms).
+    running: Mutex<Option<(String, Vec<Bytes>, u64)>>,
+    /// Functions callable by name (INFO's `number_of_functions`).
+    fn_count: AtomicU64,
+    /// Libraries, and the functions they registered (FUNCTION STATS).
+    fn_libraries: AtomicU64,
+    fn_registered: AtomicU64,
+    /// Bytes the functions' Lua state held when last measured.
+    fn_lua_bytes: AtomicU64,
 }
 
 impl Scripting {
@@ -71,8 +88,18 @@ impl Scripting {
         self.lua_bytes.load(Ordering::Relaxed)
     }
 
+    /// Bytes of the cached scripts' text (INFO's
+    /// `used_memory_scripts_eval`).
+    pub fn cached_script_bytes(&self) -> u64 {
+        self.script_bytes.load(Ordering::Relaxed)
+    }
+
     fn note_engine(&self, eng: &Engine) {
         self.cached.store(eng.cache.len() as u64, Ordering::Relaxed);
+        self.script_bytes.store(
+            eng.cache.values().map(|s| s.size as u64).sum(),
+            Ordering::Relaxed,
+        );
         self.lua_bytes
             .store(eng.lua.used_memory() as u64, Ordering::Relaxed);
     }
@@ -92,6 +119,8 @@ impl Scripting {
 #[derive(Clone)]
 struct Script {
     func: Function,
+    /// Bytes of the script's text.
+    size: usize,
     /// The script starts with a `#!lua` line: it declares its flags, and
     /// one without `no-writes` is taken to write.
     declared: bool,
@@ -128,8 +157,19 @@ fn sha1_hex(b: &[u8]) -> String {
     sha1_smol::Sha1::from(b).digest().to_string()
 }
 
-impl Engine {
-    fn new() -> mlua::Result<Engine> {
+/// A Lua state with the scripting environment of `prelude.lua`.
+struct BaseState {
+    lua: Lua,
+    globals: Table,
+    state: Table,
+    env: Table,
+    run: Function,
+    /// What `functions.lua` builds on (see the end of `prelude.lua`).
+    internals: Table,
+}
+
+impl BaseState {
+    fn new() -> mlua::Result<BaseState> {
         // The debug library is for the error handler only; scripts never
         // see it.
         let lua = unsafe {
@@ -151,17 +191,31 @@ impl Engine {
         natives::redis_natives(&lua, &state, &native)?;
         native.raw_set("version", crate::info::REDIS_VERSION)?;
         native.raw_set("version_num", version_num(crate::info::REDIS_VERSION))?;
-        let (env, run): (Table, Function) =
-            lua.load(PRELUDE)
-                .set_name("=[ebb]")
-                .call((globals.clone(), state.clone(), native))?;
+        let (env, run, internals): (Table, Function, Table) = lua
+            .load(PRELUDE)
+            .set_name("=[ebb]")
+            .call((globals.clone(), state.clone(), native))?;
         busy::set_hook(&lua, &state, false)?;
-        Ok(Engine {
-            state,
+        Ok(BaseState {
             lua,
             globals,
+            state,
             env,
             run,
+            internals,
+        })
+    }
+}
+
+impl Engine {
+    fn new() -> mlua::Result<Engine> {
+        let b = BaseState::new()?;
+        Ok(Engine {
+            state: b.state,
+            lua: b.lua,
+            globals: b.globals,
+            env: b.env,
+            run: b.run,
             cache: HashMap::new(),
         })
     }
@@ -191,6 +245,7 @@ impl Engine {
             })?;
         let script = Script {
             func,
+            size: body.len(),
             declared: skip > 0,
             no_writes,
             allow_oom,
@@ -272,8 +327,8 @@ struct Call<'s, 'a> {
     busy: bool,
     /// The hook fires on every line (the script is being killed).
     line_hook: bool,
-    /// The script's digest, for the log.
-    sha: &'s str,
+    /// The script's digest or the function's name (errors, the log).
+    name: &'s str,
 }
 
 impl Call<'_, '_> {
@@ -536,6 +591,43 @@ fn run<'a>(
 ) -> mlua::Result<Reply> {
     eng.globals.raw_set("KEYS", list(&eng.lua, keys)?)?;
     eng.globals.raw_set("ARGV", list(&eng.lua, args)?)?;
+    let how = RunSpec {
+        lua: &eng.lua,
+        state: &eng.state,
+        name: sha,
+        read_only: read_only || script.no_writes,
+        allow_oom: script.allow_oom,
+        function: false,
+    };
+    run_script(how, s, shared, guard, || {
+        eng.run.call::<MultiValue>(&script.func)
+    })
+}
+
+/// How one script or function runs: the Lua state it runs in and what it
+/// may do.
+struct RunSpec<'e> {
+    lua: &'e Lua,
+    state: &'e Table,
+    /// The script's digest or the function's name.
+    name: &'e str,
+    read_only: bool,
+    allow_oom: bool,
+    /// A function (FCALL): other clients' BUSY replies and SCRIPT KILL
+    /// name FUNCTION KILL.
+    function: bool,
+}
+
+/// Runs a script or function (`invoke` calls it under the error handler:
+/// `ok, result | error`) atomically under the keyspace lock with one
+/// frozen clock, and converts its outcome to a reply.
+fn run_script<'a>(
+    how: RunSpec<'_>,
+    s: &mut Session,
+    shared: &'a Arc<Shared>,
+    guard: &mut Guard<'a>,
+    invoke: impl FnOnce() -> mlua::Result<MultiValue>,
+) -> mlua::Result<Reply> {
     guard.get_or_insert_with(|| shared.store.lock());
     let db = s.db;
     let mut call = Call {
@@ -545,23 +637,24 @@ fn run<'a>(
         db,
         now: now_ms(),
         resp: 2,
-        read_only: read_only || script.no_writes,
-        allow_oom: script.allow_oom,
+        read_only: how.read_only,
+        allow_oom: how.allow_oom,
         logged_multi: false,
         ready: Vec::new(),
         wrote: false,
         busy: false,
         line_hook: false,
-        sha,
+        name: how.name,
     };
     let outcome = {
         // However the run ends, other clients see no script running after.
         let _clear = busy::ClearState(&shared.scripting.state);
+        shared.scripting.start_run(how.function);
         let _current = Current::enter(&mut call);
-        eng.run.call::<MultiValue>(&script.func)
+        invoke()
     };
     if call.line_hook {
-        busy::set_hook(&eng.lua, &eng.state, false)?;
+        busy::set_hook(how.lua, how.state, false)?;
     }
     if call.logged_multi {
         shared.log_block_end(call.db);
@@ -576,7 +669,7 @@ fn run<'a>(
     let reply = if ok {
         convert::to_reply(&value, resp)
     } else {
-        failure(&value, sha)
+        failure(&value, how.name)
     };
     if matches!(reply, Reply::Error(_)) {
         call.s.error_counted = matches!(&value, Value::Table(t)
@@ -660,10 +753,11 @@ pub fn script(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
             // behind survives.
             *scripting.engine.lock() = None;
             scripting.cached.store(0, Ordering::Relaxed);
+            scripting.script_bytes.store(0, Ordering::Relaxed);
             scripting.lua_bytes.store(0, Ordering::Relaxed);
             Reply::Ok
         }
-        "kill" => scripting.kill(),
+        "kill" => scripting.kill(false),
         "help" => Reply::Array(
             [
                 "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

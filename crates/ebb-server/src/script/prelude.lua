@@ -151,4 +151,8 @@ local function run(f)
   return xpcall(f, handler)
 end
 
-return env, run
+-- What the function libraries' environment (functions.lua) builds on.
+local internals = { G = G, protect = protect, refuse = refuse, shown = shown,
+  handler = handler, native = native }
+
+return env, run, internals

@@ -17,12 +17,31 @@ import time
 import pytest
 import redis
 
-from conftest import AGAINST_REDIS, ebb_only, EbbServer, Raw, raw_cmd
+from conftest import AGAINST_REDIS, ebb_only, ebb_or_redis, EbbServer, Raw, raw_cmd
 
 
 @pytest.fixture
 def raw(srv):
     c = Raw(srv.port)
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def shared_srv(tmp_path_factory):
+    """One server for the long tables of error texts (a server a case
+    would make the file slow)."""
+    s = ebb_or_redis(AGAINST_REDIS, tmp_path_factory.mktemp("functions"))
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def table(shared_srv):
+    """A connection to the shared server, emptied of libraries and keys."""
+    c = Raw(shared_srv.port)
+    assert c.cmd("FUNCTION", "FLUSH") == b"+OK\r\n"
+    assert c.cmd("FLUSHALL") == b"+OK\r\n"
     yield c
     c.close()
 
@@ -259,9 +278,9 @@ LOAD_ERRORS = [
 
 @pytest.mark.parametrize("args,expected", LOAD_ERRORS,
                          ids=[repr(" ".join(a))[:60] for a, _ in LOAD_ERRORS])
-def test_load_errors(raw, args, expected):
-    assert raw.cmd("FUNCTION", "LOAD", *args) == expected
-    assert stats(raw) == stats_of(0, 0)
+def test_load_errors(table, args, expected):
+    assert table.cmd("FUNCTION", "LOAD", *args) == expected
+    assert stats(table) == stats_of(0, 0)
 
 
 def test_load_times_out_after_half_a_second(raw):
@@ -348,9 +367,9 @@ FCALL_ERRORS = [
 
 
 @pytest.mark.parametrize("argv,expected", FCALL_ERRORS, ids=[" ".join(a) for a, _ in FCALL_ERRORS])
-def test_fcall_argument_errors(raw, argv, expected):
-    assert raw.cmd("FUNCTION", "LOAD", lib("l", reg("f"))) == b"$1\r\nl\r\n"
-    assert raw.cmd(*argv) == expected
+def test_fcall_argument_errors(table, argv, expected):
+    assert table.cmd("FUNCTION", "LOAD", lib("l", reg("f"))) == b"$1\r\nl\r\n"
+    assert table.cmd(*argv) == expected
 
 
 # One function a line (line 1 is the shebang, line 2 `local lib = redis`):
@@ -388,13 +407,13 @@ RT_LIB = lib("rt", "local lib = redis\n" + "\n".join(reg(n, b) for n, b, _ in RU
 
 
 @pytest.mark.parametrize("n", range(len(RUNTIME_ERRORS)), ids=[e[0] for e in RUNTIME_ERRORS])
-def test_runtime_errors_name_the_function_and_line(raw, n):
+def test_runtime_errors_name_the_function_and_line(table, n):
     name, _, text = RUNTIME_ERRORS[n]
     line = n + 3
-    assert raw.cmd("FUNCTION", "LOAD", RT_LIB) == b"$2\r\nrt\r\n"
-    raw.cmd("SET", "s", "abc")
+    assert table.cmd("FUNCTION", "LOAD", RT_LIB) == b"$2\r\nrt\r\n"
+    table.cmd("SET", "s", "abc")
     # Called by another case: the error names the function as registered.
-    reply = raw.cmd("FCALL", name.upper(), "1", "s")
+    reply = table.cmd("FCALL", name.upper(), "1", "s")
     assert reply == text.format(line=line).encode() + where(name, line)
 
 
@@ -458,10 +477,10 @@ CONVERSIONS = [
 
 
 @pytest.mark.parametrize("body,expected", CONVERSIONS, ids=[c[0] for c in CONVERSIONS])
-def test_reply_conversions(raw, body, expected):
-    assert raw.cmd("FUNCTION", "LOAD", lib("c", reg("f", body))) == b"$1\r\nc\r\n"
-    raw.cmd("HSET", "h", "f", "v")
-    assert raw.cmd("FCALL", "f", "0") == expected
+def test_reply_conversions(table, body, expected):
+    assert table.cmd("FUNCTION", "LOAD", lib("c", reg("f", body))) == b"$1\r\nc\r\n"
+    table.cmd("HSET", "h", "f", "v")
+    assert table.cmd("FCALL", "f", "0") == expected
 
 
 def test_resp3_replies_from_a_function(srv):
@@ -579,8 +598,8 @@ LIST_ERRORS = [
 
 
 @pytest.mark.parametrize("args,expected", LIST_ERRORS, ids=[repr(a) for a, _ in LIST_ERRORS])
-def test_list_errors(raw, args, expected):
-    assert raw.cmd("FUNCTION", "LIST", *args) == expected
+def test_list_errors(table, args, expected):
+    assert table.cmd("FUNCTION", "LIST", *args) == expected
 
 
 def test_list_libraryname_takes_the_next_word_whatever_it_is(raw):
@@ -759,8 +778,8 @@ SUBCOMMAND_ERRORS = [
 
 
 @pytest.mark.parametrize("argv,expected", SUBCOMMAND_ERRORS, ids=[" ".join(a) for a, _ in SUBCOMMAND_ERRORS])
-def test_subcommand_errors(raw, argv, expected):
-    assert raw.cmd(*argv) == expected
+def test_subcommand_errors(table, argv, expected):
+    assert table.cmd(*argv) == expected
 
 
 def test_help(srv):
@@ -940,6 +959,16 @@ def _library_names(r):
     return sorted(x["library_name"] for x in r.function_list())
 
 
+def _libraries(r):
+    """FUNCTION LIST WITHCODE (from a RESP3 client), in a stable order."""
+    out = []
+    for x in sorted(r.function_list(withcode=True), key=lambda x: x["library_name"]):
+        funcs = sorted(((f["name"], f["description"], tuple(sorted(f["flags"])))
+                        for f in x["functions"]))
+        out.append((x["library_name"], x["engine"], funcs, x["library_code"]))
+    return out
+
+
 @ebb_only
 def test_functions_survive_an_aof_restart(tmp_path):
     s = EbbServer("--dir", str(tmp_path), "--appendonly", "yes", "--appendfsync", "always",
@@ -963,12 +992,12 @@ def test_functions_survive_an_aof_restart(tmp_path):
         r.function_load(lib("e", reg("fe")))
         r.execute_command("FUNCTION", "RESTORE", payload, "REPLACE")  # a back to a1
         r.function_delete("e")
-        before = r.function_list(withcode=True)
+        before = _libraries(r)
         s.kill()
         s.start()
         r = s.client(protocol=3)
         assert _library_names(r) == ["a", "c", "d"]
-        assert sorted(r.function_list(withcode=True), key=str) == sorted(before, key=str)
+        assert _libraries(r) == before
         assert r.fcall("fa", 0) == "a1"
         assert r.execute_command("FCALL_RO", "fc", 0) == "c"
         assert r.fcall("fd", 0) == "d"
@@ -1000,12 +1029,12 @@ def test_functions_survive_an_aof_rewrite(tmp_path):
         while r.info("persistence")["aof_rewrite_in_progress"] and time.time() < deadline:
             time.sleep(0.05)
         r.function_load(lib("after", reg("fa", "return 'a'")))
-        before = r.function_list(withcode=True)
+        before = _libraries(r)
         s.kill()
         s.start()
         r = s.client(protocol=3)
         assert _library_names(r) == ["after", "before"]
-        assert sorted(r.function_list(withcode=True), key=str) == sorted(before, key=str)
+        assert _libraries(r) == before
         assert r.fcall("fb", 0) == "b"
         assert r.fcall("fa", 0) == "a"
         assert r.get("k") == "v"
@@ -1020,13 +1049,13 @@ def test_functions_survive_a_snapshot(tmp_path):
         r = s.client(protocol=3)
         r.function_load(lib("snap", reg("f1", "return 'one'") + " " + FLAGS_LIB.split("\n", 1)[1]))
         r.function_load(lib("other", reg("f2", "return 'two'")))
-        before = r.function_list(withcode=True)
+        before = _libraries(r)
         assert r.save() is True
         s.kill()
         s.start()
         r = s.client(protocol=3)
         assert _library_names(r) == ["other", "snap"]
-        assert sorted(r.function_list(withcode=True), key=str) == sorted(before, key=str)
+        assert _libraries(r) == before
         assert r.fcall("f1", 0) == "one"
         assert r.function_stats()["engines"] == {"LUA": {"libraries_count": 2, "functions_count": 3}}
         # A snapshot taken with no libraries brings none back.

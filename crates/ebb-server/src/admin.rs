@@ -576,22 +576,7 @@ pub fn debug<'a>(
             Err(_) => err("ERR Bad file format reading the append only file"),
         }
     } else if eq(sub, "reload") {
-        let store = guard.get_or_insert_with(|| shared.store.lock());
-        let data = crate::persist::snapshot::encode(store, crate::server::now_ms());
-        if let Err(e) = crate::persist::snapshot::write_file(&shared.snapshot_path(), &data) {
-            return err(format!("ERR Error trying to save the DB: {e}"));
-        }
-        let body = match crate::persist::snapshot::decode(&data) {
-            Ok(b) => b,
-            Err(e) => return err(format!("ERR Error trying to load the snapshot: {e}")),
-        };
-        for db in store.dbs.iter_mut() {
-            db.clear();
-        }
-        match crate::persist::replay(store, body, crate::server::now_ms()) {
-            Ok(_) => Reply::Ok,
-            Err(_) => err("ERR Error trying to load the snapshot"),
-        }
+        debug_reload(shared, guard, argv)
     } else if eq(sub, "protocol") && argv.len() == 3 {
         // Reached from scripts only (a connection's DEBUG PROTOCOL writes
         // its reply itself).
@@ -695,6 +680,83 @@ fn populate<'a>(
         cmd[2] = Bytes::from(value);
         if let Err(e) = s.run_core(store, set, &cmd, false) {
             return e.into();
+        }
+    }
+    Reply::Ok
+}
+
+/// DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: saves a snapshot (unless
+/// NOSAVE) and loads it back, into an emptied dataset (unless NOFLUSH, when
+/// a key or library already present fails the load, or with MERGE is
+/// replaced).
+fn debug_reload<'a>(
+    shared: &'a Arc<Shared>,
+    guard: &mut Option<parking_lot::MutexGuard<'a, Store>>,
+    argv: &[Bytes],
+) -> Reply {
+    let (mut merge, mut flush, mut save) = (false, true, true);
+    for opt in &argv[2..] {
+        if eq(opt, "merge") {
+            merge = true;
+        } else if eq(opt, "noflush") {
+            flush = false;
+        } else if eq(opt, "nosave") {
+            save = false;
+        } else {
+            return err("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+        }
+    }
+    let store = guard.get_or_insert_with(|| shared.store.lock());
+    let now = crate::server::now_ms();
+    let data = if save {
+        let data = crate::persist::snapshot::encode(store, now);
+        if let Err(e) = crate::persist::snapshot::write_file(&shared.snapshot_path(), &data) {
+            return err(format!("ERR Error trying to save the DB: {e}"));
+        }
+        data
+    } else {
+        match std::fs::read(shared.snapshot_path()) {
+            Ok(d) => d,
+            Err(_) => return err("ERR Error trying to load the RDB dump"),
+        }
+    };
+    let Ok(body) = crate::persist::snapshot::decode(&data) else {
+        return err("ERR Error trying to load the RDB dump");
+    };
+    if flush {
+        for db in store.dbs.iter_mut() {
+            db.clear();
+        }
+        store.functions.clear();
+        return match crate::persist::replay(store, body, now) {
+            Ok(_) => Reply::Ok,
+            Err(_) => err("ERR Error trying to load the RDB dump"),
+        };
+    }
+    // Into a scratch store first, then merged.
+    let mut loaded = Store::new(store.dbs.len());
+    loaded.cfg = store.cfg.clone();
+    if crate::persist::replay(&mut loaded, body, now).is_err() {
+        return err("ERR Error trying to load the RDB dump");
+    }
+    if !merge {
+        let clash = loaded.functions.iter().any(|(n, _)| store.functions.get(n).is_some())
+            || loaded.dbs.iter().zip(&store.dbs).any(|(l, d)| {
+                l.raw_iter().any(|(k, _)| d.raw_get(k).is_some())
+            });
+        if clash {
+            return err("ERR Error trying to load the RDB dump");
+        }
+    }
+    for (name, code) in loaded.functions.iter() {
+        store.functions.insert(name.clone(), code.clone());
+    }
+    for (l, d) in loaded.dbs.iter_mut().zip(store.dbs.iter_mut()) {
+        let keys: Vec<Bytes> = l.keys().map(Bytes::copy_from_slice).collect();
+        for k in keys {
+            if let Some(e) = l.remove(&k) {
+                d.insert_entry(&k, e);
+            }
         }
     }
     Reply::Ok

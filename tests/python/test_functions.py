@@ -29,8 +29,8 @@ def raw(srv):
 
 @pytest.fixture(scope="module")
 def shared_srv(tmp_path_factory):
-    """One server for the long tables of error texts (a server a case
-    would make the file slow)."""
+    """One server for the long tables of cases (a fresh server for each
+    case would make the file slow)."""
     s = ebb_or_redis(AGAINST_REDIS, tmp_path_factory.mktemp("functions"))
     yield s
     s.stop()
@@ -207,7 +207,8 @@ LOAD_ERRORS = [
     ([lib("x", "redis.register_function(nil, function() end)")],
      b"-ERR Error registering functions: ERR first argument to redis.register_function must be a string\r\n"),
     ([lib("x", "redis.register_function('a', 'b')")],
-     b"-ERR Error registering functions: ERR second argument to redis.register_function must be a function\r\n"),
+     b"-ERR Error registering functions: ERR second argument to redis.register_function "
+     b"must be a function\r\n"),
     ([lib("x", "redis.register_function('a')")],
      b"-ERR Error registering functions: ERR calling redis.register_function with a single argument is "
      b"only applicable to Lua table (representing named arguments).\r\n"),
@@ -622,7 +623,8 @@ def test_delete(raw):
     assert stats(raw) == stats_of(1, 1)
     # The names are free again.
     assert raw.cmd("FUNCTION", "LOAD", lib("lib1", reg("f1"))) == b"$4\r\nlib1\r\n"
-    assert raw.cmd("FUNCTION", "DELETE") == b"-ERR wrong number of arguments for 'function|delete' command\r\n"
+    assert raw.cmd("FUNCTION", "DELETE") == (
+        b"-ERR wrong number of arguments for 'function|delete' command\r\n")
     assert raw.cmd("FUNCTION", "DELETE", "a", "b") == (
         b"-ERR wrong number of arguments for 'function|delete' command\r\n")
 

@@ -35,6 +35,14 @@ end
 rawset(G, '_G', env)
 rawset(G, 'math', protect(math))
 rawset(G, 'string', protect(string))
+-- Strings' shared metatable is read-only too, and so is what it indexes
+-- (as Redis protects the metatables of basic types): a script cannot
+-- change how every other script's strings behave.
+do
+  local string_mt = getmetatable('')
+  string_mt.__index = G.string
+  string_mt.__metatable = protect(string_mt)
+end
 rawset(G, 'table', protect(table))
 rawset(G, 'bit', protect(native.bit))
 rawset(G, 'cjson', protect(native.cjson))

@@ -224,7 +224,7 @@ pub static DOCS: &[(&str, &str, &str, &str)] = &[
     ("script|load", "2.6.0", "script", "Loads a script into the script cache without running it."),
     ("function|delete", "7.0.0", "library-name", "Deletes a library and its functions."),
     ("function|dump", "7.0.0", "", "Dumps all libraries into a serialized binary payload."),
-    ("function|flush", "7.0.0", "flush-type=[ASYNC|SYNC]", "Deletes all libraries and functions."),
+    ("function|flush", "7.0.0", "async=[ASYNC|SYNC]", "Deletes all libraries and functions."),
     ("function|help", "7.0.0", "", "Returns helpful text about the different subcommands."),
     ("function|kill", "7.0.0", "", "Terminates a function during execution."),
     ("function|list", "7.0.0", "[LIBRARYNAME library-name-pattern] [WITHCODE]", "Returns information about all libraries."),

@@ -145,11 +145,17 @@ mod tests {
     #[test]
     fn payload_round_trip_and_damage() {
         let mut libs = Libraries::default();
-        libs.insert(Bytes::from_static(b"a"), Bytes::from_static(b"#!lua name=a\nx"));
+        libs.insert(
+            Bytes::from_static(b"a"),
+            Bytes::from_static(b"#!lua name=a\nx"),
+        );
         libs.insert(Bytes::from_static(b"b"), Bytes::from_static(b""));
         let p = dump_payload(&libs);
         let codes = parse_payload(&p).unwrap();
-        assert_eq!(codes, vec![Bytes::from_static(b"#!lua name=a\nx"), Bytes::new()]);
+        assert_eq!(
+            codes,
+            vec![Bytes::from_static(b"#!lua name=a\nx"), Bytes::new()]
+        );
         for i in 0..p.len() {
             let mut bad = p.clone();
             bad[i] ^= 1;
@@ -157,6 +163,9 @@ mod tests {
         }
         assert!(parse_payload(&p[..p.len() - 1]).is_none());
         assert!(parse_payload(b"").is_none());
-        assert_eq!(parse_payload(&dump_payload(&Libraries::default())), Some(vec![]));
+        assert_eq!(
+            parse_payload(&dump_payload(&Libraries::default())),
+            Some(vec![])
+        );
     }
 }

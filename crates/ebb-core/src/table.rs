@@ -274,8 +274,8 @@ pub fn all() -> &'static [CommandSpec] {
 /// container's name), checked before the command runs as for any command.
 pub fn subcommand_arity(full: &str) -> Option<i32> {
     Some(match full {
-        "config|get" | "client|kill" | "client|pause" | "client|unblock" | "memory|usage"
-        | "command|getkeys" => -3,
+        "config|get" | "client|kill" | "client|pause" | "client|unblock" | "memory|usage" => -3,
+        "command|getkeys" => -4,
         "config|set" => -4,
         "latency|graph" | "latency|history" => 3,
         "latency|histogram" | "latency|reset" => -2,

@@ -207,7 +207,7 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
 }
 
 fn acl_categories(spec: &CommandSpec) -> Vec<Reply> {
-    if spec.group == "scripting" && spec.name != "script" {
+    if spec.group == "scripting" && !matches!(spec.name, "script" | "function") {
         // Scripts may do anything: Redis files them under neither @read
         // nor @write.
         return vec![Reply::simple("@slow"), Reply::simple("@scripting")];
@@ -450,9 +450,16 @@ pub fn command(argv: &[Bytes]) -> Reply {
         if !spec.arity_ok(args.len()) {
             return err("ERR Invalid number of arguments specified for command");
         }
+        if spec.first_key == 0 && spec.keys.is_none() {
+            return err("ERR The command has no key arguments");
+        }
         let pos = spec.key_positions(args);
         if pos.is_empty() {
-            return err("ERR The command has no key arguments");
+            // EVAL, FCALL and the like may well name no key.
+            if spec.has_flag("no_mandatory_keys") {
+                return Reply::Array(Vec::new());
+            }
+            return err("ERR Invalid arguments specified for command");
         }
         Reply::Array(
             pos.into_iter()
@@ -740,10 +747,15 @@ fn debug_reload<'a>(
         return err("ERR Error trying to load the RDB dump");
     }
     if !merge {
-        let clash = loaded.functions.iter().any(|(n, _)| store.functions.get(n).is_some())
-            || loaded.dbs.iter().zip(&store.dbs).any(|(l, d)| {
-                l.raw_iter().any(|(k, _)| d.raw_get(k).is_some())
-            });
+        let clash = loaded
+            .functions
+            .iter()
+            .any(|(n, _)| store.functions.get(n).is_some())
+            || loaded
+                .dbs
+                .iter()
+                .zip(&store.dbs)
+                .any(|(l, d)| l.raw_iter().any(|(k, _)| d.raw_get(k).is_some()));
         if clash {
             return err("ERR Error trying to load the RDB dump");
         }

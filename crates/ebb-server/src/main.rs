@@ -101,6 +101,7 @@ async fn serve(cfg: Config) -> i32 {
         eprintln!("{e}");
         return 1;
     }
+    crate::script::load_libraries(&shared);
     let mut listeners = Vec::new();
     for addr in &binds {
         let host = if addr.contains(':') {

@@ -56,7 +56,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     s("eval_ro", -3, "readonly noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Executes a read-only server-side Lua script.").with_keys(script_keys),
     s("evalsha_ro", -3, "readonly noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Executes a read-only server-side Lua script by SHA1 digest.").with_keys(script_keys),
     s("script", -2, "", (0, 0, 0), "scripting", "A container for Lua scripts management commands."),
-    s("fcall", -3, "noscript stale skip_monitor may_replicate no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Invokes a function.").with_keys(script_keys),
+    s("fcall", -3, "noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Invokes a function.").with_keys(script_keys),
     s("fcall_ro", -3, "readonly noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Invokes a read-only function.").with_keys(script_keys),
     s("function", -2, "", (0, 0, 0), "scripting", "A container for function commands."),
 ];

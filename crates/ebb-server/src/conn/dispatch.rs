@@ -349,8 +349,9 @@ impl Session {
             return false;
         }
         // EVAL, EVALSHA and FCALL may write (their read-only forms may not).
-        let writes =
-            |sp: &CommandSpec| sp.is_write() || matches!(sp.name, "publish" | "eval" | "evalsha" | "fcall");
+        let writes = |sp: &CommandSpec| {
+            sp.is_write() || matches!(sp.name, "publish" | "eval" | "evalsha" | "fcall")
+        };
         writes(spec)
             || !shared.pause_writes_only.load(Ordering::Relaxed)
             || (spec.name == "exec" && self.queued_any(writes))

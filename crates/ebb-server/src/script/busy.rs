@@ -72,7 +72,11 @@ impl Scripting {
                 );
             }
             if (s & FUNCTION != 0) != function {
-                return err(if function { BUSY_REPLY } else { BUSY_FUNCTION_REPLY });
+                return err(if function {
+                    BUSY_REPLY
+                } else {
+                    BUSY_FUNCTION_REPLY
+                });
             }
             match self
                 .state

@@ -123,9 +123,11 @@ fn valid_name(name: &[u8]) -> bool {
 fn checked_metadata(code: &[u8]) -> Result<Metadata, String> {
     let md = metadata(code)?;
     if !valid_name(&md.name) {
-        return Err("ERR Library names can only contain letters, numbers, or underscores(_) and \
+        return Err(
+            "ERR Library names can only contain letters, numbers, or underscores(_) and \
                     must be at least one character long"
-            .into());
+                .into(),
+        );
     }
     if !md.engine.eq_ignore_ascii_case("lua") {
         return Err(format!("ERR Engine '{}' not found", md.engine));
@@ -180,16 +182,17 @@ impl FnEngine {
         if let Some(limit) = timeout {
             let start = Instant::now();
             let st = self.state.clone();
-            self.lua.set_global_hook(
-                HookTriggers::new().every_nth_instruction(100_000),
-                move |lua, _| {
-                    if start.elapsed() > limit {
-                        return Err(libs::raise_table(lua, &st, "ERR FUNCTION LOAD timeout"));
-                    }
-                    Ok(VmState::Continue)
-                },
-            )
-            .map_err(|e| e.to_string())?;
+            self.lua
+                .set_global_hook(
+                    HookTriggers::new().every_nth_instruction(100_000),
+                    move |lua, _| {
+                        if start.elapsed() > limit {
+                            return Err(libs::raise_table(lua, &st, "ERR FUNCTION LOAD timeout"));
+                        }
+                        Ok(VmState::Continue)
+                    },
+                )
+                .map_err(|e| e.to_string())?;
         }
         let outcome = self.load.call::<(bool, Value)>(chunk);
         if timeout.is_some() {
@@ -302,13 +305,10 @@ impl FnEngine {
 }
 
 /// The function engine, made on first use and synced with the store.
-fn engine<'e>(
-    slot: &'e mut Option<FnEngine>,
-    libs: &Libraries,
-) -> Result<&'e mut FnEngine, Reply> {
+fn engine<'e>(slot: &'e mut Option<FnEngine>, libs: &Libraries) -> Result<&'e mut FnEngine, Reply> {
     if slot.is_none() {
-        let e = FnEngine::new()
-            .map_err(|e| err(format!("ERR could not start the Lua engine: {e}")))?;
+        let e =
+            FnEngine::new().map_err(|e| err(format!("ERR could not start the Lua engine: {e}")))?;
         *slot = Some(e);
     }
     let eng = slot.as_mut().ok_or_else(|| err("ERR no Lua engine"))?;
@@ -339,12 +339,21 @@ impl super::Scripting {
     }
 }
 
+/// Compiles the libraries loaded from disk at start, as Redis does (so
+/// INFO counts their functions and the first FCALL does not pay for it).
+pub fn load_libraries(shared: &Shared) {
+    let store = shared.store.lock();
+    if store.functions.is_empty() {
+        return;
+    }
+    let mut slot = shared.scripting.functions.lock();
+    if let Ok(eng) = engine(&mut slot, &store.functions) {
+        shared.scripting.note_functions(eng);
+    }
+}
+
 /// FUNCTION and its subcommands (arity is checked before they run).
-pub fn function<'a>(
-    shared: &'a Arc<Shared>,
-    guard: &mut Guard<'a>,
-    argv: &[Bytes],
-) -> Reply {
+pub fn function<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -> Reply {
     let sub = String::from_utf8_lossy(&argv[1]).to_ascii_lowercase();
     let syntax = || {
         err(format!(
@@ -476,17 +485,16 @@ fn restore<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -
         Replace,
         Flush,
     }
-    let policy = match argv.get(3) {
-        None => Policy::Append,
-        Some(p) if p.eq_ignore_ascii_case(b"append") => Policy::Append,
-        Some(p) if p.eq_ignore_ascii_case(b"replace") => Policy::Replace,
-        Some(p) if p.eq_ignore_ascii_case(b"flush") => Policy::Flush,
-        Some(_) => {
-            return err(
+    let policy =
+        match argv.get(3) {
+            None => Policy::Append,
+            Some(p) if p.eq_ignore_ascii_case(b"append") => Policy::Append,
+            Some(p) if p.eq_ignore_ascii_case(b"replace") => Policy::Replace,
+            Some(p) if p.eq_ignore_ascii_case(b"flush") => Policy::Flush,
+            Some(_) => return err(
                 "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.",
-            )
-        }
-    };
+            ),
+        };
     let Some(codes) = parse_payload(&argv[2]) else {
         return err("ERR DUMP payload version or checksum are wrong");
     };
@@ -539,10 +547,7 @@ fn restore<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -
     }
     for (_, _, fs) in &incoming {
         for f in fs {
-            if taken
-                .insert(f.name.to_ascii_lowercase(), ())
-                .is_some()
-            {
+            if taken.insert(f.name.to_ascii_lowercase(), ()).is_some() {
                 return err(format!("ERR Function {} already exists", f.name));
             }
         }
@@ -593,7 +598,7 @@ fn list_libraries<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[By
     };
     let mut out = Vec::new();
     for (name, fs) in &eng.libraries {
-        if pattern.is_some_and(|p| !ebb_core::glob::glob_match(p, name, false)) {
+        if pattern.is_some_and(|p| !ebb_core::glob::glob_match(p, name, true)) {
             continue;
         }
         let functions = fs
@@ -762,6 +767,16 @@ pub fn fcall<'a>(
     let Some(f) = eng.by_name.get(&name).cloned() else {
         return err("ERR Function not found");
     };
+    // A function that may write is refused over maxmemory (unless
+    // allow-oom) before anything else is checked, as Redis refuses the
+    // command itself, and by FCALL_RO.
+    let may_write = f.flags & NO_WRITES == 0;
+    if may_write && f.flags & ALLOW_OOM == 0 && crate::evict::limited() {
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        if let Err(e) = crate::evict::make_room(shared, store) {
+            return e.into();
+        }
+    }
     let numkeys = match parse_i64(&argv[2]) {
         Some(n) => n,
         None => return err("ERR Bad number of keys provided"),
@@ -772,23 +787,13 @@ pub fn fcall<'a>(
     if numkeys < 0 {
         return err("ERR Number of keys can't be negative");
     }
-    if f.flags & NO_WRITES == 0 {
-        // A function that may write is refused over maxmemory (unless
-        // allow-oom) and by FCALL_RO.
-        if f.flags & ALLOW_OOM == 0 && crate::evict::limited() {
-            let store = guard.get_or_insert_with(|| shared.store.lock());
-            if let Err(e) = crate::evict::make_room(shared, store) {
-                return e.into();
-            }
-        }
-        if read_only {
-            return err("ERR Can not execute a script with write flag using *_ro command.");
-        }
+    if may_write && read_only {
+        return err("ERR Can not execute a script with write flag using *_ro command.");
     }
     let n = numkeys as usize;
     let eng: &FnEngine = eng;
-    let tables = list(&eng.lua, &argv[3..3 + n])
-        .and_then(|k| Ok((k, list(&eng.lua, &argv[3 + n..])?)));
+    let tables =
+        list(&eng.lua, &argv[3..3 + n]).and_then(|k| Ok((k, list(&eng.lua, &argv[3 + n..])?)));
     let (keys, args) = match tables {
         Ok(t) => t,
         Err(e) => return err(format!("ERR {e}")),
@@ -838,7 +843,10 @@ pub fn replay_function(store: &mut ebb_core::Store, argv: &[Bytes]) -> Result<()
         ("flush", 2 | 3) => libs.clear(),
         ("restore", 3 | 4) => {
             let codes = parse_payload(&argv[2]).ok_or("bad FUNCTION RESTORE payload")?;
-            if argv.get(3).is_some_and(|p| p.eq_ignore_ascii_case(b"flush")) {
+            if argv
+                .get(3)
+                .is_some_and(|p| p.eq_ignore_ascii_case(b"flush"))
+            {
                 libs.clear();
             }
             for code in codes {
@@ -858,7 +866,10 @@ mod tests {
     #[test]
     fn metadata_lines() {
         let md = metadata(b"#!lua name=lib\nreturn").ok().unwrap();
-        assert_eq!((md.engine.as_str(), &md.name[..], md.body), ("lua", &b"lib"[..], 14));
+        assert_eq!(
+            (md.engine.as_str(), &md.name[..], md.body),
+            ("lua", &b"lib"[..], 14)
+        );
         let md = metadata(b"#!lua name=\"foo\"\n").ok().unwrap();
         assert_eq!(&md.name[..], b"foo");
         let e = |code: &[u8]| checked_metadata(code).err().unwrap();
@@ -869,7 +880,10 @@ mod tests {
             e(b"#!lua name=a name=b\n"),
             "ERR Invalid metadata value, name argument was given multiple times"
         );
-        assert_eq!(e(b"#!lua foo=bar\n"), "ERR Invalid metadata value given: foo=bar");
+        assert_eq!(
+            e(b"#!lua foo=bar\n"),
+            "ERR Invalid metadata value given: foo=bar"
+        );
         assert_eq!(e(b"#! name=x\n"), "ERR Engine '' not found");
         assert!(e(b"#!lua name=a-b\n").starts_with("ERR Library names can only contain"));
         assert!(checked_metadata(b"#!LUA name=ok_1\n").is_ok());
@@ -888,7 +902,11 @@ mod tests {
         assert_eq!(store.functions.len(), 1);
         replay_function(&mut store, &[b("FUNCTION"), b("FLUSH")]).unwrap();
         assert!(store.functions.is_empty());
-        replay_function(&mut store, &[b("FUNCTION"), b("RESTORE"), payload, b("FLUSH")]).unwrap();
+        replay_function(
+            &mut store,
+            &[b("FUNCTION"), b("RESTORE"), payload, b("FLUSH")],
+        )
+        .unwrap();
         assert_eq!(store.functions.len(), 2);
         assert!(replay_function(&mut store, &load("no metadata")).is_err());
     }

@@ -38,7 +38,7 @@ const PRELUDE: &str = include_str!("prelude.lua");
 /// EVALSHA's reply for a digest not in the cache.
 const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
 
-pub use functions::{fcall, function, replay_function};
+pub use functions::{fcall, function, load_libraries, replay_function};
 
 fn err(s: impl Into<String>) -> Reply {
     Reply::Error(s.into().into())
@@ -370,11 +370,19 @@ impl Call<'_, '_> {
         if crate::cmdstats::sub_arity_ok(slot, argv.len()).is_err() {
             return refuse("ERR Wrong number of args calling Redis command from script");
         }
-        // Scripts and the script cache stay out of reach even with DEBUG
-        // SET-DISABLE-DENY-SCRIPTS: the running script holds the Lua state.
+        // Scripts, functions and their caches stay out of reach even with
+        // DEBUG SET-DISABLE-DENY-SCRIPTS: the running script holds the Lua
+        // state.
         let reentrant = matches!(
             spec.name,
-            "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "script"
+            "eval"
+                | "evalsha"
+                | "eval_ro"
+                | "evalsha_ro"
+                | "script"
+                | "fcall"
+                | "fcall_ro"
+                | "function"
         );
         if reentrant
             || ((spec.has(flag::NOSCRIPT) || matches!(spec.name, "client" | "config"))

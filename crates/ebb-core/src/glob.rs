@@ -31,6 +31,11 @@ pub fn glob_match(pattern: &[u8], s: &[u8], nocase: bool) -> bool {
     if s.is_empty() {
         return pattern.is_empty();
     }
+    // Each star Redis crosses with bytes left is a level of recursion, and
+    // past 1000 levels it gives up: such patterns match nothing.
+    if pattern.len() > 2 * MAX_STARS && star_groups(pattern) > MAX_STARS {
+        return false;
+    }
     let mut p = 0; // position in pattern
     let mut i = 0; // position in s
                    // Where to resume after the last `*`: (pattern after the star, s position).
@@ -68,6 +73,35 @@ pub fn glob_match(pattern: &[u8], s: &[u8], nocase: bool) -> bool {
         p += 1;
     }
     p == pattern.len()
+}
+
+/// How many stars a match may cross before Redis gives up.
+const MAX_STARS: usize = 1000;
+
+/// Runs of `*` in `pattern` that a match crosses with bytes of the string
+/// left: every run but a trailing one (escaped stars and stars inside a
+/// class do not count).
+fn star_groups(pattern: &[u8]) -> usize {
+    let (mut groups, mut i) = (0, 0);
+    while i < pattern.len() {
+        match pattern[i] {
+            b'\\' => i += 2,
+            b'[' => {
+                let (_, next) = match_one(pattern, i, 0, false);
+                i = next.max(i + 1);
+            }
+            b'*' => {
+                while i < pattern.len() && pattern[i] == b'*' {
+                    i += 1;
+                }
+                if i < pattern.len() {
+                    groups += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    groups
 }
 
 /// Matches the single-byte token at `pattern[p]` (not a `*`) against `c`;
@@ -148,6 +182,29 @@ fn eq(a: u8, b: u8, nocase: bool) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn too_many_stars_match_nothing() {
+        let key = vec![b'a'; 50_000];
+        let pattern = b"*?".repeat(50_000);
+        assert!(!super::glob_match(&pattern, &key, false));
+        // 1000 stars are fine, and a trailing run does not count.
+        let ok = b"*a".repeat(1000);
+        assert!(super::glob_match(&ok, &vec![b'a'; 1000], false));
+        let mut trailing = b"*a".repeat(1000);
+        trailing.extend_from_slice(b"***");
+        assert!(super::glob_match(&trailing, &vec![b'a'; 1001], false));
+        assert!(!super::glob_match(
+            &b"*a".repeat(1001),
+            &vec![b'a'; 1001],
+            false
+        ));
+        assert!(super::glob_match(
+            &b"\\*a".repeat(1001),
+            &b"*a".repeat(1001),
+            false
+        ));
+    }
+
     use super::glob_match;
 
     fn m(p: &str, s: &str) -> bool {

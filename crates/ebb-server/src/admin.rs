@@ -146,6 +146,12 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
             crate::notify::parse_flags(&cfg.get("notify-keyspace-events").unwrap_or_default())
                 .unwrap_or_default();
         apply_core_config(&cfg, store);
+        drop(cfg);
+        // A lower maxmemory takes effect at once, as in Redis: keys are
+        // evicted now under the policy, not at the next write.
+        if argv[2..].iter().step_by(2).any(|o| eq(o, "maxmemory")) {
+            let _ = crate::evict::make_room(shared, store);
+        }
         Reply::Ok
     } else if eq(sub, "resetstat") && n == 2 {
         for c in [

@@ -1,6 +1,7 @@
 //! Values stored under keys.
 
 pub mod hash;
+pub(crate) mod hpack;
 pub mod list;
 pub(crate) mod member;
 pub(crate) mod order;

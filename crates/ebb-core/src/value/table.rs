@@ -71,11 +71,6 @@ impl<V> MemberTable<V> {
         self.nodes.len()
     }
 
-    /// Whether there is no member.
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-
     /// All nodes by id.
     pub fn nodes(&self) -> &[Node<V>] {
         &self.nodes

@@ -67,9 +67,18 @@ pub(super) fn hrandfield(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         if count > MAX_RANDOM_PICKS {
             return Err(Error::msg("ERR value is out of range"));
         }
-        for _ in 0..count {
-            if let Some((f, v)) = h.get_index(rng.gen_range(0..size)) {
+        if h.is_packed() {
+            // One walk of the buffer, not one per pick.
+            let pairs: Vec<_> = h.iter().collect();
+            for _ in 0..count {
+                let (f, v) = pairs[rng.gen_range(0..size)];
                 push(f, v);
+            }
+        } else {
+            for _ in 0..count {
+                if let Some((f, v)) = h.get_index(rng.gen_range(0..size)) {
+                    push(f, v);
+                }
             }
         }
     } else if count as usize >= size {

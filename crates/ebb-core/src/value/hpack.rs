@@ -159,6 +159,11 @@ impl HPack {
 
     /// Appends a field (not present yet) with its value and deadline.
     pub(crate) fn push(&mut self, field: &[u8], value: &[u8], deadline: u64) {
+        // Exact growth, as a listpack grows: small hashes are many, and a
+        // doubling buffer would leave a third of each one unused.
+        self.buf.reserve_exact(
+            field.len() + value.len() + 2 + if deadline == NO_DEADLINE { 1 } else { 7 },
+        );
         self.buf.push(field.len() as u8);
         self.buf.extend_from_slice(field);
         self.buf.push(value.len() as u8);

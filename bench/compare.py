@@ -312,6 +312,18 @@ def fill_admissions(s, keys):
         p.execute()
 
 
+def fill_small_hashes(s, keys):
+    """Objects as small hashes (user:NNN with 5 short fields), HSET on both
+    servers: Redis keeps each in a listpack, ebb in a packed buffer."""
+    for start in range(0, keys, 1000):
+        p = s.c.pipeline(transaction=False)
+        for k in range(start, min(keys, start + 1000)):
+            p.hset(f"user:{k:08d}", mapping={
+                "name": f"name{k}", "email": f"u{k}@example.com", "age": str(k % 90),
+                "city": "Amsterdam", "score": str(k * 7)})
+        p.execute()
+
+
 def fill_strings(s, n):
     """Plain string keys: SET key:NNNNNNN with a 10-byte value."""
     for start in range(0, n, 10000):
@@ -334,6 +346,7 @@ def memory_workload(servers, binaries, cores):
         ("1M set members / 1,000 keys, Redis without TTL (B/member)", lambda s: fill_set_members(s, 1000, 1000), 1_000_000),
         ("1M hash fields / 1,000 keys, Redis without TTL (B/field)", lambda s: fill_hash_fields(s, 1000, 1000), 1_000_000),
         ("100,000 keys x 3 members, limit admission (B/key)", lambda s: fill_admissions(s, 100_000), 100_000),
+        ("100,000 hashes of 5 fields, no TTL on either (B/key)", lambda s: fill_small_hashes(s, 100_000), 100_000),
         ("1M string keys (B/key)", lambda s: fill_strings(s, 1_000_000), 1_000_000),
     ]
     res = {"redis": {}, "ebb": {}}

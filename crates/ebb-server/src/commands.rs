@@ -508,7 +508,7 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
     s.unwatch_all();
     let writes = queue
         .iter()
-        .any(|a| ebb_core::lookup(&a[0]).is_some_and(|sp| sp.is_write()));
+        .any(|a| crate::rename::lookup(&a[0]).is_some_and(|sp| sp.is_write()));
     if writes {
         shared.log_raw(s.db, &[Bytes::from_static(b"MULTI")]);
     }
@@ -518,7 +518,7 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
     // EXEC wakes nobody, and a woken client sees the final state.
     let mut ready = Vec::new();
     for argv in queue {
-        let Some(spec) = ebb_core::lookup(&argv[0]) else {
+        let Some(spec) = crate::rename::lookup(&argv[0]) else {
             continue;
         };
         // Each queued command counts as a call of its own (INFO

@@ -242,6 +242,10 @@ pub struct Config {
     values: BTreeMap<String, String>,
     /// The config file it was loaded from, for CONFIG REWRITE.
     pub file: Option<String>,
+    /// `rename-command old new` lines, in order.
+    pub renames: Vec<(String, String)>,
+    /// Files being read through `include` (to refuse a loop).
+    including: Vec<String>,
 }
 
 impl Default for Config {
@@ -253,7 +257,12 @@ impl Default for Config {
         if let Ok(d) = std::env::current_dir() {
             values.insert("dir".into(), d.display().to_string());
         }
-        Config { values, file: None }
+        Config {
+            values,
+            file: None,
+            renames: Vec::new(),
+            including: Vec::new(),
+        }
     }
 }
 
@@ -305,11 +314,37 @@ impl Config {
                 continue;
             };
             let name = name.to_ascii_lowercase();
-            if name == "include"
-                || name == "rename-command"
-                || name == "user"
-                || name == "loadmodule"
-            {
+            let fatal = |e: String| {
+                format!(
+                    "*** FATAL CONFIG FILE ERROR *** line {}: >>> '{}' {}",
+                    n + 1,
+                    line,
+                    e
+                )
+            };
+            if name == "include" {
+                let [path] = args else {
+                    return Err(fatal("wrong number of arguments".into()));
+                };
+                if self.including.contains(path) || self.including.len() > 16 {
+                    return Err(fatal("include loop".into()));
+                }
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| fatal(format!("can't open included file: {e}")))?;
+                self.including.push(path.clone());
+                let r = self.load_text(&text);
+                self.including.pop();
+                r?;
+                continue;
+            }
+            if name == "rename-command" {
+                let [old, new] = args else {
+                    return Err(fatal("wrong number of arguments".into()));
+                };
+                self.renames.push((old.clone(), new.clone()));
+                continue;
+            }
+            if name == "user" || name == "loadmodule" {
                 continue;
             }
             let value = args.join(" ");

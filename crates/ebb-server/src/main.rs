@@ -16,6 +16,7 @@ mod notify;
 mod observe;
 mod outbuf;
 mod persist;
+mod rename;
 mod resp;
 mod script;
 mod server;
@@ -49,6 +50,10 @@ fn main() {
             std::process::exit(1);
         }
     };
+    if let Err(e) = rename::install(&cfg.renames) {
+        eprintln!("*** FATAL CONFIG FILE ERROR *** {e}");
+        std::process::exit(1);
+    }
     let level = match cfg.get("loglevel").as_deref() {
         Some("debug") => "debug",
         Some("verbose") => "info",

@@ -84,11 +84,11 @@ impl Session {
     ) -> Flow {
         // Pipelines mostly repeat one command: compare with the previous
         // one before hashing the name.
-        let cached = self
-            .prev_spec
-            .filter(|s| argv[0].eq_ignore_ascii_case(s.name.as_bytes()));
+        let cached = self.prev_spec.filter(|s| {
+            argv[0].eq_ignore_ascii_case(s.name.as_bytes()) && !crate::rename::active()
+        });
         let repeat = cached.is_some();
-        let Some(spec) = cached.or_else(|| ebb_core::lookup(&argv[0])) else {
+        let Some(spec) = cached.or_else(|| crate::rename::lookup(&argv[0])) else {
             if self.multi.is_some() {
                 self.multi_failed = true;
             }
@@ -359,9 +359,10 @@ impl Session {
 
     /// Whether a command queued by MULTI satisfies `pred`.
     fn queued_any(&self, pred: impl Fn(&CommandSpec) -> bool) -> bool {
-        self.multi
-            .as_ref()
-            .is_some_and(|q| q.iter().any(|a| ebb_core::lookup(&a[0]).is_some_and(&pred)))
+        self.multi.as_ref().is_some_and(|q| {
+            q.iter()
+                .any(|a| crate::rename::lookup(&a[0]).is_some_and(&pred))
+        })
     }
 
     /// The duration counter now, as this batch last read it (commands of

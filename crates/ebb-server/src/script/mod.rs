@@ -353,7 +353,7 @@ impl Call<'_, '_> {
     /// Checks then runs one command: its reply, or `Err` with the refusal
     /// and the command's statistics slot (if it has one).
     fn checked_run(&mut self, resp: u8, argv: &[Bytes]) -> Result<Reply, (Reply, Option<usize>)> {
-        let Some(spec) = ebb_core::lookup(&argv[0]) else {
+        let Some(spec) = crate::rename::lookup(&argv[0]) else {
             return Err((err("ERR Unknown Redis command called from script"), None));
         };
         let plain = crate::cmdstats::plain_slot(spec);

@@ -1068,3 +1068,36 @@ def test_functions_survive_a_snapshot(tmp_path):
         assert s.client().function_list() == []
     finally:
         s.stop()
+
+
+def test_client_pause_write_holds_only_scripts_that_may_write(srv):
+    """CLIENT PAUSE WRITE holds EVAL/EVALSHA/FCALL unless the script or
+    function declares no-writes (then they run at once)."""
+    import select
+    c = srv.client()
+    c.set("x", "y")
+    c.function_load(
+        "#!lua name=pl\n"
+        "redis.register_function{function_name='ro', callback=function() return 'hello' end, flags={'no-writes'}}\n"
+        "redis.register_function('rw', function() return 'w' end)", replace=True)
+    ro_sha = c.script_load("#!lua flags=no-writes\nreturn 2")
+    c.execute_command("CLIENT", "PAUSE", 60000, "WRITE")
+    held = []
+    try:
+        other = srv.client(socket_timeout=2)
+        assert other.eval("#!lua flags=no-writes\nreturn 'unique'", 0) == "unique"
+        assert other.evalsha(ro_sha, 0) == 2
+        assert other.fcall("ro", 0) == "hello"
+        assert other.eval_ro("return redis.call('get', KEYS[1])", 1, "x") == "y"
+        other.close()
+        for args in (("FCALL", "rw", 0), ("EVAL", "return 1", 0), ("EVAL", "#!lua\nreturn 1", 0)):
+            r = Raw(srv.port)
+            r.send(*args)
+            held.append(r)
+        ready, _, _ = select.select([r.s for r in held], [], [], 0.3)
+        assert ready == []
+    finally:
+        c.execute_command("CLIENT", "UNPAUSE")
+    assert [r.read() for r in held] == [b"$1\r\nw\r\n", b":1\r\n", b":1\r\n"]
+    for r in held:
+        r.close()

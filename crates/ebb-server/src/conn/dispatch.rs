@@ -224,7 +224,7 @@ impl Session {
             }
             self.reply(&Reply::Simple("QUEUED".into()), out);
             return Some(Flow::Continue);
-        } else if self.held_by_pause(shared, spec) {
+        } else if self.held_by_pause(shared, spec, argv) {
             return Some(Flow::Paused(argv.to_vec()));
         } else {
             return None;
@@ -323,7 +323,7 @@ impl Session {
             || grows_functions
             || (self.multi.is_some()
                 && !matches!(spec.name, "exec" | "discard" | "quit" | "reset"))
-            || (exec && self.queued_any(|sp| sp.has(flag::DENYOOM)));
+            || (exec && self.queued_any(|sp, _| sp.has(flag::DENYOOM)));
         // A busy script holds the keyspace: no eviction until it ends.
         if !crate::evict::limited() || !applies || shared.scripting.busy() {
             return None;
@@ -337,7 +337,7 @@ impl Session {
     /// Whether CLIENT PAUSE holds this command. A write pause holds
     /// writes, PUBLISH (it would reach replicas), and an EXEC whose
     /// transaction holds either, as Redis 7.0 does.
-    fn held_by_pause(&self, shared: &Shared, spec: &CommandSpec) -> bool {
+    fn held_by_pause(&self, shared: &Shared, spec: &CommandSpec, argv: &[Bytes]) -> bool {
         let paused = shared.paused_until.load(Ordering::Relaxed);
         if paused == 0
             || paused <= now_ms()
@@ -348,20 +348,21 @@ impl Session {
         {
             return false;
         }
-        // EVAL, EVALSHA and FCALL may write (their read-only forms may not).
-        let writes = |sp: &CommandSpec| {
-            sp.is_write() || matches!(sp.name, "publish" | "eval" | "evalsha" | "fcall")
+        // EVAL, EVALSHA and FCALL may write unless the script or function
+        // declares `no-writes` (their read-only forms may not).
+        let writes = |sp: &CommandSpec, argv: &[Bytes]| {
+            sp.is_write() || sp.name == "publish" || crate::script::may_write(shared, sp, argv)
         };
-        writes(spec)
+        writes(spec, argv)
             || !shared.pause_writes_only.load(Ordering::Relaxed)
             || (spec.name == "exec" && self.queued_any(writes))
     }
 
     /// Whether a command queued by MULTI satisfies `pred`.
-    fn queued_any(&self, pred: impl Fn(&CommandSpec) -> bool) -> bool {
+    fn queued_any(&self, pred: impl Fn(&CommandSpec, &[Bytes]) -> bool) -> bool {
         self.multi.as_ref().is_some_and(|q| {
             q.iter()
-                .any(|a| crate::rename::lookup(&a[0]).is_some_and(&pred))
+                .any(|a| crate::rename::lookup(&a[0]).is_some_and(|sp| pred(sp, a)))
         })
     }
 

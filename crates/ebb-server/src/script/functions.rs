@@ -745,6 +745,17 @@ fn help() -> Reply {
     )
 }
 
+/// Whether the function `name` may write (it does not declare
+/// `no-writes`); true for an unknown one.
+pub(super) fn may_write(shared: &Shared, name: &[u8]) -> bool {
+    let slot = shared.scripting.functions.lock();
+    let key = String::from_utf8_lossy(name).to_ascii_lowercase();
+    match slot.as_ref().and_then(|e| e.by_name.get(&key)) {
+        Some(f) => f.flags & NO_WRITES == 0,
+        None => true,
+    }
+}
+
 /// FCALL and FCALL_RO.
 pub fn fcall<'a>(
     s: &mut Session,

@@ -489,6 +489,33 @@ fn with_call<R>(f: impl FnOnce(&mut Call<'_, '_>) -> R) -> Option<R> {
     Some(f(unsafe { &mut *p }))
 }
 
+/// Whether EVAL, EVALSHA or FCALL may write (what CLIENT PAUSE WRITE
+/// holds): unless the script's `#!lua` line or the function declares
+/// `no-writes`. False for every other command.
+pub fn may_write(shared: &Shared, spec: &CommandSpec, argv: &[Bytes]) -> bool {
+    match spec.name {
+        "eval" => match argv.get(1).map(|b| shebang(b)) {
+            Some(Ok((skip, no_writes, _))) => skip == 0 || !no_writes,
+            _ => true,
+        },
+        "evalsha" => {
+            let Some(sha) = argv.get(1) else {
+                return true;
+            };
+            let sha = String::from_utf8_lossy(sha).to_ascii_lowercase();
+            let slot = shared.scripting.engine.lock();
+            match slot.as_ref().and_then(|e| e.cache.get(&sha)) {
+                Some(s) => !(s.declared && s.no_writes),
+                None => true,
+            }
+        }
+        "fcall" => argv
+            .get(1)
+            .is_none_or(|name| functions::may_write(shared, name)),
+        _ => false,
+    }
+}
+
 /// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO.
 pub fn eval<'a>(
     s: &mut Session,

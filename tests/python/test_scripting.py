@@ -801,3 +801,28 @@ def test_scripts_never_reach_scripts_even_with_the_debug_bypass(raw):
     finally:
         raw.cmd("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0")
     assert raw.cmd("PING") == b"+PONG\r\n"
+
+
+@pytest.mark.parametrize("script, reply", [
+    ("return {unpack({1,2,3}, -2, 2147483647)}", "-ERR user_script:1: too many results to unpack"),
+    ("return {unpack({1,2,3}, 0, 2147483647)}", "-ERR user_script:1: too many results to unpack"),
+    ("return {unpack({1,2,3}, -2147483648, -2)}", "-ERR user_script:1: too many results to unpack"),
+    ("local t = {} for i=1,8100 do t[i]=i end return #({unpack(t)})",
+     "-ERR user_script:1: too many results to unpack"),
+    ("return {unpack({1,2,3}, -1, -2)}", "*0"),
+    ("return {unpack({1,2,3}, '2', 3.7)}", "*2\r\n:2\r\n:3"),
+    ("return {unpack()}", "-ERR user_script:1: bad argument #1 to 'unpack' (table expected, got no value)"),
+    ("return {unpack({1,2,3}, 'x')}", "-ERR user_script:1: bad argument #2 to 'unpack' (number expected, got string)"),
+    ("return {unpack({1,2,3}, 1, {})}", "-ERR user_script:1: bad argument #3 to 'unpack' (number expected, got table)"),
+    ("local t = {} for i=1,7990 do t[i]=i end return #({unpack(t)})", ":7990"),
+])
+def test_unpack_refuses_ranges_it_cannot_hold(raw, script, reply):
+    """Lua 5.1's unpack overflowed on extreme bounds (and could crash the
+    server); ranges too long for the stack are refused, as in Redis."""
+    got = raw.cmd("EVAL", script, 0)
+    if reply.startswith("-"):
+        assert got.startswith(reply.encode())
+        assert got.endswith(where(script))
+    else:
+        assert got == reply.encode() + b"\r\n"
+    assert raw.cmd("PING") == b"+PONG\r\n"

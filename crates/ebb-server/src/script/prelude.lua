@@ -64,20 +64,76 @@ rawset(G, 'rawset', function(t, k, v)
   return rawset(t, k, v)
 end)
 -- Chunks a script loads run in the scripts' environment too.
--- Precompiled (binary) chunks are refused, as in Redis.
+-- Precompiled (binary) chunks are refused, as in Redis, and so are chunks
+-- of 2 GB or more, whose long-bracket levels Lua 5.1's lexer counts in an
+-- int. The chunk name stays referenced from this frame while Lua parses
+-- (Lua 5.1's parser does not hold it, and a collection could free it).
+local LONGEST_CHUNK = 2147483647
 rawset(G, 'loadstring', function(s, name)
-  if type(s) == 'string' and s:sub(1, 1) == '\27' then
-    return nil, 'binary chunks are not allowed'
+  if type(s) == 'string' then
+    if s:sub(1, 1) == '\27' then
+      return nil, 'binary chunks are not allowed'
+    end
+    if #s >= LONGEST_CHUNK then
+      return nil, 'chunk too long'
+    end
   end
+  local anchored = name or s
   local f, e = real_loadstring(s, name)
   if f then setfenv(f, env) end
-  return f, e
+  return f, e, anchored and nil
 end)
 rawset(G, 'load', function(fn, name)
-  local f, e = real_load(fn, name)
+  local total = 0
+  local reader = fn
+  if type(fn) == 'function' then
+    reader = function()
+      local piece = fn()
+      if type(piece) == 'string' then
+        total = total + #piece
+        if total >= LONGEST_CHUNK then error('chunk too long', 0) end
+      end
+      return piece
+    end
+  end
+  local anchored = name
+  local f, e = real_load(reader, name)
   if f then setfenv(f, env) end
-  return f, e
+  return f, e, anchored and nil
 end)
+
+-- Lua 5.1's unpack counts its results in a C int that overflows for
+-- extreme bounds, and may then write past the stack: ranges longer than
+-- the stack can hold are refused here, before it runs.
+do
+  local unpack, tonumber, type = unpack, tonumber, type
+  local function bound(v, default)
+    if v == nil then return default end
+    local n = tonumber(v)
+    if n == nil then return nil end
+    -- As C converts a double to int on this platform.
+    if n ~= n or n >= 2147483648 or n < -2147483648 then return -2147483648 end
+    return n - n % 1 + ((n < 0 and n % 1 ~= 0) and 1 or 0)
+  end
+  local function pass(...) return ... end
+  -- Errors name the script's line, as the C function's own do.
+  local function bad(n, expected, v, given)
+    local got = given and type(v) or 'no value'
+    error("bad argument #" .. n .. " to 'unpack' (" .. expected .. " expected, got " .. got .. ")", 3)
+  end
+  rawset(G, 'unpack', function(...)
+    local given = select('#', ...)
+    local t, i, j = ...
+    if type(t) ~= 'table' then bad(1, 'table', t, given >= 1) end
+    if i ~= nil and tonumber(i) == nil then bad(2, 'number', i, true) end
+    if j ~= nil and tonumber(j) == nil then bad(3, 'number', j, true) end
+    local lo, hi = bound(i, 1), bound(j, #t)
+    if hi >= lo and hi - lo >= 8000 then
+      error('too many results to unpack', 2)
+    end
+    return pass(unpack(...))
+  end)
+end
 
 -- An error raised by a native function arrives as an opaque value; what
 -- it means (an error table, or a message with its position) waits in
@@ -158,6 +214,10 @@ rawset(G, '__redis__err__handler', handler)
 local function run(f)
   return xpcall(f, handler)
 end
+
+-- Chunk names Rust compiles scripts under, referenced for the state's
+-- life so no collection frees them while Lua 5.1's parser uses them.
+S.anchors = { '@user_script', '@user_function', '=[ebb]' }
 
 -- What the function libraries' environment (functions.lua) builds on.
 local internals = { G = G, protect = protect, refuse = refuse, shown = shown,

@@ -70,3 +70,32 @@ def test_include_loop_is_refused(tmp_path):
     p = subprocess.run([BIN, str(conf), "--port", "0"], capture_output=True, text=True, timeout=10)
     assert p.returncode != 0
     assert "include loop" in p.stderr
+
+
+@pytest.mark.parametrize("line", [
+    "user default on nopass ~* &* +@all",
+    "user default on nopass allkeys allchannels allcommands",
+])
+def test_a_user_line_describing_the_default_user_is_accepted(tmp_path, line):
+    s = start(tmp_path, line + "\n")
+    try:
+        assert s.client().ping()
+    finally:
+        s.stop()
+
+
+@pytest.mark.parametrize("line", [
+    "user default off",
+    "user default on >secret ~* +@all",
+    "user alice on >pw ~* +@all",
+    "user default on nopass ~cache:* +@all",
+    "aclfile /etc/redis/users.acl",
+])
+def test_acl_users_are_refused_rather_than_ignored(tmp_path, line):
+    """Dropping such a line would leave the server more open than its
+    configuration says."""
+    conf = tmp_path / "acl.conf"
+    conf.write_text(line + "\n")
+    p = subprocess.run([BIN, str(conf), "--port", "0"], capture_output=True, text=True, timeout=10)
+    assert p.returncode != 0
+    assert "ACL users are not supported" in p.stderr

@@ -72,30 +72,62 @@ def test_include_loop_is_refused(tmp_path):
     assert "include loop" in p.stderr
 
 
-@pytest.mark.parametrize("line", [
-    "user default on nopass ~* &* +@all",
-    "user default on nopass allkeys allchannels allcommands",
-])
-def test_a_user_line_describing_the_default_user_is_accepted(tmp_path, line):
-    s = start(tmp_path, line + "\n")
+def test_user_lines_define_acl_users(tmp_path):
+    s = start(tmp_path, "user default on nopass ~* &* +@all\n"
+                        "user alice on >pw ~app:* +get +set\n"
+                        "user bob off >x +@all\n")
     try:
-        assert s.client().ping()
+        c = s.client()
+        assert sorted(c.acl_users()) == ["alice", "bob", "default"]
+        a = s.client(username="alice", password="pw")
+        a.set("app:1", "v")
+        with pytest.raises(redis.exceptions.NoPermissionError):
+            a.set("other", "v")
+        with pytest.raises(redis.AuthenticationError):
+            s.client(username="bob", password="x").ping()
     finally:
         s.stop()
 
 
-@pytest.mark.parametrize("line", [
-    "user default off",
-    "user default on >secret ~* +@all",
-    "user alice on >pw ~* +@all",
-    "user default on nopass ~cache:* +@all",
-    "aclfile /etc/redis/users.acl",
+def test_requirepass_is_the_default_users_password(tmp_path):
+    s = start(tmp_path, "requirepass s3cret\n")
+    try:
+        with pytest.raises(redis.AuthenticationError):
+            s.client().ping()
+        assert s.client(password="s3cret").ping()
+        assert s.client(username="default", password="s3cret").ping()
+    finally:
+        s.stop()
+
+
+@pytest.mark.parametrize("text, error", [
+    ("user alice on ~* ~a\n", "Error in user declaration 'alice'"),
+    ("user alice bogus\n", "Syntax error"),
+    ("aclfile {dir}/missing.acl\n", "Error loading ACLs"),
+    ("aclfile {dir}/users.acl\nuser alice on\n", "either an ACL file or declare users"),
 ])
-def test_acl_users_are_refused_rather_than_ignored(tmp_path, line):
-    """Dropping such a line would leave the server more open than its
-    configuration says."""
+def test_bad_user_declarations_stop_the_start(tmp_path, text, error):
     conf = tmp_path / "acl.conf"
-    conf.write_text(line + "\n")
+    conf.write_text(text.format(dir=tmp_path))
+    (tmp_path / "users.acl").write_text("user carol on nopass ~* +@all\n")
     p = subprocess.run([BIN, str(conf), "--port", "0"], capture_output=True, text=True, timeout=10)
     assert p.returncode != 0
-    assert "ACL users are not supported" in p.stderr
+    assert error in p.stderr
+
+
+def test_aclfile_is_loaded_saved_and_reloaded(tmp_path):
+    acl = tmp_path / "users.acl"
+    acl.write_text("user carol on >pw ~c:* +@read\n")
+    s = start(tmp_path, f"aclfile {acl}\n")
+    try:
+        c = s.client()
+        assert sorted(c.acl_users()) == ["carol", "default"]
+        c.acl_setuser("dave", enabled=True, nopass=True, commands=["+ping"])
+        assert c.acl_save()
+        text = acl.read_text()
+        assert "user dave on nopass resetchannels -@all +ping" in text
+        acl.write_text("user erin on nopass ~* +@all\n")
+        assert c.acl_load()
+        assert sorted(c.acl_users()) == ["default", "erin"]
+    finally:
+        s.stop()

@@ -189,7 +189,7 @@ def test_command_introspection(r):
     assert info[0][0] == "get" and info[0][1] == 2
     assert raw_cmd(r, "COMMAND", "GETKEYS", "SET", "k", "v") == ["k"]
     with pytest.raises(redis.ResponseError, match="Invalid command specified"):
-        raw_cmd(r, "COMMAND", "GETKEYS", "NOPE")
+        raw_cmd(r, "COMMAND", "GETKEYS", "NOPE", "x")
 
 
 def test_info_and_time(r):

@@ -293,6 +293,10 @@ pub fn subcommand_arity(full: &str) -> Option<i32> {
         "script|load" => 3,
         "function|load" | "function|restore" => -3,
         "function|delete" => 3,
+        "acl|cat" | "acl|genpass" | "acl|log" => -2,
+        "acl|deluser" | "acl|setuser" => -3,
+        "acl|dryrun" => -4,
+        "acl|getuser" => 3,
         "function|list" | "function|flush" => -2,
         "object|encoding" | "object|freq" | "object|idletime" | "object|refcount"
         | "client|no-evict" | "client|reply" | "client|setname" => 3,

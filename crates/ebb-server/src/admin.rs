@@ -152,6 +152,10 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
         if argv[2..].iter().step_by(2).any(|o| eq(o, "maxmemory")) {
             let _ = crate::evict::make_room(shared, store);
         }
+        if argv[2..].iter().step_by(2).any(|o| eq(o, "requirepass")) {
+            let pass = shared.config.read().get("requirepass").unwrap_or_default();
+            shared.acl.set_requirepass(&pass);
+        }
         Reply::Ok
     } else if eq(sub, "resetstat") && n == 2 {
         for c in [
@@ -213,14 +217,20 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
 }
 
 fn acl_categories(spec: &CommandSpec) -> Vec<Reply> {
+    categories(spec).into_iter().map(Reply::simple).collect()
+}
+
+/// The ACL categories of a command, as Redis 7.0 files it (`@read`, …).
+pub fn categories(spec: &CommandSpec) -> Vec<&'static str> {
     if spec.group == "scripting" && !matches!(spec.name, "script" | "function") {
         // Scripts may do anything: Redis files them under neither @read
         // nor @write.
-        return vec![Reply::simple("@slow"), Reply::simple("@scripting")];
+        return vec!["@slow", "@scripting"];
     }
     // Where Redis files a command under categories other than its group's.
     let mut cats: Vec<&'static str> = match spec.name {
-        "client" | "config" | "pubsub" | "object" | "memory" | "time" | "slowlog" | "latency" => {
+        "client" | "config" | "pubsub" | "object" | "memory" | "time" | "slowlog" | "latency"
+        | "acl" => {
             vec![]
         }
         "command" => vec!["@connection"],
@@ -258,7 +268,7 @@ fn acl_categories(spec: &CommandSpec) -> Vec<Reply> {
             cats.push(cat);
         }
     }
-    cats.into_iter().map(Reply::simple).collect()
+    cats
 }
 
 fn command_info(spec: &CommandSpec) -> Reply {

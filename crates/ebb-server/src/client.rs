@@ -75,7 +75,7 @@ pub fn describe(c: &ClientEntry, this: Option<(&Session, &[Bytes])>) -> String {
     };
     let qbuf = this.map_or(0, |(_, argv)| request_len(argv));
     format!(
-        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user={} redir=-1 resp={} lib-name={} lib-ver={}",
         c.id,
         c.addr,
         c.laddr,
@@ -89,6 +89,7 @@ pub fn describe(c: &ClientEntry, this: Option<(&Session, &[Bytes])>) -> String {
         multi,
         qbuf,
         c.last_command_name(),
+        String::from_utf8_lossy(&c.user.lock()),
         c.resp.load(Ordering::Relaxed),
         lib,
         ver
@@ -309,8 +310,9 @@ fn kill(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
                 }
             }
             "addr" | "laddr" => {}
-            // Only the default user exists (no ACL users).
-            "user" if v != "default" => return err(format!("ERR No such user '{v}'")),
+            "user" if shared.acl.user(v.as_bytes()).is_none() => {
+                return err(format!("ERR No such user '{v}'"))
+            }
             "user" => {}
             "type" => {
                 if !["normal", "master", "replica", "slave", "pubsub"]
@@ -341,7 +343,7 @@ fn kill(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
             "id" => v.parse::<u64>().ok() == Some(c.id),
             "addr" => &c.addr == v,
             "laddr" => &c.laddr == v,
-            "user" => v == "default",
+            "user" => *c.user.lock() == v.as_bytes(),
             "type" => match v.to_ascii_lowercase().as_str() {
                 "pubsub" => pubsub,
                 "normal" => !pubsub,

@@ -99,6 +99,32 @@ pub fn slot_of(spec: &'static CommandSpec, argv: &[Bytes]) -> Option<usize> {
     t.subs.get(&format!("{}|{sub}", spec.name)).copied()
 }
 
+/// Number of slots (commands and subcommands).
+pub fn slot_count() -> usize {
+    table().slots.len()
+}
+
+/// The slot of subcommand `container|sub` (lower case).
+pub fn sub_slot(name: &str) -> Option<usize> {
+    table().subs.get(name).copied()
+}
+
+/// The slots of a container command's subcommands (none for a plain
+/// command).
+pub fn sub_slots_of(spec: &'static CommandSpec) -> Vec<usize> {
+    ebb_core::docs::subcommands(spec.name)
+        .iter()
+        .filter_map(|d| sub_slot(d.name))
+        .collect()
+}
+
+/// A command's own slot and its subcommands'.
+pub fn slots_of(spec: &'static CommandSpec) -> Vec<usize> {
+    let mut v = vec![ebb_core::table::index_of(spec)];
+    v.extend(sub_slots_of(spec));
+    v
+}
+
 /// The whole command name of a slot (`get`, `config|set`).
 pub fn slot_name(slot: usize) -> &'static str {
     table().slots.get(slot).map_or("NULL", |s| s.name.as_str())

@@ -228,6 +228,7 @@ pub(crate) fn reply_for<'a>(
         }
         "hello" => hello(s, shared, argv),
         "auth" => auth(s, shared, argv),
+        "acl" => crate::acl_cmd::acl(s, shared, argv),
         "multi" => {
             if s.multi.is_some() {
                 err("ERR MULTI calls can not be nested")
@@ -399,10 +400,9 @@ fn hello(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
         let more = argv.len() - i - 1;
         if eq(&argv[i], "auth") && more >= 2 {
             let (user, pass) = (&argv[i + 1], &argv[i + 2]);
-            if let Err(e) = check_auth(shared, Some(user), pass) {
+            if let Err(e) = check_auth(s, shared, Some(user), pass) {
                 return e;
             }
-            s.authenticated = true;
             i += 3;
         } else if eq(&argv[i], "setname") && more >= 1 {
             if let Err(e) = crate::client::valid_name(&argv[i + 1]) {
@@ -443,35 +443,53 @@ fn hello(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
     ])
 }
 
-fn check_auth(shared: &Arc<Shared>, user: Option<&[u8]>, pass: &[u8]) -> Result<(), Reply> {
-    let required = shared.config.read().get("requirepass").unwrap_or_default();
-    let user_ok = user.is_none_or(|u| u == b"default");
-    if required.is_empty() {
-        if user.is_some() && user_ok {
-            return Ok(());
-        }
-        if user.is_none() {
-            return Err(err("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"));
-        }
-    } else if user_ok && pass == required.as_bytes() {
-        return Ok(());
+/// AUTH / HELLO AUTH: on success the session becomes that user. A failed
+/// attempt is recorded in the ACL log.
+fn check_auth(
+    s: &mut Session,
+    shared: &Arc<Shared>,
+    user: Option<&[u8]>,
+    pass: &[u8],
+) -> Result<(), Reply> {
+    let name = user.unwrap_or(b"default");
+    let found = shared.acl.user(name);
+    if user.is_none() && found.as_ref().is_some_and(|u| u.nopass) {
+        return Err(err("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"));
     }
-    Err(err(
-        "WRONGPASS invalid username-password pair or user is disabled.",
-    ))
+    match found {
+        Some(u) if u.enabled && u.password_ok(pass) => {
+            *s.entry.user.lock() = u.name.clone();
+            s.user = u;
+            s.acl_gen = shared.acl.generation();
+            s.authenticated = true;
+            Ok(())
+        }
+        _ => {
+            let info = crate::client::describe(&s.entry, None);
+            shared.acl.log(
+                "auth",
+                "toplevel",
+                "auth".into(),
+                name,
+                info,
+                crate::acl_cmd::log_max_len(shared),
+                now_ms(),
+            );
+            Err(err(
+                "WRONGPASS invalid username-password pair or user is disabled.",
+            ))
+        }
+    }
 }
 
 fn auth(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
     let r = match argv.len() {
-        2 => check_auth(shared, None, &argv[1]),
-        3 => check_auth(shared, Some(&argv[1]), &argv[2]),
+        2 => check_auth(s, shared, None, &argv[1]),
+        3 => check_auth(s, shared, Some(&argv[1]), &argv[2]),
         _ => return Error::Syntax.into(),
     };
     match r {
-        Ok(()) => {
-            s.authenticated = true;
-            Reply::Ok
-        }
+        Ok(()) => Reply::Ok,
         Err(e) => e,
     }
 }

@@ -244,6 +244,8 @@ pub struct Config {
     pub file: Option<String>,
     /// `rename-command old new` lines, in order.
     pub renames: Vec<(String, String)>,
+    /// `user name rules…` lines, in order.
+    pub users: Vec<Vec<String>>,
     /// Files being read through `include` (to refuse a loop).
     including: Vec<String>,
 }
@@ -261,42 +263,10 @@ impl Default for Config {
             values,
             file: None,
             renames: Vec::new(),
+            users: Vec::new(),
             including: Vec::new(),
         }
     }
-}
-
-/// Whether a `user` line describes what ebb's default user already is:
-/// enabled, without password, every key, channel and command.
-fn grants_default_everything(args: &[String]) -> bool {
-    let Some((user, rules)) = args.split_first() else {
-        return false;
-    };
-    user == "default"
-        && rules.iter().all(|r| {
-            matches!(
-                r.to_ascii_lowercase().as_str(),
-                "on" | "nopass"
-                    | "~*"
-                    | "allkeys"
-                    | "&*"
-                    | "allchannels"
-                    | "+@all"
-                    | "allcommands"
-                    | "reset"
-                    | "resetpass"
-                    | "resetkeys"
-                    | "resetchannels"
-                    | "sanitize-payload"
-                    | "skip-sanitize-payload"
-            )
-        })
-        && rules.iter().any(|r| r.eq_ignore_ascii_case("on"))
-        && rules.iter().any(|r| r.eq_ignore_ascii_case("nopass"))
-        && rules.iter().any(|r| matches!(r.as_str(), "~*" | "allkeys"))
-        && rules
-            .iter()
-            .any(|r| matches!(r.to_ascii_lowercase().as_str(), "+@all" | "allcommands"))
 }
 
 impl Config {
@@ -378,16 +348,10 @@ impl Config {
                 continue;
             }
             if name == "user" {
-                // Only the default user exists. A line that would restrict
-                // it or add a user must not be dropped in silence: the
-                // server would be more open than its configuration says.
-                if !grants_default_everything(args) {
-                    return Err(fatal(
-                        "ACL users are not supported: ebb has only the default user, with full \
-                         access (its password is requirepass)"
-                            .into(),
-                    ));
+                if args.is_empty() {
+                    return Err(fatal("wrong number of arguments".into()));
                 }
+                self.users.push(args.to_vec());
                 continue;
             }
             if name == "loadmodule" {
@@ -446,13 +410,6 @@ impl Config {
         let Some(opt) = find(cname) else {
             return Err("Bad directive or wrong number of arguments".into());
         };
-        if cname == "aclfile" && !value.trim().is_empty() {
-            return Err(
-                "ACL users are not supported: ebb has only the default user, with full \
-                        access (its password is requirepass)"
-                    .into(),
-            );
-        }
         let v = match opt.kind {
             Kind::Int => {
                 let n: i64 = value

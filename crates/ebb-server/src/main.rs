@@ -1,6 +1,8 @@
 //! ebb-server: a Redis-protocol server whose set, sorted-set and hash
 //! members carry their own time to live.
 
+mod acl;
+mod acl_cmd;
 mod admin;
 mod alloc;
 mod client;
@@ -100,7 +102,17 @@ async fn serve(cfg: Config) -> i32 {
         .split_whitespace()
         .map(|s| s.trim_start_matches('-').to_string())
         .collect();
+    let users = (
+        cfg.get("requirepass").unwrap_or_default(),
+        cfg.users.clone(),
+        cfg.get("aclfile").unwrap_or_default(),
+    );
     let shared = Shared::new(cfg);
+    if let Err(e) = shared.acl.configure(&users.0, &users.1, &users.2) {
+        eprintln!("*** FATAL CONFIG FILE ERROR *** {e}");
+        tracing::error!("{e}");
+        return 1;
+    }
     if let Err(e) = durability::load_at_start(&shared) {
         tracing::error!("{e}");
         eprintln!("{e}");

@@ -36,6 +36,8 @@ pub struct ClientEntry {
     pub laddr: String,
     /// CLIENT SETNAME.
     pub name: Mutex<Option<Bytes>>,
+    /// The ACL user the connection is authenticated as.
+    pub user: Mutex<Bytes>,
     /// CLIENT SETINFO lib-name / lib-ver.
     pub lib: Mutex<(String, String)>,
     /// Selected database.
@@ -213,6 +215,8 @@ pub struct Shared {
     pub pause_writes_only: AtomicBool,
     /// Lua scripting: the engine, the script cache, SCRIPT KILL.
     pub scripting: crate::script::Scripting,
+    /// ACL users and the ACL log.
+    pub acl: crate::acl::Acl,
 }
 
 /// Current Unix time in milliseconds.
@@ -272,6 +276,7 @@ impl Shared {
             paused_until: AtomicU64::new(0),
             pause_writes_only: AtomicBool::new(false),
             scripting: Default::default(),
+            acl: Default::default(),
         })
     }
 

@@ -25,6 +25,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     s("reset", 1, "noscript loading stale fast no_auth allow_busy", (0, 0, 0), "connection", "Resets the connection."),
     s("hello", -1, "noscript loading stale fast no_auth allow_busy", (0, 0, 0), "connection", "Handshakes with the server."),
     s("auth", -2, "noscript loading stale fast no_auth allow_busy", (0, 0, 0), "connection", "Authenticates the connection."),
+    s("acl", -2, "", (0, 0, 0), "server", "A container for Access List Control commands."),
     s("client", -2, "", (0, 0, 0), "connection", "A container for client connection commands."),
     s("info", -1, "loading stale", (0, 0, 0), "server", "Returns information and statistics about the server."),
     s("config", -2, "", (0, 0, 0), "server", "A container for server configuration commands."),

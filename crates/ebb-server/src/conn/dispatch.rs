@@ -205,6 +205,8 @@ impl Session {
             // In Redis's order: authentication, then this, then memory,
             // subscribed mode and a busy script.
             Reply::Error("ERR Command not allowed inside a transaction".into())
+        } else if let Some(r) = self.acl_refusal(shared, spec, slot, argv) {
+            r
         } else if let Some(r) = self.oom_refusal(shared, guard, spec, argv) {
             r
         } else if let Some(r) = self.subscribed_refusal(spec, slot) {
@@ -302,6 +304,41 @@ impl Session {
                 .into(),
             )
         })
+    }
+
+    /// The NOPERM refusal of a command the session's ACL user may not run
+    /// (or run on those keys or channels), logged in the ACL log.
+    fn acl_refusal(
+        &mut self,
+        shared: &Shared,
+        spec: &'static CommandSpec,
+        slot: Option<usize>,
+        argv: &[Bytes],
+    ) -> Option<Reply> {
+        self.refresh_user(shared);
+        if self.user.unrestricted {
+            return None;
+        }
+        let denied = crate::acl::Acl::check(&self.user, spec, slot, argv).err()?;
+        let name = slot.map_or(spec.name, crate::cmdstats::slot_name);
+        let context = if self.multi.is_some() {
+            "multi"
+        } else {
+            "toplevel"
+        };
+        crate::acl_cmd::log_denied(shared, self, denied, argv, name, context);
+        Some(crate::acl::noperm(denied, name))
+    }
+
+    /// Picks up changes to the session's ACL user (ACL SETUSER).
+    pub fn refresh_user(&mut self, shared: &Shared) {
+        let g = shared.acl.generation();
+        if g != self.acl_gen {
+            self.acl_gen = g;
+            if let Some(u) = shared.acl.user(&self.user.name) {
+                self.user = u;
+            }
+        }
     }
 
     /// Over maxmemory with nothing left to evict, Redis refuses commands

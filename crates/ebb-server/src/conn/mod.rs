@@ -51,6 +51,9 @@ pub struct Session {
     pub resp3: bool,
     /// Authenticated (always true when no password is set).
     pub authenticated: bool,
+    /// The ACL user, as of ACL generation `acl_gen`.
+    pub user: Arc<crate::acl::User>,
+    pub acl_gen: u64,
     /// Commands queued by MULTI.
     pub multi: Option<Vec<Vec<Bytes>>>,
     /// An error was seen while queuing.
@@ -129,6 +132,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         addr,
         laddr,
         name: Default::default(),
+        user: parking_lot::Mutex::new(Bytes::from_static(b"default")),
         lib: Default::default(),
         db: AtomicUsize::new(0),
         created: Instant::now(),
@@ -156,17 +160,18 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         return;
     }
     shared.register(entry.clone());
-    let authenticated = shared
-        .config
-        .read()
-        .get("requirepass")
-        .unwrap_or_default()
-        .is_empty();
+    // Without AUTH a connection is the default user, authenticated when
+    // that user is on and needs no password.
+    let user = shared.acl.default_user();
+    let authenticated = user.enabled && user.nopass;
+    let acl_gen = shared.acl.generation();
     let mut s = Session {
         id,
         db: 0,
         resp3: false,
         authenticated,
+        user,
+        acl_gen,
         multi: None,
         multi_failed: false,
         watched: Vec::new(),

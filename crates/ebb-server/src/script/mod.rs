@@ -393,6 +393,13 @@ impl Call<'_, '_> {
         if self.read_only && (spec.is_write() || spec.name == "publish") {
             return refuse("ERR Write commands are not allowed from read-only scripts.");
         }
+        if !self.s.user.unrestricted {
+            if let Err(d) = crate::acl::Acl::check(&self.s.user, spec, Some(slot), argv) {
+                let name = crate::cmdstats::slot_name(slot);
+                crate::acl_cmd::log_denied(self.shared, self.s, d, argv, name, "lua");
+                return refuse(crate::acl::script_denied(d));
+            }
+        }
         let store = self.guard.get_or_insert_with(|| self.shared.store.lock());
         if !self.allow_oom && spec.has(flag::DENYOOM) && crate::evict::limited() {
             if let Err(e) = crate::evict::make_room(self.shared, store) {

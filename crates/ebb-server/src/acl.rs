@@ -1,0 +1,919 @@
+//! ACL users as Redis 7.0 has them: named users with passwords, the
+//! commands (by name, subcommand or category), keys and Pub/Sub channels
+//! each may use; ACL SETUSER / GETUSER / DELUSER / LIST / USERS / WHOAMI /
+//! CAT / GENPASS / DRYRUN / LOG; AUTH and HELLO with a user name; and the
+//! checks every command passes (NOPERM) with their ACL LOG entries.
+//!
+//! Permissions are a bit per command and per subcommand (the statistics
+//! slots of `cmdstats`). Keys need read access for commands that read and
+//! write access for commands that write (Redis 7 goes by each key's own
+//! flags in its key specs; for a command that reads one key and writes
+//! another, ebb asks for write access to both). Selectors and first-argument
+//! rules (`+select|0`) are not supported.
+
+use bytes::Bytes;
+use ebb_core::{CommandSpec, Reply};
+use parking_lot::{Mutex, RwLock};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Redis 7.0's categories, in its order (ACL CAT).
+pub const CATEGORIES: [&str; 21] = [
+    "keyspace",
+    "read",
+    "write",
+    "set",
+    "sortedset",
+    "list",
+    "hash",
+    "string",
+    "bitmap",
+    "hyperloglog",
+    "geo",
+    "stream",
+    "pubsub",
+    "admin",
+    "fast",
+    "slow",
+    "blocking",
+    "dangerous",
+    "connection",
+    "transaction",
+    "scripting",
+];
+
+/// Redis 7.0's categories of the subcommands ebb has.
+fn sub_categories(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "memory|usage" => "read slow",
+        "memory|malloc-stats" => "slow",
+        "memory|purge" => "slow",
+        "memory|help" => "slow",
+        "memory|stats" => "slow",
+        "memory|doctor" => "slow",
+        "config|get" => "admin slow dangerous",
+        "config|set" => "admin slow dangerous",
+        "config|resetstat" => "admin slow dangerous",
+        "config|rewrite" => "admin slow dangerous",
+        "config|help" => "slow",
+        "object|encoding" => "keyspace read slow",
+        "object|freq" => "keyspace read slow",
+        "object|idletime" => "keyspace read slow",
+        "object|refcount" => "keyspace read slow",
+        "object|help" => "keyspace slow",
+        "command|count" => "slow connection",
+        "command|docs" => "slow connection",
+        "command|getkeys" => "slow connection",
+        "command|help" => "slow connection",
+        "command|info" => "slow connection",
+        "command|list" => "slow connection",
+        "script|exists" => "slow scripting",
+        "script|flush" => "slow scripting",
+        "script|help" => "slow scripting",
+        "script|kill" => "slow scripting",
+        "script|load" => "slow scripting",
+        "function|delete" => "write slow scripting",
+        "function|dump" => "slow scripting",
+        "function|flush" => "write slow scripting",
+        "function|help" => "slow scripting",
+        "function|kill" => "slow scripting",
+        "function|list" => "slow scripting",
+        "function|load" => "write slow scripting",
+        "function|restore" => "write slow scripting",
+        "function|stats" => "slow scripting",
+        "pubsub|channels" => "pubsub slow",
+        "pubsub|help" => "slow",
+        "pubsub|numpat" => "pubsub slow",
+        "pubsub|numsub" => "pubsub slow",
+        "pubsub|shardchannels" => "pubsub slow",
+        "pubsub|shardnumsub" => "pubsub slow",
+        "client|getname" => "slow connection",
+        "client|help" => "slow connection",
+        "client|id" => "slow connection",
+        "client|info" => "slow connection",
+        "client|kill" => "admin slow dangerous connection",
+        "client|list" => "admin slow dangerous connection",
+        "client|no-evict" => "admin slow dangerous connection",
+        "client|pause" => "admin slow dangerous connection",
+        "client|reply" => "slow connection",
+        "client|setname" => "slow connection",
+        "client|unblock" => "admin slow dangerous connection",
+        "client|unpause" => "admin slow dangerous connection",
+        "latency|doctor" => "admin slow dangerous",
+        "latency|graph" => "admin slow dangerous",
+        "latency|histogram" => "admin slow dangerous",
+        "latency|history" => "admin slow dangerous",
+        "latency|latest" => "admin slow dangerous",
+        "latency|reset" => "admin slow dangerous",
+        "latency|help" => "slow",
+        "slowlog|get" => "admin slow dangerous",
+        "slowlog|len" => "admin slow dangerous",
+        "slowlog|reset" => "admin slow dangerous",
+        "slowlog|help" => "slow",
+        "acl|genpass" | "acl|whoami" | "acl|cat" | "acl|help" => "slow",
+        "acl|dryrun" | "acl|users" | "acl|save" | "acl|load" | "acl|deluser" | "acl|getuser"
+        | "acl|setuser" | "acl|list" | "acl|log" => "admin slow dangerous",
+        _ => return None,
+    })
+}
+
+/// The categories of a command or subcommand slot, without the `@`.
+fn slot_categories(slot: usize) -> Vec<&'static str> {
+    let name = crate::cmdstats::slot_name(slot);
+    if let Some(c) = name.contains('|').then(|| sub_categories(name)).flatten() {
+        return c.split_whitespace().collect();
+    }
+    let container = name.split('|').next().unwrap_or(name);
+    match ebb_core::lookup(container.as_bytes()) {
+        Some(spec) => crate::admin::categories(spec)
+            .into_iter()
+            .map(|c| c.trim_start_matches('@'))
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+/// Access a key pattern grants.
+#[derive(Debug, Clone, PartialEq)]
+struct KeyPattern {
+    pattern: Bytes,
+    read: bool,
+    write: bool,
+}
+
+/// One user.
+#[derive(Debug, Clone)]
+pub struct User {
+    pub name: Bytes,
+    pub enabled: bool,
+    pub nopass: bool,
+    /// SHA-256 digests (lower-case hex), in the order they were added.
+    passwords: Vec<String>,
+    /// A bit per command and subcommand slot.
+    commands: Vec<u64>,
+    /// Commands that do not exist yet are allowed (+@all was the last word).
+    future: bool,
+    all_keys: bool,
+    keys: Vec<KeyPattern>,
+    all_channels: bool,
+    channels: Vec<Bytes>,
+    /// `sanitize-payload` (Some(true)) or `skip-sanitize-payload`.
+    sanitize: Option<bool>,
+    /// Every command, key and channel: nothing to check.
+    pub unrestricted: bool,
+}
+
+fn slot_total() -> usize {
+    crate::cmdstats::slot_count()
+}
+
+impl User {
+    /// A new user: off, no password, no key, no channel, no command.
+    fn new(name: &[u8]) -> User {
+        let mut u = User {
+            name: Bytes::copy_from_slice(name),
+            enabled: false,
+            nopass: false,
+            passwords: Vec::new(),
+            commands: vec![0; slot_total().div_ceil(64)],
+            future: false,
+            all_keys: false,
+            keys: Vec::new(),
+            all_channels: false,
+            channels: Vec::new(),
+            sanitize: None,
+            unrestricted: false,
+        };
+        u.refresh();
+        u
+    }
+
+    /// The default user of a fresh server: on, no password, everything.
+    fn default_user() -> User {
+        let mut u = User::new(b"default");
+        for op in ["on", "nopass", "~*", "&*", "+@all"] {
+            let _ = u.apply(op.as_bytes());
+        }
+        u.refresh();
+        u
+    }
+
+    fn refresh(&mut self) {
+        self.unrestricted =
+            self.all_keys && self.all_channels && (0..slot_total()).all(|s| self.allowed(s));
+    }
+
+    fn allowed(&self, slot: usize) -> bool {
+        self.commands
+            .get(slot / 64)
+            .is_some_and(|w| w & (1 << (slot % 64)) != 0)
+    }
+
+    fn set_slot(&mut self, slot: usize, on: bool) {
+        if let Some(w) = self.commands.get_mut(slot / 64) {
+            if on {
+                *w |= 1 << (slot % 64);
+            } else {
+                *w &= !(1 << (slot % 64));
+            }
+        }
+    }
+
+    /// A command and, for a container, every subcommand.
+    fn set_command(&mut self, spec: &'static CommandSpec, on: bool) {
+        for s in crate::cmdstats::slots_of(spec) {
+            self.set_slot(s, on);
+        }
+    }
+
+    /// Whether `password` opens this user.
+    pub fn password_ok(&self, password: &[u8]) -> bool {
+        self.nopass || self.passwords.contains(&sha256_hex(password))
+    }
+
+    /// Applies one ACL rule (ACL SETUSER's grammar); Err names what is
+    /// wrong, as Redis says it.
+    fn apply(&mut self, op: &[u8]) -> Result<(), &'static str> {
+        const SYNTAX: &str = "Syntax error";
+        const UNKNOWN: &str = "Unknown command or category name in ACL";
+        let lower = String::from_utf8_lossy(op).to_ascii_lowercase();
+        match lower.as_str() {
+            "on" => self.enabled = true,
+            "off" => self.enabled = false,
+            "nopass" => {
+                self.nopass = true;
+                self.passwords.clear();
+            }
+            "resetpass" => {
+                self.nopass = false;
+                self.passwords.clear();
+            }
+            "allkeys" => self.allow_all_keys(),
+            "resetkeys" => {
+                self.all_keys = false;
+                self.keys.clear();
+            }
+            "allchannels" => self.allow_all_channels(),
+            "resetchannels" => {
+                self.all_channels = false;
+                self.channels.clear();
+            }
+            "allcommands" | "+@all" => self.all_commands(true),
+            "nocommands" | "-@all" => self.all_commands(false),
+            "sanitize-payload" => self.sanitize = Some(true),
+            "skip-sanitize-payload" => self.sanitize = Some(false),
+            "clearselectors" => {}
+            "reset" => {
+                for r in ["resetpass", "resetkeys", "resetchannels", "off", "-@all"] {
+                    self.apply(r.as_bytes())?;
+                }
+                self.sanitize = Some(true);
+            }
+            _ => {
+                match op.first() {
+                    Some(b'>') => {
+                        let h = sha256_hex(&op[1..]);
+                        if !self.passwords.contains(&h) {
+                            self.passwords.push(h);
+                        }
+                        self.nopass = false;
+                    }
+                    Some(b'#') => {
+                        let h = hash_arg(&op[1..])?;
+                        if !self.passwords.contains(&h) {
+                            self.passwords.push(h);
+                        }
+                        self.nopass = false;
+                    }
+                    Some(b'<') | Some(b'!') => {
+                        let h = if op[0] == b'<' {
+                            sha256_hex(&op[1..])
+                        } else {
+                            hash_arg(&op[1..])?
+                        };
+                        let before = self.passwords.len();
+                        self.passwords.retain(|p| *p != h);
+                        if self.passwords.len() == before {
+                            return Err("The password you are trying to remove from the user does not exist");
+                        }
+                    }
+                    Some(b'~') | Some(b'%') => self.add_key_pattern(op)?,
+                    Some(b'&') => self.add_channel(&op[1..])?,
+                    Some(b'+') | Some(b'-') => {
+                        let on = op[0] == b'+';
+                        let name = &lower[1..];
+                        if let Some(cat) = name.strip_prefix('@') {
+                            if !CATEGORIES.contains(&cat) {
+                                return Err(UNKNOWN);
+                            }
+                            for s in 0..slot_total() {
+                                if slot_categories(s).contains(&cat) {
+                                    self.set_slot(s, on);
+                                }
+                            }
+                        } else if let Some((cmd, _)) = name.split_once('|') {
+                            let slot = crate::cmdstats::sub_slot(name).ok_or(UNKNOWN)?;
+                            if ebb_core::lookup(cmd.as_bytes()).is_none() {
+                                return Err(UNKNOWN);
+                            }
+                            self.set_slot(slot, on);
+                        } else {
+                            let spec = ebb_core::lookup(name.as_bytes()).ok_or(UNKNOWN)?;
+                            self.set_command(spec, on);
+                        }
+                    }
+                    _ => return Err(SYNTAX),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn all_commands(&mut self, on: bool) {
+        for w in self.commands.iter_mut() {
+            *w = if on { u64::MAX } else { 0 };
+        }
+        self.future = on;
+    }
+
+    fn allow_all_keys(&mut self) {
+        self.all_keys = true;
+        self.keys.clear();
+    }
+
+    fn allow_all_channels(&mut self) {
+        self.all_channels = true;
+        self.channels.clear();
+    }
+
+    fn add_key_pattern(&mut self, op: &[u8]) -> Result<(), &'static str> {
+        let (read, write, pattern) = if op[0] == b'~' {
+            (true, true, &op[1..])
+        } else {
+            let Some(tilde) = op.iter().position(|&c| c == b'~') else {
+                return Err("Syntax error");
+            };
+            let (mut r, mut w) = (false, false);
+            for &c in &op[1..tilde] {
+                match c.to_ascii_uppercase() {
+                    b'R' => r = true,
+                    b'W' => w = true,
+                    _ => return Err("Syntax error"),
+                }
+            }
+            if !r && !w {
+                return Err("Syntax error");
+            }
+            (r, w, &op[tilde + 1..])
+        };
+        if self.all_keys {
+            return Err("Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns");
+        }
+        if read && write && pattern == b"*" {
+            self.allow_all_keys();
+            return Ok(());
+        }
+        match self.keys.iter_mut().find(|k| k.pattern == pattern) {
+            Some(k) => {
+                k.read |= read;
+                k.write |= write;
+            }
+            None => self.keys.push(KeyPattern {
+                pattern: Bytes::copy_from_slice(pattern),
+                read,
+                write,
+            }),
+        }
+        Ok(())
+    }
+
+    fn add_channel(&mut self, pattern: &[u8]) -> Result<(), &'static str> {
+        if self.all_channels {
+            return Err("Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels");
+        }
+        if pattern == b"*" {
+            self.allow_all_channels();
+        } else if !self.channels.iter().any(|c| c == pattern) {
+            self.channels.push(Bytes::copy_from_slice(pattern));
+        }
+        Ok(())
+    }
+
+    /// Whether the user may touch `key` as `write` says.
+    fn key_ok(&self, key: &[u8], write: bool) -> bool {
+        self.all_keys
+            || self.keys.iter().any(|k| {
+                (if write { k.write } else { k.read })
+                    && ebb_core::glob::glob_match(&k.pattern, key, false)
+            })
+    }
+
+    /// Whether the user may publish to or subscribe to `channel`, or (a
+    /// pattern subscription) use exactly the pattern `channel`.
+    fn channel_ok(&self, channel: &[u8], literal: bool) -> bool {
+        self.all_channels
+            || self.channels.iter().any(|p| {
+                if literal {
+                    p == channel
+                } else {
+                    ebb_core::glob::glob_match(p, channel, false)
+                }
+            })
+    }
+
+    /// The command rules that rebuild this user's permissions, as Redis
+    /// describes them: `+@all` or `-@all`, the categories that describe
+    /// most with fewest exceptions, then single commands.
+    fn describe_commands(&self) -> String {
+        let n = slot_total();
+        let additive = !self.future;
+        let mut rules = String::from(if additive { "-@all" } else { "+@all" });
+        // `fake` is what the rules emitted so far grant; `todo` the bits
+        // still unexplained.
+        let mut fake: Vec<bool> = vec![!additive; n];
+        let mut todo: Vec<bool> = (0..n).map(|s| self.allowed(s)).collect();
+        let members: Vec<Vec<usize>> = CATEGORIES
+            .iter()
+            .map(|c| (0..n).filter(|&s| slot_categories(s).contains(c)).collect())
+            .collect();
+        let mut applied = [false; CATEGORIES.len()];
+        loop {
+            let mut best: Option<usize> = None;
+            let (mut mindiff, mut maxsame) = (usize::MAX, 0);
+            for (j, slots) in members.iter().enumerate() {
+                if applied[j] {
+                    continue;
+                }
+                let on = slots.iter().filter(|&&s| todo[s]).count();
+                let off = slots.len() - on;
+                let (diff, same) = if additive { (off, on) } else { (on, off) };
+                if same > diff && (diff < mindiff || (diff == mindiff && same > maxsame)) {
+                    best = Some(j);
+                    mindiff = diff;
+                    maxsame = same;
+                }
+            }
+            let Some(j) = best else { break };
+            rules.push_str(if additive { " +@" } else { " -@" });
+            rules.push_str(CATEGORIES[j]);
+            for &s in &members[j] {
+                fake[s] = additive;
+                todo[s] = !additive;
+            }
+            applied[j] = true;
+        }
+        for (i, spec) in ebb_core::table::all().iter().enumerate() {
+            for s in std::iter::once(i).chain(crate::cmdstats::sub_slots_of(spec)) {
+                let want = self.allowed(s);
+                if want != fake[s] {
+                    rules.push_str(if want { " +" } else { " -" });
+                    rules.push_str(crate::cmdstats::slot_name(s));
+                    if s == i {
+                        // A container's rule covers its subcommands.
+                        for t in crate::cmdstats::sub_slots_of(spec) {
+                            fake[t] = want;
+                        }
+                    }
+                    fake[s] = want;
+                }
+            }
+        }
+        rules
+    }
+
+    fn describe_keys(&self) -> String {
+        if self.all_keys {
+            return "~*".into();
+        }
+        self.keys
+            .iter()
+            .map(|k| {
+                let prefix = match (k.read, k.write) {
+                    (true, true) => "~",
+                    (true, false) => "%R~",
+                    _ => "%W~",
+                };
+                format!("{prefix}{}", String::from_utf8_lossy(&k.pattern))
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn describe_channels(&self) -> String {
+        if self.all_channels {
+            return "&*".into();
+        }
+        self.channels
+            .iter()
+            .map(|c| format!("&{}", String::from_utf8_lossy(c)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn flags(&self) -> Vec<&'static str> {
+        let mut f = vec![if self.enabled { "on" } else { "off" }];
+        if self.nopass {
+            f.push("nopass");
+        }
+        match self.sanitize {
+            Some(true) => f.push("sanitize-payload"),
+            Some(false) => f.push("skip-sanitize-payload"),
+            None => {}
+        }
+        f
+    }
+
+    /// The parts ACL GETUSER shows.
+    pub fn describe_parts(&self) -> UserParts {
+        UserParts {
+            flags: self.flags(),
+            passwords: self.passwords.clone(),
+            commands: self.describe_commands(),
+            keys: self.describe_keys(),
+            channels: self.describe_channels(),
+        }
+    }
+
+    /// The user as one ACL LIST line.
+    fn describe(&self) -> String {
+        let mut parts = vec![format!("user {}", String::from_utf8_lossy(&self.name))];
+        parts.extend(self.flags().iter().map(|f| f.to_string()));
+        parts.extend(self.passwords.iter().map(|p| format!("#{p}")));
+        let keys = self.describe_keys();
+        if !keys.is_empty() {
+            parts.push(keys);
+        }
+        if self.all_channels {
+            parts.push("&*".into());
+        } else {
+            parts.push("resetchannels".into());
+            let ch = self.describe_channels();
+            if !ch.is_empty() {
+                parts.push(ch);
+            }
+        }
+        parts.push(self.describe_commands());
+        parts.join(" ")
+    }
+}
+
+/// What ACL GETUSER shows of a user.
+pub struct UserParts {
+    pub flags: Vec<&'static str>,
+    pub passwords: Vec<String>,
+    pub commands: String,
+    pub keys: String,
+    pub channels: String,
+}
+
+/// The commands and subcommands in a category (ACL CAT <category>).
+pub fn commands_in(category: &str) -> Vec<&'static str> {
+    (0..slot_total())
+        .filter(|&s| slot_categories(s).contains(&category))
+        .map(crate::cmdstats::slot_name)
+        .collect()
+}
+
+fn sha256_hex(b: &[u8]) -> String {
+    Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
+fn hash_arg(h: &[u8]) -> Result<String, &'static str> {
+    if h.len() != 64
+        || !h
+            .iter()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+    {
+        return Err("The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters");
+    }
+    Ok(String::from_utf8_lossy(h).into_owned())
+}
+
+/// Why a command was refused.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Denied {
+    Command,
+    Key(usize),
+    Channel(usize),
+}
+
+/// One ACL LOG entry.
+#[derive(Clone)]
+pub struct LogEntry {
+    pub count: u64,
+    pub reason: &'static str,
+    pub context: &'static str,
+    pub object: String,
+    pub username: String,
+    pub created_ms: u64,
+    pub client_info: String,
+}
+
+/// The users and the ACL log.
+pub struct Acl {
+    users: RwLock<BTreeMap<Bytes, Arc<User>>>,
+    generation: AtomicU64,
+    log: Mutex<VecDeque<LogEntry>>,
+}
+
+impl Default for Acl {
+    fn default() -> Self {
+        let mut users = BTreeMap::new();
+        users.insert(
+            Bytes::from_static(b"default"),
+            Arc::new(User::default_user()),
+        );
+        Acl {
+            users: RwLock::new(users),
+            generation: AtomicU64::new(1),
+            log: Mutex::new(VecDeque::new()),
+        }
+    }
+}
+
+impl Acl {
+    /// Changes whenever a user changes.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// The user called `name`.
+    pub fn user(&self, name: &[u8]) -> Option<Arc<User>> {
+        self.users.read().get(name).cloned()
+    }
+
+    /// The default user.
+    pub fn default_user(&self) -> Arc<User> {
+        self.user(b"default")
+            .unwrap_or_else(|| Arc::new(User::default_user()))
+    }
+
+    /// Applies rules to `name` (created if new) all or nothing.
+    pub fn set_user(&self, name: &[u8], rules: &[&[u8]]) -> Result<(), String> {
+        let mut users = self.users.write();
+        let mut u = match users.get(name) {
+            Some(u) => (**u).clone(),
+            None => User::new(name),
+        };
+        for r in rules {
+            u.apply(r).map_err(|e| {
+                format!(
+                    "Error in ACL SETUSER modifier '{}': {e}",
+                    String::from_utf8_lossy(r)
+                )
+            })?;
+        }
+        u.refresh();
+        users.insert(Bytes::copy_from_slice(name), Arc::new(u));
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Sets up the users of the configuration: `requirepass`, `user`
+    /// lines, then the `aclfile` (Redis refuses both kinds of user lists
+    /// at once). Errors are fatal at start.
+    pub fn configure(
+        &self,
+        requirepass: &str,
+        lines: &[Vec<String>],
+        aclfile: &str,
+    ) -> Result<(), String> {
+        if !lines.is_empty() && !aclfile.is_empty() {
+            return Err(
+                "Configuring Redis with users defined in redis.conf and at the same \
+                        setting an ACL file path is invalid. This setup is very likely to lead \
+                        to configuration errors and security holes, please define either an \
+                        ACL file or declare users directly in your redis.conf, but not both."
+                    .into(),
+            );
+        }
+        if !requirepass.is_empty() {
+            self.set_requirepass(requirepass);
+        }
+        for line in lines {
+            // Each line describes the whole user, from a reset one.
+            let rules: Vec<&[u8]> = std::iter::once(&b"reset"[..])
+                .chain(line[1..].iter().map(|r| r.as_bytes()))
+                .collect();
+            self.set_user(line[0].as_bytes(), &rules)
+                .map_err(|e| format!("Error in user declaration '{}': {e}", line[0]))?;
+        }
+        if !aclfile.is_empty() {
+            self.load_file(aclfile)?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the users with those of an ACL file (all or nothing); the
+    /// default user keeps its settings unless the file names it.
+    pub fn load_file(&self, path: &str) -> Result<(), String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("Error loading ACLs, opening file '{path}': {e}"))?;
+        let mut users: BTreeMap<Bytes, Arc<User>> = BTreeMap::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let words = crate::resp::split_args(line.as_bytes())
+                .ok_or_else(|| format!("{path}:{}: unbalanced quotes in acl line", n + 1))?;
+            if words.first().is_none_or(|w| &w[..] != b"user") || words.len() < 2 {
+                return Err(format!(
+                    "{path}:{}: line should start with user keyword",
+                    n + 1
+                ));
+            }
+            let mut u = User::new(&words[1]);
+            for r in &words[2..] {
+                u.apply(r).map_err(|e| format!("{path}:{}: {e}. ", n + 1))?;
+            }
+            u.refresh();
+            users.insert(words[1].clone(), Arc::new(u));
+        }
+        let mut cur = self.users.write();
+        if !users.contains_key(&b"default"[..]) {
+            if let Some(d) = cur.get(&b"default"[..]) {
+                users.insert(Bytes::from_static(b"default"), d.clone());
+            }
+        }
+        *cur = users;
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Writes every user to an ACL file (ACL SAVE).
+    pub fn save_file(&self, path: &str) -> std::io::Result<()> {
+        let mut text = self.describe_all().join("\n");
+        text.push('\n');
+        let tmp = format!("{path}.tmp-{}", std::process::id());
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, path)
+    }
+
+    /// `requirepass`: the default user's only password (none: nopass).
+    pub fn set_requirepass(&self, pass: &str) {
+        let rule = format!(">{pass}");
+        let rules: Vec<&[u8]> = if pass.is_empty() {
+            vec![b"nopass"]
+        } else {
+            vec![b"resetpass", rule.as_bytes()]
+        };
+        let _ = self.set_user(b"default", &rules);
+    }
+
+    /// Checks a command against `user`: which argument it is refused on.
+    pub fn check(
+        user: &User,
+        spec: &'static CommandSpec,
+        slot: Option<usize>,
+        argv: &[Bytes],
+    ) -> Result<(), Denied> {
+        if user.unrestricted {
+            return Ok(());
+        }
+        let slot = slot.unwrap_or_else(|| ebb_core::table::index_of(spec));
+        if !user.allowed(slot) {
+            return Err(Denied::Command);
+        }
+        if !user.all_keys {
+            let write = spec.is_write();
+            for i in spec.key_positions(argv) {
+                if argv.get(i).is_some_and(|k| !user.key_ok(k, write)) {
+                    return Err(Denied::Key(i));
+                }
+            }
+        }
+        if !user.all_channels {
+            let channels: &[Bytes] = match spec.name {
+                "publish" => argv.get(1..2).unwrap_or(&[]),
+                "subscribe" | "psubscribe" => argv.get(1..).unwrap_or(&[]),
+                _ => &[],
+            };
+            let literal = spec.name == "psubscribe";
+            for (i, c) in channels.iter().enumerate() {
+                if !user.channel_ok(c, literal) {
+                    return Err(Denied::Channel(i + 1));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes users; returns the names of those that existed.
+    pub fn delete_users(&self, names: &[Bytes]) -> Vec<Bytes> {
+        let mut users = self.users.write();
+        let gone: Vec<Bytes> = names
+            .iter()
+            .filter(|n| users.remove(&n[..]).is_some())
+            .cloned()
+            .collect();
+        if !gone.is_empty() {
+            self.generation.fetch_add(1, Ordering::AcqRel);
+        }
+        gone
+    }
+
+    /// User names, sorted.
+    pub fn names(&self) -> Vec<Bytes> {
+        self.users.read().keys().cloned().collect()
+    }
+
+    /// ACL LIST: each user as a line.
+    pub fn describe_all(&self) -> Vec<String> {
+        self.users.read().values().map(|u| u.describe()).collect()
+    }
+
+    /// The newest `count` log entries.
+    pub fn log_entries(&self, count: usize) -> Vec<LogEntry> {
+        self.log.lock().iter().take(count).cloned().collect()
+    }
+
+    /// ACL LOG RESET.
+    pub fn reset_log(&self) {
+        self.log.lock().clear();
+    }
+
+    /// Records a refusal in the ACL log (entries alike within 60 s are
+    /// counted together, as in Redis).
+    #[allow(clippy::too_many_arguments)]
+    pub fn log(
+        &self,
+        reason: &'static str,
+        context: &'static str,
+        object: String,
+        username: &[u8],
+        client_info: String,
+        max_len: usize,
+        now_ms: u64,
+    ) {
+        let username = String::from_utf8_lossy(username).into_owned();
+        let mut log = self.log.lock();
+        if let Some(e) = log.iter_mut().find(|e| {
+            e.reason == reason
+                && e.context == context
+                && e.object == object
+                && e.username == username
+                && now_ms.saturating_sub(e.created_ms) < 60_000
+        }) {
+            e.count += 1;
+            e.client_info = client_info;
+            return;
+        }
+        log.push_front(LogEntry {
+            count: 1,
+            reason,
+            context,
+            object,
+            username,
+            created_ms: now_ms,
+            client_info,
+        });
+        log.truncate(max_len);
+    }
+}
+
+/// The ACL LOG reason and object of a refusal.
+pub fn log_reason(d: Denied, argv: &[Bytes], slot_name: &str) -> (&'static str, String) {
+    match d {
+        Denied::Command => ("command", slot_name.to_string()),
+        Denied::Key(i) => (
+            "key",
+            String::from_utf8_lossy(argv.get(i).map_or(&b""[..], |b| &b[..])).into_owned(),
+        ),
+        Denied::Channel(i) => (
+            "channel",
+            String::from_utf8_lossy(argv.get(i).map_or(&b""[..], |b| &b[..])).into_owned(),
+        ),
+    }
+}
+
+/// The NOPERM error a client gets.
+pub fn noperm(d: Denied, slot_name: &str) -> Reply {
+    Reply::Error(
+        match d {
+            Denied::Command => {
+                format!("NOPERM this user has no permissions to run the '{slot_name}' command")
+            }
+            Denied::Key(_) => {
+                "NOPERM this user has no permissions to access one of the keys used as arguments"
+                    .into()
+            }
+            Denied::Channel(_) => "NOPERM this user has no permissions to access one of the channels used as arguments".into(),
+        }
+        .into(),
+    )
+}
+
+/// The error a script's `redis.call` gets.
+pub fn script_denied(d: Denied) -> &'static str {
+    match d {
+        Denied::Command => "ERR The user executing the script can't run this command or subcommand",
+        Denied::Key(_) => "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments",
+        Denied::Channel(_) => "ERR The user executing the script can't publish to the channel mentioned in the command",
+    }
+}

@@ -218,12 +218,13 @@ pub(crate) fn reply_for<'a>(
             s.entry.resp.store(2, Ordering::Relaxed);
             s.reply_mode = ReplyMode::On;
             *s.entry.name.lock() = None;
-            s.authenticated = shared
-                .config
-                .read()
-                .get("requirepass")
-                .unwrap_or_default()
-                .is_empty();
+            // Back to the default user, authenticated only if it needs no
+            // password.
+            let user = shared.acl.default_user();
+            s.authenticated = user.enabled && user.nopass;
+            *s.entry.user.lock() = user.name.clone();
+            s.user = user;
+            s.acl_gen = shared.acl.generation();
             Reply::Simple("RESET".into())
         }
         "hello" => hello(s, shared, argv),

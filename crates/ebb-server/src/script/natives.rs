@@ -125,16 +125,32 @@ pub(super) fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::R
         }
     })?;
     set_native(lua, native, state, "acl_check_cmd", |_, a| {
-        let name = a.front().ok_or(Fail::Redis(
-            "ERR Please specify at least one argument for this redis lib call",
-        ))?;
-        if convert::arg(name).is_some_and(|n| ebb_core::lookup(&n).is_some()) {
-            Ok(true)
-        } else {
-            Err(Fail::Redis(
-                "ERR Invalid command passed to redis.acl_check_cmd()",
-            ))
+        if a.is_empty() {
+            return Err(Fail::Redis(
+                "ERR Please specify at least one argument for this redis lib call",
+            ));
         }
+        let argv: Option<Vec<Bytes>> = a.iter().map(convert::arg).collect();
+        let Some(argv) = argv else {
+            return Err(Fail::Redis(
+                "ERR Lua redis lib command arguments must be strings or integers",
+            ));
+        };
+        let Some(spec) = crate::rename::lookup(&argv[0]) else {
+            return Err(Fail::Redis(
+                "ERR Invalid command passed to redis.acl_check_cmd()",
+            ));
+        };
+        let Some(slot) = crate::cmdstats::slot_of(spec, &argv) else {
+            return Err(Fail::Redis(
+                "ERR Invalid command passed to redis.acl_check_cmd()",
+            ));
+        };
+        // Whether the user running the script may run that command.
+        Ok(
+            with_call(|c| crate::acl::Acl::check(&c.s.user, spec, Some(slot), &argv).is_ok())
+                .unwrap_or(true),
+        )
     })
 }
 

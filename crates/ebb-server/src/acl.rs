@@ -412,7 +412,7 @@ impl User {
 
     /// Whether the user may publish to or subscribe to `channel`, or (a
     /// pattern subscription) use exactly the pattern `channel`.
-    fn channel_ok(&self, channel: &[u8], literal: bool) -> bool {
+    pub fn channel_ok(&self, channel: &[u8], literal: bool) -> bool {
         self.all_channels
             || self.channels.iter().any(|p| {
                 if literal {
@@ -862,6 +862,18 @@ impl Acl {
         }) {
             e.count += 1;
             e.client_info = client_info;
+            e.created_ms = now_ms;
+            // The entry moves to the front, as the newest.
+            if let Some(i) = log.iter().position(|e| {
+                e.reason == reason
+                    && e.context == context
+                    && e.object == object
+                    && e.username == username
+            }) {
+                if let Some(entry) = log.remove(i) {
+                    log.push_front(entry);
+                }
+            }
             return;
         }
         log.push_front(LogEntry {

@@ -19,10 +19,28 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// Redis's reply to a subcommand given the wrong number of arguments.
+fn syntax(argv: &[Bytes]) -> Reply {
+    err(format!(
+        "ERR unknown subcommand or wrong number of arguments for '{}'. Try ACL HELP.",
+        lossy(&argv[1][..argv[1].len().min(128)]).replace(['\r', '\n'], " ")
+    ))
+}
+
 /// ACL and its subcommands (arity is checked before they run).
 pub fn acl(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
     let sub = lossy(&argv[1]).to_ascii_lowercase();
     let acl = &shared.acl;
+    let n = argv.len();
+    let fits = match sub.as_str() {
+        "getuser" => n == 3,
+        "list" | "users" | "whoami" | "load" | "save" | "help" => n == 2,
+        "cat" | "genpass" | "log" => n <= 3,
+        _ => true,
+    };
+    if !fits {
+        return syntax(argv);
+    }
     match sub.as_str() {
         "setuser" => {
             let name = &argv[2];
@@ -31,7 +49,10 @@ pub fn acl(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
             }
             let rules: Vec<&[u8]> = argv[3..].iter().map(|b| &b[..]).collect();
             match acl.set_user(name, &rules) {
-                Ok(()) => Reply::Ok,
+                Ok(()) => {
+                    shared.drop_forbidden_subscribers(name);
+                    Reply::Ok
+                }
                 Err(e) => err(format!("ERR {}", e.replace(['\r', '\n'], " "))),
             }
         }
@@ -175,8 +196,9 @@ fn genpass(argv: &[Bytes]) -> Reply {
     let bits = match argv.get(2) {
         None => 256,
         Some(b) => match parse_i64(b) {
+            None => return err("ERR value is not an integer or out of range"),
             Some(n) if (1..=4096).contains(&n) => n as usize,
-            _ => {
+            Some(_) => {
                 return err(
                     "ERR ACL GENPASS argument must be the number of bits for the output \
                      password, a positive number up to 4096",
@@ -205,8 +227,11 @@ fn dryrun(acl: &Acl, argv: &[Bytes]) -> Reply {
             spec.name
         ));
     }
-    let slot = crate::cmdstats::slot_of(spec, args);
-    let name = slot.map_or(spec.name, crate::cmdstats::slot_name);
+    let Some(slot) = crate::cmdstats::slot_of(spec, args) else {
+        return err(format!("ERR Command '{}' not found", lossy(&args[0])));
+    };
+    let name = crate::cmdstats::slot_name(slot);
+    let slot = Some(slot);
     match Acl::check(&user, spec, slot, args) {
         Ok(()) => Reply::Ok,
         Err(Denied::Command) => Reply::text(format!(
@@ -231,8 +256,8 @@ fn log(shared: &Shared, argv: &[Bytes]) -> Reply {
             return Reply::Ok;
         }
         Some(a) => match parse_i64(a) {
-            Some(n) if n >= 0 => n as usize,
-            _ => return err("ERR value is out of range, must be positive"),
+            Some(n) => n.max(0) as usize,
+            None => return err("ERR value is not an integer or out of range"),
         },
     };
     let now = now_ms();
@@ -274,7 +299,13 @@ pub fn log_denied(
     context: &'static str,
 ) {
     let (reason, object) = crate::acl::log_reason(d, argv, slot_name);
-    let info = crate::client::describe(&s.entry, Some((s, argv)));
+    // A script's refused call shows the client running the script.
+    let running = match (context, s.last_cmd) {
+        ("lua", Some(slot)) => crate::cmdstats::slot_name(slot),
+        ("lua", None) => s.entry.last_command_name(),
+        _ => slot_name,
+    };
+    let info = crate::client::describe_running(&s.entry, s, argv, running);
     shared.acl.log(
         reason,
         context,

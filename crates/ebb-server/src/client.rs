@@ -42,6 +42,16 @@ fn request_len(argv: &[Bytes]) -> usize {
 
 /// One CLIENT LIST line; `this` is the calling session and its request.
 pub fn describe(c: &ClientEntry, this: Option<(&Session, &[Bytes])>) -> String {
+    describe_with(c, this, c.last_command_name())
+}
+
+/// The CLIENT LIST line of a session while it runs `cmd` (for the ACL
+/// log, which names the command refused).
+pub fn describe_running(c: &ClientEntry, s: &Session, argv: &[Bytes], cmd: &str) -> String {
+    describe_with(c, Some((s, argv)), cmd)
+}
+
+fn describe_with(c: &ClientEntry, this: Option<(&Session, &[Bytes])>, cmd: &str) -> String {
     let name = c
         .name
         .lock()
@@ -88,7 +98,7 @@ pub fn describe(c: &ClientEntry, this: Option<(&Session, &[Bytes])>) -> String {
         psubs,
         multi,
         qbuf,
-        c.last_command_name(),
+        cmd,
         String::from_utf8_lossy(&c.user.lock()),
         c.resp.load(Ordering::Relaxed),
         lib,

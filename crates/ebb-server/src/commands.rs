@@ -401,7 +401,7 @@ fn hello(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
         let more = argv.len() - i - 1;
         if eq(&argv[i], "auth") && more >= 2 {
             let (user, pass) = (&argv[i + 1], &argv[i + 2]);
-            if let Err(e) = check_auth(s, shared, Some(user), pass) {
+            if let Err(e) = check_auth(s, shared, &argv[0], Some(user), pass) {
                 return e;
             }
             i += 3;
@@ -419,7 +419,7 @@ fn hello(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
         }
     }
     if !s.authenticated {
-        return err("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
+        return err("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
     }
     if let Some(n) = name {
         *s.entry.name.lock() = if n.is_empty() {
@@ -449,6 +449,7 @@ fn hello(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
 fn check_auth(
     s: &mut Session,
     shared: &Arc<Shared>,
+    cmd: &[u8],
     user: Option<&[u8]>,
     pass: &[u8],
 ) -> Result<(), Reply> {
@@ -470,7 +471,7 @@ fn check_auth(
             shared.acl.log(
                 "auth",
                 "toplevel",
-                "auth".into(),
+                String::from_utf8_lossy(cmd).into_owned(),
                 name,
                 info,
                 crate::acl_cmd::log_max_len(shared),
@@ -485,8 +486,8 @@ fn check_auth(
 
 fn auth(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
     let r = match argv.len() {
-        2 => check_auth(s, shared, None, &argv[1]),
-        3 => check_auth(s, shared, Some(&argv[1]), &argv[2]),
+        2 => check_auth(s, shared, &argv[0], None, &argv[1]),
+        3 => check_auth(s, shared, &argv[0], Some(&argv[1]), &argv[2]),
         _ => return Error::Syntax.into(),
     };
     match r {
@@ -536,10 +537,36 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
     // it is over, as in Redis: a list pushed and deleted again by the same
     // EXEC wakes nobody, and a woken client sees the final state.
     let mut ready = Vec::new();
+    s.refresh_user(shared);
     for argv in queue {
         let Some(spec) = crate::rename::lookup(&argv[0]) else {
             continue;
         };
+        // The rules may have changed since the command was queued.
+        if !s.user.unrestricted && !spec.has(ebb_core::table::flag::NO_AUTH) {
+            let slot = crate::cmdstats::slot_of(spec, &argv);
+            if let Err(d) = crate::acl::Acl::check(&s.user, spec, slot, &argv) {
+                let name = slot.map_or(spec.name, crate::cmdstats::slot_name);
+                crate::acl_cmd::log_denied(shared, s, d, &argv, name, "multi");
+                let reason = match d {
+                    crate::acl::Denied::Command => {
+                        "no permission to execute the command or subcommand"
+                    }
+                    crate::acl::Denied::Key(_) => "no permission to touch the specified keys",
+                    crate::acl::Denied::Channel(_) => {
+                        "no permission to access one of the channels used as arguments"
+                    }
+                };
+                let e = format!(
+                    "NOPERM ACLs rules changed between the moment the transaction was \
+                     accumulated and the EXEC call. This command is no longer allowed for the \
+                     following reason: {reason}"
+                );
+                s.note_error(&e);
+                replies.push(err(e));
+                continue;
+            }
+        }
         // Each queued command counts as a call of its own (INFO
         // commandstats), failed if it replies an error.
         s.err_mark = s.err_seq;

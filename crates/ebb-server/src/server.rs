@@ -455,6 +455,26 @@ impl Shared {
         map.entry(name).or_default().insert(client, entry.clone());
     }
 
+    /// Closes the connections of user `name` subscribed to a channel or
+    /// pattern the user may no longer use (after ACL SETUSER), as Redis
+    /// does.
+    pub fn drop_forbidden_subscribers(&self, name: &[u8]) {
+        let Some(user) = self.acl.user(name) else {
+            return;
+        };
+        let ps = self.pubsub.lock();
+        for (pattern, map) in [(false, &ps.channels), (true, &ps.patterns)] {
+            for (chan, subs) in map {
+                for c in subs.values() {
+                    if *c.user.lock() == name && !user.channel_ok(chan, pattern) {
+                        let _ = c.tx.send(Msg::Kill);
+                        c.kill.notify_one();
+                    }
+                }
+            }
+        }
+    }
+
     /// Unsubscribes a client from a channel (or pattern).
     pub fn unsubscribe(&self, client: u64, name: &[u8], pattern: bool) {
         let mut ps = self.pubsub.lock();

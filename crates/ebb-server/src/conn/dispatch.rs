@@ -316,7 +316,8 @@ impl Session {
         argv: &[Bytes],
     ) -> Option<Reply> {
         self.refresh_user(shared);
-        if self.user.unrestricted {
+        // AUTH, HELLO, RESET and QUIT need no permission.
+        if self.user.unrestricted || spec.has(flag::NO_AUTH) {
             return None;
         }
         let denied = crate::acl::Acl::check(&self.user, spec, slot, argv).err()?;

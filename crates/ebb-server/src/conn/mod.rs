@@ -81,7 +81,7 @@ pub struct Session {
     /// Changes made since the statistics were last published.
     batch_dirty: u64,
     /// The last command run, published with the statistics.
-    last_cmd: Option<usize>,
+    pub(crate) last_cmd: Option<usize>,
     /// The clock as last read (Unix ms), reused while less than
     /// [`CLOCK_REUSE_US`] have passed (Redis too reads the time once per
     /// event-loop pass, not per command).

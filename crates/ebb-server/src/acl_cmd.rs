@@ -239,11 +239,11 @@ fn dryrun(acl: &Acl, argv: &[Bytes]) -> Reply {
         )),
         Err(Denied::Key(i)) => Reply::text(format!(
             "This user has no permissions to access the '{}' key",
-            lossy(&args[i])
+            lossy(args.get(i).map_or(&b""[..], |a| &a[..]))
         )),
         Err(Denied::Channel(i)) => Reply::text(format!(
             "This user has no permissions to access the '{}' channel",
-            lossy(&args[i])
+            lossy(args.get(i).map_or(&b""[..], |a| &a[..]))
         )),
     }
 }

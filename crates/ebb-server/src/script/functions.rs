@@ -87,7 +87,7 @@ fn metadata(code: &[u8]) -> Result<Metadata, String> {
         Some(p) if !p.is_empty() => p,
         _ => return Err("ERR Invalid library metadata".into()),
     };
-    let engine = String::from_utf8_lossy(&parts[0][2..]).into_owned();
+    let engine = String::from_utf8_lossy(parts[0].get(2..).unwrap_or_default()).into_owned();
     let mut name: Option<Bytes> = None;
     for part in &parts[1..] {
         if part.len() >= 5 && part[..5].eq_ignore_ascii_case(b"name=") {

@@ -158,13 +158,11 @@ impl HashValue {
             if HPack::fits(field, value) {
                 match p.find(field) {
                     Some(o) => {
+                        // Neither edit moves the entry's start.
                         if clear {
                             p.set_deadline_at(o, NO_DEADLINE);
-                            let o = p.find(field).unwrap_or(o);
-                            p.set_value_at(o, value);
-                        } else {
-                            p.set_value_at(o, value);
                         }
+                        p.set_value_at(o, value);
                         new = Some(false);
                     }
                     None if p.has_room() => {

@@ -75,6 +75,8 @@ pub struct Scripting {
     fn_registered: AtomicU64,
     /// Bytes the functions' Lua state held when last measured.
     fn_lua_bytes: AtomicU64,
+    /// Functions called (for sampling their Lua state's size).
+    fn_runs: AtomicU64,
 }
 
 impl Scripting {

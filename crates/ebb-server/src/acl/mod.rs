@@ -19,121 +19,8 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Redis 7.0's categories, in its order (ACL CAT).
-pub const CATEGORIES: [&str; 21] = [
-    "keyspace",
-    "read",
-    "write",
-    "set",
-    "sortedset",
-    "list",
-    "hash",
-    "string",
-    "bitmap",
-    "hyperloglog",
-    "geo",
-    "stream",
-    "pubsub",
-    "admin",
-    "fast",
-    "slow",
-    "blocking",
-    "dangerous",
-    "connection",
-    "transaction",
-    "scripting",
-];
-
-/// Redis 7.0's categories of the subcommands ebb has.
-fn sub_categories(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "memory|usage" => "read slow",
-        "memory|malloc-stats" => "slow",
-        "memory|purge" => "slow",
-        "memory|help" => "slow",
-        "memory|stats" => "slow",
-        "memory|doctor" => "slow",
-        "config|get" => "admin slow dangerous",
-        "config|set" => "admin slow dangerous",
-        "config|resetstat" => "admin slow dangerous",
-        "config|rewrite" => "admin slow dangerous",
-        "config|help" => "slow",
-        "object|encoding" => "keyspace read slow",
-        "object|freq" => "keyspace read slow",
-        "object|idletime" => "keyspace read slow",
-        "object|refcount" => "keyspace read slow",
-        "object|help" => "keyspace slow",
-        "command|count" => "slow connection",
-        "command|docs" => "slow connection",
-        "command|getkeys" => "slow connection",
-        "command|help" => "slow connection",
-        "command|info" => "slow connection",
-        "command|list" => "slow connection",
-        "script|exists" => "slow scripting",
-        "script|flush" => "slow scripting",
-        "script|help" => "slow scripting",
-        "script|kill" => "slow scripting",
-        "script|load" => "slow scripting",
-        "function|delete" => "write slow scripting",
-        "function|dump" => "slow scripting",
-        "function|flush" => "write slow scripting",
-        "function|help" => "slow scripting",
-        "function|kill" => "slow scripting",
-        "function|list" => "slow scripting",
-        "function|load" => "write slow scripting",
-        "function|restore" => "write slow scripting",
-        "function|stats" => "slow scripting",
-        "pubsub|channels" => "pubsub slow",
-        "pubsub|help" => "slow",
-        "pubsub|numpat" => "pubsub slow",
-        "pubsub|numsub" => "pubsub slow",
-        "pubsub|shardchannels" => "pubsub slow",
-        "pubsub|shardnumsub" => "pubsub slow",
-        "client|getname" => "slow connection",
-        "client|help" => "slow connection",
-        "client|id" => "slow connection",
-        "client|info" => "slow connection",
-        "client|kill" => "admin slow dangerous connection",
-        "client|list" => "admin slow dangerous connection",
-        "client|no-evict" => "admin slow dangerous connection",
-        "client|pause" => "admin slow dangerous connection",
-        "client|reply" => "slow connection",
-        "client|setname" => "slow connection",
-        "client|unblock" => "admin slow dangerous connection",
-        "client|unpause" => "admin slow dangerous connection",
-        "latency|doctor" => "admin slow dangerous",
-        "latency|graph" => "admin slow dangerous",
-        "latency|histogram" => "admin slow dangerous",
-        "latency|history" => "admin slow dangerous",
-        "latency|latest" => "admin slow dangerous",
-        "latency|reset" => "admin slow dangerous",
-        "latency|help" => "slow",
-        "slowlog|get" => "admin slow dangerous",
-        "slowlog|len" => "admin slow dangerous",
-        "slowlog|reset" => "admin slow dangerous",
-        "slowlog|help" => "slow",
-        "acl|genpass" | "acl|whoami" | "acl|cat" | "acl|help" => "slow",
-        "acl|dryrun" | "acl|users" | "acl|save" | "acl|load" | "acl|deluser" | "acl|getuser"
-        | "acl|setuser" | "acl|list" | "acl|log" => "admin slow dangerous",
-        _ => return None,
-    })
-}
-
-/// The categories of a command or subcommand slot, without the `@`.
-fn slot_categories(slot: usize) -> Vec<&'static str> {
-    let name = crate::cmdstats::slot_name(slot);
-    if let Some(c) = name.contains('|').then(|| sub_categories(name)).flatten() {
-        return c.split_whitespace().collect();
-    }
-    let container = name.split('|').next().unwrap_or(name);
-    match ebb_core::lookup(container.as_bytes()) {
-        Some(spec) => crate::admin::categories(spec)
-            .into_iter()
-            .map(|c| c.trim_start_matches('@'))
-            .collect(),
-        None => Vec::new(),
-    }
-}
+mod categories;
+pub use categories::CATEGORIES;
 
 /// Access a key pattern grants.
 #[derive(Debug, Clone, PartialEq)]
@@ -305,13 +192,8 @@ impl User {
                         let on = op[0] == b'+';
                         let name = &lower[1..];
                         if let Some(cat) = name.strip_prefix('@') {
-                            if !CATEGORIES.contains(&cat) {
-                                return Err(UNKNOWN);
-                            }
-                            for s in 0..slot_total() {
-                                if slot_categories(s).contains(&cat) {
-                                    self.set_slot(s, on);
-                                }
+                            for &s in categories::slots_of(cat).ok_or(UNKNOWN)? {
+                                self.set_slot(s, on);
                             }
                         } else if let Some((cmd, _)) = name.split_once('|') {
                             let slot = crate::cmdstats::sub_slot(name).ok_or(UNKNOWN)?;
@@ -434,10 +316,7 @@ impl User {
         // still unexplained.
         let mut fake: Vec<bool> = vec![!additive; n];
         let mut todo: Vec<bool> = (0..n).map(|s| self.allowed(s)).collect();
-        let members: Vec<Vec<usize>> = CATEGORIES
-            .iter()
-            .map(|c| (0..n).filter(|&s| slot_categories(s).contains(c)).collect())
-            .collect();
+        let members = categories::members();
         let mut applied = [false; CATEGORIES.len()];
         loop {
             let mut best: Option<usize> = None;
@@ -570,9 +449,10 @@ pub struct UserParts {
 
 /// The commands and subcommands in a category (ACL CAT <category>).
 pub fn commands_in(category: &str) -> Vec<&'static str> {
-    (0..slot_total())
-        .filter(|&s| slot_categories(s).contains(&category))
-        .map(crate::cmdstats::slot_name)
+    categories::slots_of(category)
+        .unwrap_or_default()
+        .iter()
+        .map(|&s| crate::cmdstats::slot_name(s))
         .collect()
 }
 
@@ -853,27 +733,20 @@ impl Acl {
     ) {
         let username = String::from_utf8_lossy(username).into_owned();
         let mut log = self.log.lock();
-        if let Some(e) = log.iter_mut().find(|e| {
+        let same = log.iter().position(|e| {
             e.reason == reason
                 && e.context == context
                 && e.object == object
                 && e.username == username
                 && now_ms.saturating_sub(e.created_ms) < 60_000
-        }) {
+        });
+        // A repeat counts in the entry, which moves to the front as the
+        // newest.
+        if let Some(mut e) = same.and_then(|i| log.remove(i)) {
             e.count += 1;
             e.client_info = client_info;
             e.created_ms = now_ms;
-            // The entry moves to the front, as the newest.
-            if let Some(i) = log.iter().position(|e| {
-                e.reason == reason
-                    && e.context == context
-                    && e.object == object
-                    && e.username == username
-            }) {
-                if let Some(entry) = log.remove(i) {
-                    log.push_front(entry);
-                }
-            }
+            log.push_front(e);
             return;
         }
         log.push_front(LogEntry {

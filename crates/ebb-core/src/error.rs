@@ -124,6 +124,18 @@ pub fn unknown_subcommand(sub: &[u8], cmd: &str) -> Error {
     Error::Msg(text.replace(['\r', '\n'], " ").into())
 }
 
+/// Redis's reply to a subcommand it knows given the wrong number of
+/// arguments (or one it does not know, for some containers):
+/// `unknown subcommand or wrong number of arguments for 'SUB'. Try CMD HELP.`
+pub fn subcommand_syntax(sub: &[u8], cmd: &str) -> Error {
+    let text = format!(
+        "ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
+        lossy(sub, 128),
+        cmd.to_ascii_uppercase()
+    );
+    Error::Msg(text.replace(['\r', '\n'], " ").into())
+}
+
 fn lossy(b: &[u8], max: usize) -> String {
     String::from_utf8_lossy(&b[..b.len().min(max)]).into_owned()
 }

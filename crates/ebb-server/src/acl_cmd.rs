@@ -21,10 +21,7 @@ fn lossy(b: &[u8]) -> String {
 
 /// Redis's reply to a subcommand given the wrong number of arguments.
 fn syntax(argv: &[Bytes]) -> Reply {
-    err(format!(
-        "ERR unknown subcommand or wrong number of arguments for '{}'. Try ACL HELP.",
-        lossy(&argv[1][..argv[1].len().min(128)]).replace(['\r', '\n'], " ")
-    ))
+    ebb_core::error::subcommand_syntax(&argv[1], "acl").into()
 }
 
 /// ACL and its subcommands (arity is checked before they run).

@@ -644,10 +644,7 @@ pub fn debug<'a>(
             .map(|s| Bytes::from_static(s.as_bytes())),
         )
     } else {
-        err(format!(
-            "ERR unknown subcommand or wrong number of arguments for '{}'. Try DEBUG HELP.",
-            lossy(&sub[..sub.len().min(128)]).replace(['\r', '\n'], " ")
-        ))
+        ebb_core::error::subcommand_syntax(sub, "debug").into()
     }
 }
 

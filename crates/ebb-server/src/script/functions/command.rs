@@ -15,12 +15,7 @@ use crate::server::{now_ms, Shared};
 /// FUNCTION and its subcommands (arity is checked before they run).
 pub fn function<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -> Reply {
     let sub = String::from_utf8_lossy(&argv[1]).to_ascii_lowercase();
-    let syntax = || {
-        err(format!(
-            "ERR unknown subcommand or wrong number of arguments for '{}'. Try FUNCTION HELP.",
-            convert::one_line(&argv[1][..argv[1].len().min(128)])
-        ))
-    };
+    let syntax = || Reply::from(ebb_core::error::subcommand_syntax(&argv[1], "function"));
     match sub.as_str() {
         "load" => load(shared, guard, argv),
         "delete" => {

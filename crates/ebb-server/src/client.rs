@@ -63,6 +63,7 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[Bytes])>, cmd: &str)
     let idle = crate::server::now_ms().saturating_sub(c.last_active.load(Ordering::Relaxed)) / 1000;
     let subs = c.subs.load(Ordering::Relaxed);
     let psubs = c.psubs.load(Ordering::Relaxed);
+    let ssubs = c.ssubs.load(Ordering::Relaxed);
     let mut flags = String::new();
     if c.in_multi.load(Ordering::Relaxed) {
         flags.push('x');
@@ -70,7 +71,7 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[Bytes])>, cmd: &str)
     if c.blocked.load(Ordering::Relaxed) {
         flags.push('b');
     }
-    if subs + psubs > 0 {
+    if c.subscribed() {
         flags.push('P');
     }
     if c.no_evict.load(Ordering::Relaxed) {
@@ -85,7 +86,7 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[Bytes])>, cmd: &str)
     };
     let qbuf = this.map_or(0, |(_, argv)| request_len(argv));
     format!(
-        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user={} redir=-1 resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user={} redir=-1 resp={} lib-name={} lib-ver={}",
         c.id,
         c.addr,
         c.laddr,
@@ -96,6 +97,7 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[Bytes])>, cmd: &str)
         c.db.load(Ordering::Relaxed),
         subs,
         psubs,
+        ssubs,
         multi,
         qbuf,
         cmd,
@@ -278,7 +280,7 @@ fn list(s: &Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
                 continue;
             }
         }
-        let pubsub = c.subs.load(Ordering::Relaxed) + c.psubs.load(Ordering::Relaxed) > 0;
+        let pubsub = c.subscribed();
         match kind.as_deref() {
             Some("pubsub") if !pubsub => continue,
             Some("normal") if pubsub => continue,
@@ -348,7 +350,7 @@ fn kill(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
         if skipme && c.id == s.id {
             continue;
         }
-        let pubsub = c.subs.load(Ordering::Relaxed) + c.psubs.load(Ordering::Relaxed) > 0;
+        let pubsub = c.subscribed();
         let ok = filters.iter().all(|(k, v)| match k.as_str() {
             "id" => v.parse::<u64>().ok() == Some(c.id),
             "addr" => &c.addr == v,

@@ -4,15 +4,15 @@
 
 use bytes::{Bytes, BytesMut};
 use ebb_core::args::parse_i64;
-use ebb_core::error::unknown_subcommand;
 use ebb_core::{CommandSpec, Error, Exec, Reply, Store};
 use parking_lot::MutexGuard;
+use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::conn::{Flow, ReplyMode, Session};
 use crate::resp;
-use crate::server::{now_ms, Shared};
+use crate::server::{now_ms, Shared, SubKind};
 
 type Guard<'a> = Option<MutexGuard<'a, Store>>;
 
@@ -42,50 +42,38 @@ pub fn run<'a>(
             s.reply(&Reply::Ok, out);
             Flow::Close
         }
-        "subscribe" | "psubscribe" => {
-            let pattern = spec.name == "psubscribe";
+        "subscribe" | "psubscribe" | "ssubscribe" => {
+            let kind = sub_kind(spec.name);
             for ch in &argv[1..] {
                 let ch = Bytes::copy_from_slice(ch);
-                let set = if pattern {
-                    &mut s.patterns
-                } else {
-                    &mut s.channels
-                };
-                if set.insert(ch.clone()) {
-                    shared.subscribe(s.id, &s.entry, ch.clone(), pattern);
+                if sub_set(s, kind).insert(ch.clone()) {
+                    shared.subscribe(s.id, &s.entry, ch.clone(), kind);
                 }
-                let n = (s.channels.len() + s.patterns.len()) as i64;
+                let n = sub_count(s, kind);
                 resp::encode_sub_reply(spec.name.as_bytes(), Some(&ch), n, s.resp3, out);
             }
             sync_sub_counts(s);
             Flow::Continue
         }
-        "unsubscribe" | "punsubscribe" => {
-            let pattern = spec.name == "punsubscribe";
+        "unsubscribe" | "punsubscribe" | "sunsubscribe" => {
+            let kind = sub_kind(spec.name);
             let names: Vec<Bytes> = if argv.len() > 1 {
                 argv[1..]
                     .iter()
                     .map(|b| Bytes::copy_from_slice(b))
                     .collect()
-            } else if pattern {
-                s.patterns.iter().cloned().collect()
             } else {
-                s.channels.iter().cloned().collect()
+                sub_set(s, kind).iter().cloned().collect()
             };
             if names.is_empty() {
-                let n = (s.channels.len() + s.patterns.len()) as i64;
+                let n = sub_count(s, kind);
                 resp::encode_sub_reply(spec.name.as_bytes(), None, n, s.resp3, out);
             }
             for ch in names {
-                let set = if pattern {
-                    &mut s.patterns
-                } else {
-                    &mut s.channels
-                };
-                if set.remove(&ch) {
-                    shared.unsubscribe(s.id, &ch, pattern);
+                if sub_set(s, kind).remove(&ch) {
+                    shared.unsubscribe(s.id, &ch, kind);
                 }
-                let n = (s.channels.len() + s.patterns.len()) as i64;
+                let n = sub_count(s, kind);
                 resp::encode_sub_reply(spec.name.as_bytes(), Some(&ch), n, s.resp3, out);
             }
             sync_sub_counts(s);
@@ -165,9 +153,39 @@ pub(crate) fn protocol_sample(name: &[u8], resp3: bool) -> (&'static [u8], Reply
     (b"", r)
 }
 
+/// The kind of subscription a (P|S)(UN)SUBSCRIBE command works on.
+fn sub_kind(name: &str) -> SubKind {
+    match name {
+        "psubscribe" | "punsubscribe" => SubKind::Pattern,
+        "ssubscribe" | "sunsubscribe" => SubKind::Shard,
+        _ => SubKind::Channel,
+    }
+}
+
+/// The session's subscriptions of one kind.
+fn sub_set(s: &mut Session, kind: SubKind) -> &mut BTreeSet<Bytes> {
+    match kind {
+        SubKind::Channel => &mut s.channels,
+        SubKind::Pattern => &mut s.patterns,
+        SubKind::Shard => &mut s.shard_channels,
+    }
+}
+
+/// The count a subscribe reply carries: channels and patterns together,
+/// shard channels on their own (as Redis counts them).
+fn sub_count(s: &Session, kind: SubKind) -> i64 {
+    match kind {
+        SubKind::Shard => s.shard_channels.len() as i64,
+        _ => (s.channels.len() + s.patterns.len()) as i64,
+    }
+}
+
 fn sync_sub_counts(s: &Session) {
     s.entry.subs.store(s.channels.len(), Ordering::Relaxed);
     s.entry.psubs.store(s.patterns.len(), Ordering::Relaxed);
+    s.entry
+        .ssubs
+        .store(s.shard_channels.len(), Ordering::Relaxed);
 }
 
 /// Commands whose whole effect is one reply. None = no reply at all.
@@ -205,13 +223,7 @@ pub(crate) fn reply_for<'a>(
             s.multi_failed = false;
             s.entry.in_multi.store(false, Ordering::Relaxed);
             s.unwatch_all();
-            for c in std::mem::take(&mut s.channels) {
-                shared.unsubscribe(s.id, &c, false);
-            }
-            for p in std::mem::take(&mut s.patterns) {
-                shared.unsubscribe(s.id, &p, true);
-            }
-            sync_sub_counts(s);
+            s.unsubscribe_all();
             s.db = 0;
             s.entry.db.store(0, Ordering::Relaxed);
             s.resp3 = false;
@@ -294,6 +306,7 @@ pub(crate) fn reply_for<'a>(
         "fcall" | "fcall_ro" => crate::script::fcall(s, shared, guard, spec, argv),
         "function" => crate::script::function(shared, guard, argv),
         "publish" => Reply::Int(shared.publish(&argv[1], &argv[2]) as i64),
+        "spublish" => Reply::Int(shared.spublish(&argv[1], &argv[2]) as i64),
         "pubsub" => pubsub(shared, argv),
         "client" => return crate::client::client(s, shared, argv),
         "config" => crate::admin::config(shared, guard, argv),
@@ -591,7 +604,11 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
             }
             Exec::Server => match spec.name {
                 "exec" | "multi" | "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe"
-                | "shutdown" => err("ERR Command not allowed inside a transaction"),
+                | "sunsubscribe" | "shutdown" => {
+                    err("ERR Command not allowed inside a transaction")
+                }
+                // As Redis: a transaction expects one reply per command.
+                "ssubscribe" => err("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client"),
                 _ => {
                     // INFO and the like see the counts of the commands
                     // this EXEC already ran.
@@ -671,26 +688,18 @@ pub(crate) fn serve_ready(shared: &Shared, store: &mut Store, ready: Vec<(usize,
 
 fn pubsub(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
     let sub = &argv[1];
-    if eq(sub, "channels") && argv.len() <= 3 {
-        Reply::bulks(shared.pubsub_channels(argv.get(2).map(|b| &b[..])))
-    } else if eq(sub, "numsub") {
+    let shard = eq(sub, "shardchannels") || eq(sub, "shardnumsub");
+    if (eq(sub, "channels") || eq(sub, "shardchannels")) && argv.len() <= 3 {
+        Reply::bulks(shared.pubsub_channels(argv.get(2).map(|b| &b[..]), shard))
+    } else if eq(sub, "numsub") || eq(sub, "shardnumsub") {
         let mut v = Vec::new();
         for ch in &argv[2..] {
             v.push(Reply::Bulk(ch.clone()));
-            v.push(Reply::Int(shared.pubsub_numsub(ch) as i64));
+            v.push(Reply::Int(shared.pubsub_numsub(ch, shard) as i64));
         }
         Reply::Array(v)
     } else if eq(sub, "numpat") && argv.len() == 2 {
         Reply::Int(shared.pubsub_numpat() as i64)
-    } else if eq(sub, "shardchannels") && argv.len() <= 3 {
-        Reply::Array(vec![])
-    } else if eq(sub, "shardnumsub") {
-        let mut v = Vec::new();
-        for ch in &argv[2..] {
-            v.push(Reply::Bulk(ch.clone()));
-            v.push(Reply::Int(0));
-        }
-        Reply::Array(v)
     } else if eq(sub, "help") && argv.len() == 2 {
         Reply::bulks(
             [
@@ -702,6 +711,10 @@ fn pubsub(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
                 "NUMSUB [<channel> ...]",
                 "    Return the number of subscribers for the specified channels, excluding",
                 "    pattern subscriptions(default: no channels).",
+                "SHARDCHANNELS [<pattern>]",
+                "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+                "SHARDNUMSUB [<shardchannel> ...]",
+                "    Return the number of subscribers for the specified shard level channel(s)",
                 "HELP",
                 "    Prints this help.",
             ]
@@ -709,6 +722,7 @@ fn pubsub(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
             .map(|s| Bytes::from_static(s.as_bytes())),
         )
     } else {
-        unknown_subcommand(sub, "pubsub").into()
+        // A known subcommand with arguments it does not take.
+        ebb_core::error::subcommand_syntax(sub, "pubsub").into()
     }
 }

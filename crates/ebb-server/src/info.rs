@@ -128,9 +128,7 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                     .clients
                     .lock()
                     .values()
-                    .filter(|c| {
-                        c.subs.load(Ordering::Relaxed) + c.psubs.load(Ordering::Relaxed) > 0
-                    })
+                    .filter(|c| c.subscribed())
                     .count(),
             );
         }
@@ -252,8 +250,17 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 l(out, name, &n.load(Ordering::Relaxed));
             }
             l(out, "total_error_replies", &crate::cmdstats::total_errors());
-            l(out, "pubsub_channels", &shared.pubsub_channels(None).len());
+            l(
+                out,
+                "pubsub_channels",
+                &shared.pubsub_channels(None, false).len(),
+            );
             l(out, "pubsub_patterns", &shared.pubsub_numpat());
+            l(
+                out,
+                "pubsubshard_channels",
+                &shared.pubsub_channels(None, true).len(),
+            );
         }
         "replication" => {
             out.push_str("# Replication\r\n");

@@ -54,6 +54,8 @@ pub struct ClientEntry {
     pub subs: AtomicUsize,
     /// Pattern subscriptions.
     pub psubs: AtomicUsize,
+    /// Shard channel subscriptions (SSUBSCRIBE).
+    pub ssubs: AtomicUsize,
     /// Protocol version.
     pub resp: AtomicUsize,
     /// Whether in MULTI.
@@ -139,6 +141,41 @@ struct Blocking {
 pub struct PubSub {
     channels: HashMap<Bytes, HashMap<u64, Arc<ClientEntry>>>,
     patterns: HashMap<Bytes, HashMap<u64, Arc<ClientEntry>>>,
+    /// Shard channels (SSUBSCRIBE / SPUBLISH): a namespace of their own,
+    /// which patterns never match.
+    shard: HashMap<Bytes, HashMap<u64, Arc<ClientEntry>>>,
+}
+
+/// The three kinds of subscription.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubKind {
+    /// SUBSCRIBE.
+    Channel,
+    /// PSUBSCRIBE.
+    Pattern,
+    /// SSUBSCRIBE.
+    Shard,
+}
+
+impl PubSub {
+    fn map(&mut self, kind: SubKind) -> &mut HashMap<Bytes, HashMap<u64, Arc<ClientEntry>>> {
+        match kind {
+            SubKind::Channel => &mut self.channels,
+            SubKind::Pattern => &mut self.patterns,
+            SubKind::Shard => &mut self.shard,
+        }
+    }
+}
+
+impl ClientEntry {
+    /// Whether the client holds any subscription (CLIENT LIST flag `P`,
+    /// CLIENT KILL TYPE pubsub).
+    pub fn subscribed(&self) -> bool {
+        self.subs.load(Ordering::Relaxed)
+            + self.psubs.load(Ordering::Relaxed)
+            + self.ssubs.load(Ordering::Relaxed)
+            > 0
+    }
 }
 
 /// A client watching a key: its id and the flag EXEC checks.
@@ -404,6 +441,31 @@ impl Shared {
         }
     }
 
+    /// Publishes a message to a shard channel's subscribers (SPUBLISH:
+    /// patterns do not see it); returns the number of receivers.
+    pub fn spublish(&self, channel: &[u8], msg: &[u8]) -> usize {
+        let ps = self.pubsub.lock();
+        let mut n = 0;
+        if let Some(subs) = ps.shard.get(channel) {
+            for c in subs.values() {
+                let items = vec![
+                    Bytes::from_static(b"smessage"),
+                    Bytes::copy_from_slice(channel),
+                    Bytes::copy_from_slice(msg),
+                ];
+                if crate::outbuf::admit(c, crate::outbuf::size(&items))
+                    && c.tx.send(Msg::Push(items)).is_ok()
+                {
+                    n += 1;
+                }
+            }
+        }
+        self.stats
+            .pubsub_messages
+            .fetch_add(n as u64, Ordering::Relaxed);
+        n
+    }
+
     /// Publishes a message; returns the number of receivers.
     pub fn publish(&self, channel: &[u8], msg: &[u8]) -> usize {
         let ps = self.pubsub.lock();
@@ -444,15 +506,13 @@ impl Shared {
         n
     }
 
-    /// Subscribes a client to a channel (or pattern).
-    pub fn subscribe(&self, client: u64, entry: &Arc<ClientEntry>, name: Bytes, pattern: bool) {
+    /// Subscribes a client to a channel, pattern or shard channel.
+    pub fn subscribe(&self, client: u64, entry: &Arc<ClientEntry>, name: Bytes, kind: SubKind) {
         let mut ps = self.pubsub.lock();
-        let map = if pattern {
-            &mut ps.patterns
-        } else {
-            &mut ps.channels
-        };
-        map.entry(name).or_default().insert(client, entry.clone());
+        ps.map(kind)
+            .entry(name)
+            .or_default()
+            .insert(client, entry.clone());
     }
 
     /// Closes the connections of user `name` subscribed to a channel or
@@ -463,7 +523,11 @@ impl Shared {
             return;
         };
         let ps = self.pubsub.lock();
-        for (pattern, map) in [(false, &ps.channels), (true, &ps.patterns)] {
+        for (pattern, map) in [
+            (false, &ps.channels),
+            (true, &ps.patterns),
+            (false, &ps.shard),
+        ] {
             for (chan, subs) in map {
                 for c in subs.values() {
                     if *c.user.lock() == name && !user.channel_ok(chan, pattern) {
@@ -475,14 +539,10 @@ impl Shared {
         }
     }
 
-    /// Unsubscribes a client from a channel (or pattern).
-    pub fn unsubscribe(&self, client: u64, name: &[u8], pattern: bool) {
+    /// Unsubscribes a client from a channel, pattern or shard channel.
+    pub fn unsubscribe(&self, client: u64, name: &[u8], kind: SubKind) {
         let mut ps = self.pubsub.lock();
-        let map = if pattern {
-            &mut ps.patterns
-        } else {
-            &mut ps.channels
-        };
+        let map = ps.map(kind);
         if let Some(s) = map.get_mut(name) {
             s.remove(&client);
             if s.is_empty() {
@@ -491,23 +551,23 @@ impl Shared {
         }
     }
 
-    /// PUBSUB CHANNELS / NUMSUB / NUMPAT data.
-    pub fn pubsub_channels(&self, pattern: Option<&[u8]>) -> Vec<Bytes> {
+    /// PUBSUB CHANNELS / SHARDCHANNELS: channels (or shard channels, with
+    /// `shard`) with a subscriber, matching `pattern` if given.
+    pub fn pubsub_channels(&self, pattern: Option<&[u8]>, shard: bool) -> Vec<Bytes> {
         let ps = self.pubsub.lock();
-        ps.channels
-            .keys()
+        let map = if shard { &ps.shard } else { &ps.channels };
+        map.keys()
             .filter(|c| pattern.is_none_or(|p| glob_match(p, c, false)))
             .cloned()
             .collect()
     }
 
-    /// Subscribers of one channel.
-    pub fn pubsub_numsub(&self, channel: &[u8]) -> usize {
-        self.pubsub
-            .lock()
-            .channels
-            .get(channel)
-            .map_or(0, |s| s.len())
+    /// Subscribers of one channel (PUBSUB NUMSUB), or of one shard channel
+    /// (SHARDNUMSUB).
+    pub fn pubsub_numsub(&self, channel: &[u8], shard: bool) -> usize {
+        let ps = self.pubsub.lock();
+        let map = if shard { &ps.shard } else { &ps.channels };
+        map.get(channel).map_or(0, |s| s.len())
     }
 
     /// Number of distinct patterns subscribed.

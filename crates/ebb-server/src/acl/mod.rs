@@ -670,8 +670,8 @@ impl Acl {
         }
         if !user.all_channels {
             let channels: &[Bytes] = match spec.name {
-                "publish" => argv.get(1..2).unwrap_or(&[]),
-                "subscribe" | "psubscribe" => argv.get(1..).unwrap_or(&[]),
+                "publish" | "spublish" => argv.get(1..2).unwrap_or(&[]),
+                "subscribe" | "psubscribe" | "ssubscribe" => argv.get(1..).unwrap_or(&[]),
                 _ => &[],
             };
             let literal = spec.name == "psubscribe";

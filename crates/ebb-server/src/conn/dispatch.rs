@@ -262,7 +262,7 @@ impl Session {
 
     /// Whether the client is in RESP2 subscribed mode.
     fn subscribed_resp2(&self) -> bool {
-        !self.resp3 && (!self.channels.is_empty() || !self.patterns.is_empty())
+        !self.resp3 && self.subscribed()
     }
 
     /// In RESP2 subscribed mode PING answers as a message array; true if
@@ -293,7 +293,15 @@ impl Session {
     fn subscribed_refusal(&self, spec: &CommandSpec, slot: Option<usize>) -> Option<Reply> {
         let allowed = matches!(
             spec.name,
-            "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe" | "ping" | "quit" | "reset"
+            "subscribe"
+                | "psubscribe"
+                | "ssubscribe"
+                | "unsubscribe"
+                | "punsubscribe"
+                | "sunsubscribe"
+                | "ping"
+                | "quit"
+                | "reset"
         );
         (self.subscribed_resp2() && !allowed).then(|| {
             Reply::Error(

@@ -66,6 +66,8 @@ pub struct Session {
     pub channels: BTreeSet<Bytes>,
     /// Subscribed patterns.
     pub patterns: BTreeSet<Bytes>,
+    /// Subscribed shard channels (SSUBSCRIBE).
+    pub shard_channels: BTreeSet<Bytes>,
     /// CLIENT REPLY mode.
     pub reply_mode: ReplyMode,
     /// Sender of this connection's mailbox.
@@ -140,6 +142,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         last_cmd: AtomicUsize::new(0),
         subs: AtomicUsize::new(0),
         psubs: AtomicUsize::new(0),
+        ssubs: AtomicUsize::new(0),
         resp: AtomicUsize::new(2),
         in_multi: AtomicBool::new(false),
         blocked: AtomicBool::new(false),
@@ -178,6 +181,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         watch_dirty: Arc::new(AtomicBool::new(false)),
         channels: BTreeSet::new(),
         patterns: BTreeSet::new(),
+        shard_channels: BTreeSet::new(),
         reply_mode: ReplyMode::On,
         tx,
         entry,
@@ -321,7 +325,7 @@ impl Session {
                 return Ok(());
             }
             let idle = async {
-                if idle_timeout > 0 && self.channels.is_empty() && self.patterns.is_empty() {
+                if idle_timeout > 0 && !self.subscribed() {
                     tokio::time::sleep(Duration::from_secs(idle_timeout)).await
                 } else {
                     std::future::pending::<()>().await
@@ -520,11 +524,28 @@ impl Session {
         self.tally.flush();
         crate::observe::remove_monitor(self.id);
         self.unwatch_all();
+        self.unsubscribe_all();
+    }
+
+    /// Whether the connection holds any subscription.
+    pub fn subscribed(&self) -> bool {
+        !self.channels.is_empty() || !self.patterns.is_empty() || !self.shard_channels.is_empty()
+    }
+
+    /// Drops every subscription (connection closed, RESET).
+    pub fn unsubscribe_all(&mut self) {
+        use crate::server::SubKind;
         for c in std::mem::take(&mut self.channels) {
-            self.shared.unsubscribe(self.id, &c, false);
+            self.shared.unsubscribe(self.id, &c, SubKind::Channel);
         }
         for p in std::mem::take(&mut self.patterns) {
-            self.shared.unsubscribe(self.id, &p, true);
+            self.shared.unsubscribe(self.id, &p, SubKind::Pattern);
         }
+        for c in std::mem::take(&mut self.shard_channels) {
+            self.shared.unsubscribe(self.id, &c, SubKind::Shard);
+        }
+        self.entry.subs.store(0, Ordering::Relaxed);
+        self.entry.psubs.store(0, Ordering::Relaxed);
+        self.entry.ssubs.store(0, Ordering::Relaxed);
     }
 }

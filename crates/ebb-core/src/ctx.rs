@@ -131,6 +131,7 @@ impl<'a> Ctx<'a> {
     pub fn expire_key_in(&mut self, db: usize, key: &[u8]) -> bool {
         let now = self.now;
         let lfu = self.store.cfg.lfu;
+        let paused = self.store.expiry_paused(now);
         // The common case, one lookup: the key is absent or nothing is due.
         match self.store.dbs[db].peek_mut(key) {
             None => return false,
@@ -140,7 +141,12 @@ impl<'a> Ctx<'a> {
                 }
                 return true;
             }
-            Some(_) => {}
+            Some(e) => {
+                if paused && matches!(e.expire_at(), Some(t) if t <= now) {
+                    // Logically expired, deleted once the pause ends.
+                    return false;
+                }
+            }
         }
         let live = self.store.dbs[db].expire_if_due(db, key, now, self.fx);
         if live && !self.no_touch {

@@ -506,6 +506,10 @@ pub struct Store {
     pub cfg: CoreConfig,
     /// The function libraries (FUNCTION LOAD), which FLUSHALL keeps.
     pub functions: crate::functions::Libraries,
+    /// CLIENT PAUSE's end (Unix ms; 0 = no pause): until then keys past
+    /// their TTL read as gone but are not deleted, and the sweeper rests,
+    /// so the dataset stays as it was (Redis's behaviour during a pause).
+    pub expiry_paused_until: u64,
 }
 
 /// Settings that affect command semantics or replies (encodings, limits).
@@ -548,7 +552,13 @@ impl Store {
             dbs: (0..n).map(|_| Db::default()).collect(),
             cfg: CoreConfig::default(),
             functions: Default::default(),
+            expiry_paused_until: 0,
         }
+    }
+
+    /// Whether CLIENT PAUSE holds key expiry back at `now`.
+    pub fn expiry_paused(&self, now: u64) -> bool {
+        now < self.expiry_paused_until
     }
 
     /// Reclaims due keys and members across databases with bounded work.

@@ -107,6 +107,10 @@ pub fn make_room(shared: &Shared, store: &mut Store) -> Result<(), Error> {
     if max == 0 || !over_limit(store, max) {
         return Ok(());
     }
+    if store.expiry_paused(crate::server::now_ms()) {
+        // CLIENT PAUSE keeps the dataset static: no eviction (as Redis).
+        return Ok(());
+    }
     let policy = Policy::from_u8(POLICY.load(Ordering::Relaxed));
     if policy == Policy::NoEviction {
         return Err(oom());

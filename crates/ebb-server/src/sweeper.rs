@@ -19,6 +19,11 @@ pub async fn run(shared: Arc<Shared>) {
         if !shared.active_expire.load(Ordering::Relaxed) {
             continue;
         }
+        if now_ms() < shared.paused_until.load(Ordering::Relaxed) {
+            // CLIENT PAUSE keeps the dataset as it is (Redis too skips its
+            // expiry cycle while clients are paused).
+            continue;
+        }
         let mut burst = 0usize;
         loop {
             let more = {

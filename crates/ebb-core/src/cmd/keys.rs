@@ -243,10 +243,22 @@ fn move_cmd(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `RANDOMKEY` → a random live key, or nil when the database is empty.
 fn randomkey(ctx: &mut Ctx, _argv: &[Bytes]) -> CmdResult<Reply> {
     let db = ctx.db;
-    // Every miss deletes the expired key it drew, so this ends.
+    // Every miss deletes the expired key it drew, so this ends, except
+    // during CLIENT PAUSE, when expired keys stay: then, after 100 misses,
+    // the first live key in table order.
+    let mut tries = 0;
     while let Some(k) = ctx.store.dbs[db].random_key() {
         if ctx.expire_key(&k) {
             return Ok(Reply::Bulk(k));
+        }
+        tries += 1;
+        if tries >= 100 && ctx.store.expiry_paused(ctx.now) {
+            let now = ctx.now;
+            let live = ctx.store.dbs[db]
+                .raw_iter()
+                .find(|(_, e)| !matches!(e.expire_at(), Some(t) if t <= now))
+                .map(|(k, _)| Bytes::copy_from_slice(k));
+            return Ok(live.map_or(Reply::Nil, Reply::Bulk));
         }
     }
     Ok(Reply::Nil)

@@ -1,0 +1,87 @@
+"""CLIENT PAUSE keeps the dataset static: keys past their TTL read as gone
+but are not deleted (no `expired_keys`, no `expired` event) until the pause
+ends, and the active expiry cycle rests.
+
+Checked against redis-server 7.0.15 too: `AGAINST_REDIS=1 pytest
+tests/python/test_pause_expiry.py`.
+"""
+
+import time
+
+from conftest import ebb_only
+
+
+def expired(c):
+    return c.info("stats")["expired_keys"]
+
+
+def wait_until(cond, timeout=3.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return cond()
+
+
+def test_keys_expire_logically_but_stay_during_a_pause(srv):
+    c = srv.client()
+    before = expired(c)
+    p = c.pipeline(transaction=True)
+    p.set("foo", "bar", px=10)
+    p.set("bar", "foo", px=10)
+    p.execute_command("CLIENT", "PAUSE", "50000", "WRITE")
+    p.execute()
+    time.sleep(0.3)  # several active-expiry cycles
+    assert c.get("foo") is None and c.get("bar") is None
+    assert c.exists("foo", "bar") == 0
+    assert c.ttl("foo") == -2
+    assert c.keys("*") == []
+    # Nothing was deleted: the keys still count in DBSIZE, as in Redis.
+    assert expired(c) == before
+    assert c.dbsize() == 2
+    c.execute_command("CLIENT", "UNPAUSE")
+    c.get("foo")
+    c.get("bar")
+    assert expired(c) == before + 2
+    assert c.dbsize() == 0
+
+
+def test_active_expiry_resumes_after_the_pause(srv):
+    c = srv.client()
+    before = expired(c)
+    c.set("k", "v", px=10)
+    c.execute_command("CLIENT", "PAUSE", "400", "WRITE")
+    time.sleep(0.2)
+    assert expired(c) == before
+    # The pause times out by itself; the cycle then reclaims the key
+    # without any client touching it.
+    assert wait_until(lambda: expired(c) == before + 1)
+    assert c.dbsize() == 0
+
+
+@ebb_only
+def test_randomkey_terminates_when_every_key_is_logically_expired(srv):
+    # Redis 7.0 loops forever here (fixed in later versions); ebb answers.
+    c = srv.client()
+    for i in range(50):
+        c.set(f"k{i}", "v", px=5)
+    c.set("alive", "1")
+    time.sleep(0.05)
+    c.execute_command("CLIENT", "PAUSE", "50000", "WRITE")
+    assert c.randomkey() == "alive"
+    assert c.dbsize() == 51
+    c.execute_command("CLIENT", "UNPAUSE")
+
+
+@ebb_only
+def test_member_deadlines_still_hide_due_members_during_a_pause(srv):
+    # A due member never shows (ebb's contract), pause or not.
+    c = srv.client()
+    c.sadd("s", "a", "b")
+    c.execute_command("SPEXPIRE", "s", "10", "MEMBERS", "1", "a")
+    time.sleep(0.05)
+    c.execute_command("CLIENT", "PAUSE", "50000", "WRITE")
+    assert c.smembers("s") == {"b"}
+    assert c.scard("s") == 1
+    c.execute_command("CLIENT", "UNPAUSE")

@@ -1,6 +1,7 @@
 """Configuration-file directives operators use to harden a server:
 `rename-command` (a new name, or none) and `include`."""
 
+import os
 import subprocess
 
 import pytest
@@ -129,5 +130,116 @@ def test_aclfile_is_loaded_saved_and_reloaded(tmp_path):
         acl.write_text("user erin on nopass ~* +@all\n")
         assert c.acl_load()
         assert sorted(c.acl_users()) == ["default", "erin"]
+    finally:
+        s.stop()
+
+
+# Every option redis-server 7.0.15 answers to in CONFIG GET *.
+REDIS_70_OPTIONS = """
+    acl-pubsub-default aclfile acllog-max-len active-defrag-cycle-max
+    active-defrag-cycle-min active-defrag-ignore-bytes
+    active-defrag-max-scan-fields active-defrag-threshold-lower
+    active-defrag-threshold-upper active-expire-effort activedefrag
+    activerehashing always-show-logo aof-disable-auto-gc aof-load-truncated
+    aof-rewrite-incremental-fsync aof-timestamp-enabled aof-use-rdb-preamble
+    aof_rewrite_cpulist appenddirname appendfilename appendfsync appendonly
+    auto-aof-rewrite-min-size auto-aof-rewrite-percentage bgsave_cpulist
+    bind bind-source-addr bio_cpulist busy-reply-threshold
+    client-output-buffer-limit client-query-buffer-limit
+    cluster-allow-pubsubshard-when-down cluster-allow-reads-when-down
+    cluster-allow-replica-migration cluster-announce-bus-port
+    cluster-announce-hostname cluster-announce-ip cluster-announce-port
+    cluster-announce-tls-port cluster-config-file cluster-enabled
+    cluster-link-sendbuf-limit cluster-migration-barrier
+    cluster-node-timeout cluster-port cluster-preferred-endpoint-type
+    cluster-replica-no-failover cluster-replica-validity-factor
+    cluster-require-full-coverage cluster-slave-no-failover
+    cluster-slave-validity-factor crash-log-enabled crash-memcheck-enabled
+    daemonize databases dbfilename dir disable-thp dynamic-hz
+    enable-debug-command enable-module-command enable-protected-configs
+    hash-max-listpack-entries hash-max-listpack-value
+    hash-max-ziplist-entries hash-max-ziplist-value hll-sparse-max-bytes hz
+    ignore-warnings io-threads io-threads-do-reads jemalloc-bg-thread
+    latency-monitor-threshold latency-tracking
+    latency-tracking-info-percentiles lazyfree-lazy-eviction
+    lazyfree-lazy-expire lazyfree-lazy-server-del lazyfree-lazy-user-del
+    lazyfree-lazy-user-flush lfu-decay-time lfu-log-factor
+    list-compress-depth list-max-listpack-size list-max-ziplist-size logfile
+    loglevel lua-time-limit masterauth masteruser maxclients maxmemory
+    maxmemory-clients maxmemory-eviction-tenacity maxmemory-policy
+    maxmemory-samples min-replicas-max-lag min-replicas-to-write
+    min-slaves-max-lag min-slaves-to-write no-appendfsync-on-rewrite
+    notify-keyspace-events oom-score-adj oom-score-adj-values pidfile port
+    proc-title-template propagation-error-behavior protected-mode
+    proto-max-bulk-len rdb-del-sync-files rdb-save-incremental-fsync
+    rdbchecksum rdbcompression repl-backlog-size repl-backlog-ttl
+    repl-disable-tcp-nodelay repl-diskless-load repl-diskless-sync
+    repl-diskless-sync-delay repl-diskless-sync-max-replicas
+    repl-ping-replica-period repl-ping-slave-period repl-timeout
+    replica-announce-ip replica-announce-port replica-announced
+    replica-ignore-disk-write-errors replica-ignore-maxmemory
+    replica-lazy-flush replica-priority replica-read-only
+    replica-serve-stale-data replicaof requirepass sanitize-dump-payload
+    save server_cpulist set-max-intset-entries set-proc-title
+    shutdown-on-sigint shutdown-on-sigterm shutdown-timeout
+    slave-announce-ip slave-announce-port slave-ignore-maxmemory
+    slave-lazy-flush slave-priority slave-read-only slave-serve-stale-data
+    slaveof slowlog-log-slower-than slowlog-max-len socket-mark-id
+    stop-writes-on-bgsave-error stream-node-max-bytes
+    stream-node-max-entries supervised syslog-enabled syslog-facility
+    syslog-ident tcp-backlog tcp-keepalive timeout tls-auth-clients
+    tls-ca-cert-dir tls-ca-cert-file tls-cert-file tls-ciphers
+    tls-ciphersuites tls-client-cert-file tls-client-key-file
+    tls-client-key-file-pass tls-cluster tls-dh-params-file tls-key-file
+    tls-key-file-pass tls-port tls-prefer-server-ciphers tls-protocols
+    tls-replication tls-session-cache-size tls-session-cache-timeout
+    tls-session-caching tracking-table-max-keys unixsocket unixsocketperm
+    zset-max-listpack-entries zset-max-listpack-value
+    zset-max-ziplist-entries zset-max-ziplist-value
+""".split()
+
+
+def test_every_redis_option_name_is_known(tmp_path):
+    s = start(tmp_path, "")
+    try:
+        c = s.client()
+        missing = [n for n in REDIS_70_OPTIONS if not c.config_get(n)]
+        assert missing == []
+    finally:
+        s.stop()
+
+
+STOCK_CONF = "/etc/redis/redis.conf"
+
+
+@pytest.mark.skipif(not os.path.exists(STOCK_CONF), reason="no packaged redis.conf")
+def test_the_packaged_redis_conf_starts_the_server(tmp_path):
+    # Debian's redis.conf as shipped (port, dir, etc. overridden on the
+    # command line, as the fixture does). It once stopped the start at
+    # `repl-diskless-sync-max-replicas`.
+    with open(STOCK_CONF) as f:
+        text = f.read()
+    s = start(tmp_path, text)
+    try:
+        c = s.client()
+        assert c.ping()
+        assert c.config_get("repl-diskless-sync-max-replicas") == {"repl-diskless-sync-max-replicas": "0"}
+    finally:
+        s.stop()
+
+
+def test_acl_pubsub_default_gives_new_users_every_channel(tmp_path):
+    s = start(tmp_path, "acl-pubsub-default allchannels\nuser cfguser on nopass +@all ~*\n")
+    try:
+        c = s.client()
+        users = c.execute_command("ACL", "LIST")
+        assert "user cfguser on nopass ~* &* +@all" in users
+        c.execute_command("ACL", "SETUSER", "u1")
+        assert "user u1 off &* -@all" in c.execute_command("ACL", "LIST")
+        c.config_set("acl-pubsub-default", "resetchannels")
+        c.execute_command("ACL", "SETUSER", "u2")
+        assert "user u2 off resetchannels -@all" in c.execute_command("ACL", "LIST")
+        with pytest.raises(redis.ResponseError, match="must be one of the following: allchannels, resetchannels"):
+            c.config_set("acl-pubsub-default", "bogus")
     finally:
         s.stop()

@@ -854,6 +854,7 @@ fn forget_waiter_keys(b: &mut Blocking, id: u64, w: &Waiter) {
 /// Copies the options command semantics depend on into the store.
 pub fn apply_core_config(cfg: &Config, store: &mut Store) {
     crate::evict::configure(cfg);
+    crate::acl::configure(cfg);
     crate::observe::configure(cfg);
     crate::latency::configure(cfg);
     crate::cmdstats::configure(cfg);

@@ -16,8 +16,18 @@ use ebb_core::{CommandSpec, Reply};
 use parking_lot::{Mutex, RwLock};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// `acl-pubsub-default allchannels`: new users (and `reset`) get every
+/// channel, as in Redis; the default, `resetchannels`, gives none.
+static PUBSUB_DEFAULT_ALL: AtomicBool = AtomicBool::new(false);
+
+/// Applies the ACL options of the configuration.
+pub fn configure(cfg: &crate::config::Config) {
+    let all = cfg.get("acl-pubsub-default").as_deref() == Some("allchannels");
+    PUBSUB_DEFAULT_ALL.store(all, Ordering::Relaxed);
+}
 
 mod categories;
 pub use categories::CATEGORIES;
@@ -57,7 +67,8 @@ fn slot_total() -> usize {
 }
 
 impl User {
-    /// A new user: off, no password, no key, no channel, no command.
+    /// A new user: off, no password, no key, no command, and no channel
+    /// unless `acl-pubsub-default` is `allchannels`.
     fn new(name: &[u8]) -> User {
         let mut u = User {
             name: Bytes::copy_from_slice(name),
@@ -68,7 +79,7 @@ impl User {
             future: false,
             all_keys: false,
             keys: Vec::new(),
-            all_channels: false,
+            all_channels: PUBSUB_DEFAULT_ALL.load(Ordering::Relaxed),
             channels: Vec::new(),
             sanitize: None,
             unrestricted: false,
@@ -155,6 +166,9 @@ impl User {
             "reset" => {
                 for r in ["resetpass", "resetkeys", "resetchannels", "off", "-@all"] {
                     self.apply(r.as_bytes())?;
+                }
+                if PUBSUB_DEFAULT_ALL.load(Ordering::Relaxed) {
+                    self.allow_all_channels();
                 }
                 self.sanitize = Some(true);
             }
@@ -576,8 +590,12 @@ impl Acl {
             self.set_requirepass(requirepass);
         }
         for line in lines {
-            // Each line describes the whole user, from a reset one.
-            let rules: Vec<&[u8]> = std::iter::once(&b"reset"[..])
+            // Each line describes the whole user: a new one, or the default
+            // user reset first (Redis does not reset a new user, so it gets
+            // no `sanitize-payload` flag).
+            let reset = (line[0] == "default").then_some(&b"reset"[..]);
+            let rules: Vec<&[u8]> = reset
+                .into_iter()
                 .chain(line[1..].iter().map(|r| r.as_bytes()))
                 .collect();
             self.set_user(line[0].as_bytes(), &rules)

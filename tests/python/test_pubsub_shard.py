@@ -278,3 +278,13 @@ def test_redis_py_sharded_pubsub(srv):
     assert r.pubsub_shardnumsub("orders") == [("orders", 1)]
     p.sunsubscribe("orders")
     p.close()
+
+
+def test_shard_channels_are_not_keys(conns):
+    c = conns()
+    for args in (("SPUBLISH", "ch", "m"), ("SSUBSCRIBE", "a", "b"), ("SUNSUBSCRIBE", "a")):
+        assert c.cmd("COMMAND", "GETKEYS", *args) == b"-ERR The command has no key arguments\r\n"
+    # COMMAND INFO shows the channel positions, as Redis does.
+    info = c.cmd("COMMAND", "INFO", "SPUBLISH")
+    assert b"$8\r\nspublish\r\n:3\r\n" in info
+    assert b":1\r\n:1\r\n:1\r\n" in info

@@ -466,7 +466,9 @@ pub fn command(argv: &[Bytes]) -> Reply {
         if !spec.arity_ok(args.len()) {
             return err("ERR Invalid number of arguments specified for command");
         }
-        if spec.first_key == 0 && spec.keys.is_none() {
+        if (spec.first_key == 0 && spec.keys.is_none())
+            || ebb_core::cmd::server::channels_not_keys(spec.name)
+        {
             return err("ERR The command has no key arguments");
         }
         let pos = spec.key_positions(args);

@@ -51,9 +51,12 @@ pub const COMMANDS: &[CommandSpec] = &[
     s("psubscribe", -2, "pubsub noscript loading stale", (0, 0, 0), "pubsub", "Listens for messages published to channels that match one or more patterns."),
     s("punsubscribe", -1, "pubsub noscript loading stale", (0, 0, 0), "pubsub", "Stops listening to messages published to channels that match one or more patterns."),
     s("publish", 3, "pubsub loading stale fast", (0, 0, 0), "pubsub", "Posts a message to a channel."),
-    s("ssubscribe", -2, "pubsub noscript loading stale", (0, 0, 0), "pubsub", "Listens for messages published to shard channels."),
-    s("sunsubscribe", -1, "pubsub noscript loading stale", (0, 0, 0), "pubsub", "Stops listening to messages posted to shard channels."),
-    s("spublish", 3, "pubsub loading stale fast", (0, 0, 0), "pubsub", "Posts a message to a shard channel."),
+    // Redis 7.0 lists shard channels as key positions flagged NOT_KEY (for
+    // a cluster's slot routing): COMMAND INFO shows them, nothing treats
+    // them as keys (WATCH, ACL key rules, COMMAND GETKEYS).
+    s("ssubscribe", -2, "pubsub noscript loading stale", (1, -1, 1), "pubsub", "Listens for messages published to shard channels.").with_keys(not_keys),
+    s("sunsubscribe", -1, "pubsub noscript loading stale", (1, -1, 1), "pubsub", "Stops listening to messages posted to shard channels.").with_keys(not_keys),
+    s("spublish", 3, "pubsub loading stale fast", (1, 1, 1), "pubsub", "Posts a message to a shard channel.").with_keys(not_keys),
     s("pubsub", -2, "", (0, 0, 0), "pubsub", "A container for Pub/Sub commands."),
     s("eval", -3, "noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Executes a server-side Lua script.").with_keys(script_keys),
     s("evalsha", -3, "noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Executes a server-side Lua script by SHA1 digest.").with_keys(script_keys),
@@ -64,6 +67,17 @@ pub const COMMANDS: &[CommandSpec] = &[
     s("fcall_ro", -3, "readonly noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Invokes a read-only function.").with_keys(script_keys),
     s("function", -2, "", (0, 0, 0), "scripting", "A container for function commands."),
 ];
+
+/// Shard channels: in key positions for COMMAND INFO, but not keys.
+fn not_keys(_argv: &[Bytes]) -> Vec<usize> {
+    Vec::new()
+}
+
+/// Whether the command's key positions name channels, not keys (Redis's
+/// NOT_KEY key specs): COMMAND GETKEYS answers that it has no key.
+pub fn channels_not_keys(name: &str) -> bool {
+    matches!(name, "ssubscribe" | "sunsubscribe" | "spublish")
+}
 
 /// The keys of EVAL and its forms: `numkeys` at position 2, the keys after
 /// it (none when the count is invalid; EVAL reports that itself).

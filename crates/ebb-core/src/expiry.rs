@@ -53,6 +53,10 @@ impl DueOrder {
         self.get().len()
     }
 
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
     pub(crate) fn first(&self) -> Option<Due> {
         self.get().first()
     }
@@ -80,6 +84,16 @@ impl DueOrder {
             self.0 = None;
         }
         found
+    }
+
+    /// Keeps only the pairs `keep` accepts.
+    pub(crate) fn retain(&mut self, keep: impl Fn(Due) -> bool) {
+        if let Some(c) = &mut self.0 {
+            c.retain(keep);
+            if c.is_empty() {
+                self.0 = None;
+            }
+        }
     }
 
     pub(crate) fn renumber(&mut self, f: impl Fn(Due) -> Due) {
@@ -111,15 +125,71 @@ pub(crate) struct DeadlineIndex {
     /// The nodes with a deadline, by (deadline, id), once the table is
     /// large (has a hash index); empty while it is small, when a scan of
     /// `at` is as quick.
+    ///
+    /// A node whose deadline changes gets a new pair; its old one stays
+    /// where it is, stale, instead of being searched for and shifted out
+    /// (moving a deadline is the commonest write: every ZADDEX or SADDEX
+    /// of an existing member). A pair `(t, id)` is live when node `id`'s
+    /// deadline is `t`; each live node has exactly one, and the order is a
+    /// set, so a node whose deadline returns to `t` revives its pair
+    /// rather than duplicating it. [`DeadlineIndex::settle`] keeps both
+    /// ends live and drops the stale pairs once they outnumber the live
+    /// ones, so the order holds at most about twice the live pairs.
     pub(crate) order: DueOrder,
     /// How many nodes have a deadline.
     pub(crate) count: usize,
 }
 
+/// Whether `d` is the current pair of its node, given the nodes'
+/// deadlines `at`.
+fn is_live(at: &[u64], d: Due) -> bool {
+    let t = d.at;
+    at.get(d.id as usize).copied() == Some(t)
+}
+
+/// Stale pairs tolerated before a compaction, at least.
+const STALE_MIN: usize = 64;
+
 impl DeadlineIndex {
-    /// Whether `order` holds every node with a deadline (large tables).
+    /// Whether `order` holds the nodes with a deadline (large tables): it
+    /// holds a pair for each, so it is empty only for a small table.
     fn ordered(&self) -> bool {
-        self.order.len() == self.count
+        !self.order.is_empty() || self.count == 0
+    }
+
+    /// Whether `d` is a node's current pair (not a stale one).
+    pub(crate) fn live(&self, d: Due) -> bool {
+        is_live(&self.at, d)
+    }
+
+    /// Restores the order's invariants after a change: its first and last
+    /// pairs are live (so the earliest and latest deadlines read in O(1)),
+    /// and stale pairs never outnumber live ones by much.
+    pub(crate) fn settle(&mut self) {
+        let stale = self.order.len().saturating_sub(self.count);
+        if stale == 0 {
+            return;
+        }
+        if stale > self.count.max(STALE_MIN) {
+            let at = &self.at;
+            self.order.retain(|d| is_live(at, d));
+            return;
+        }
+        while let Some(d) = self.order.first().filter(|&d| !self.live(d)) {
+            self.order.remove(d);
+        }
+        while let Some(d) = self.order.last().filter(|&d| !self.live(d)) {
+            self.order.remove(d);
+        }
+    }
+
+    /// Drops every stale pair (before ids are renumbered, which could
+    /// make a stale pair equal to a live one).
+    pub(crate) fn compact(&mut self) {
+        if self.order.len() > self.count {
+            let at = &self.at;
+            self.order.retain(|d| is_live(at, d));
+        }
     }
 
     /// Ids of the nodes with a deadline, by id.
@@ -156,7 +226,11 @@ impl DeadlineIndex {
 /// Members with their deadlines in deadline order: walked from the order,
 /// or sorted on demand for a small table or a packed set.
 enum DeadlineIter<'a> {
-    Order(&'a dyn MemberNames, crate::value::order::RankIter<'a, Due>),
+    Order(
+        &'a dyn MemberNames,
+        &'a [u64],
+        crate::value::order::RankIter<'a, Due>,
+    ),
     Sorted(&'a dyn MemberNames, &'a [u64], std::vec::IntoIter<u32>),
     Packed(&'a dyn PackDeadlines, std::vec::IntoIter<(u64, usize)>),
     Empty,
@@ -167,7 +241,9 @@ impl<'a> Iterator for DeadlineIter<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         match self {
-            DeadlineIter::Order(names, it) => it.next().map(|d| (names.member(d.id), d.at)),
+            DeadlineIter::Order(names, at, it) => it
+                .find(|&d| is_live(at, d))
+                .map(|d| (names.member(d.id), d.at)),
             DeadlineIter::Sorted(names, at, it) => {
                 it.next().map(|id| (names.member(id), at[id as usize]))
             }
@@ -266,7 +342,7 @@ impl<'a> MemberDeadlines<'a> {
                 index: Some(d),
             } => {
                 if d.ordered() {
-                    DeadlineIter::Order(names, d.order.iter())
+                    DeadlineIter::Order(names, &d.at, d.order.iter())
                 } else {
                     let mut ids: Vec<u32> = d.with_deadline().collect();
                     ids.sort_by_key(|&i| (d.at[i as usize], i));

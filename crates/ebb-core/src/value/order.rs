@@ -207,6 +207,25 @@ impl<E: Copy + PartialEq> Chunked<E> {
         self.prefix(ci) + self.chunks[ci].partition_point(|&e| pred(e))
     }
 
+    /// Keeps only the elements `keep` accepts, in one pass (O(n)); the
+    /// survivors are re-chunked at the target load.
+    pub fn retain(&mut self, keep: impl Fn(E) -> bool) {
+        let kept: Vec<E> = self
+            .chunks
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&e| keep(e))
+            .collect();
+        *self = Chunked::default();
+        if kept.is_empty() {
+            return;
+        }
+        self.len = kept.len();
+        self.chunks = kept.chunks(LOAD).map(|c| c.to_vec()).collect();
+        self.rebuild();
+    }
+
     /// The element at `rank` (0-based, ascending).
     pub fn get(&self, rank: usize) -> Option<E> {
         if rank >= self.len {

@@ -172,12 +172,13 @@ impl<V> MemberTable<V> {
         }
         if old == NO_DEADLINE {
             d.count += 1;
-        } else if ordered {
-            d.order.remove(Due { at: old, id });
         }
         d.at[id as usize] = at;
         if ordered {
+            // The old pair, if any, goes stale where it is (see
+            // DeadlineIndex::order).
             d.order.insert(Due { at, id });
+            d.settle();
         }
     }
 
@@ -190,6 +191,8 @@ impl<V> MemberTable<V> {
         d.count -= 1;
         if d.count == 0 {
             self.deadlines = None;
+        } else {
+            d.settle();
         }
         Some(old)
     }
@@ -255,6 +258,7 @@ impl<V> MemberTable<V> {
         self.finish_removal();
         if let Some(d) = &mut self.deadlines {
             d.at.swap_remove(id as usize);
+            d.settle();
         }
         let node = self.nodes.swap_remove(id as usize);
         self.maybe_shrink();
@@ -273,6 +277,8 @@ impl<V> MemberTable<V> {
             *x = down(*x);
         }
         if let Some(d) = &mut self.deadlines {
+            // Shifting ids could make a stale pair equal a live one.
+            d.compact();
             d.order.renumber(|e| Due {
                 at: e.at,
                 id: down(e.id),
@@ -281,6 +287,7 @@ impl<V> MemberTable<V> {
         self.finish_removal();
         if let Some(d) = &mut self.deadlines {
             d.at.remove(id as usize);
+            d.settle();
         }
         let node = self.nodes.remove(id as usize);
         self.maybe_shrink();
@@ -340,11 +347,16 @@ impl<V> MemberTable<V> {
         if let Some(d) = &self.deadlines {
             assert_eq!(d.at.len(), self.nodes.len());
             d.order.check();
-            assert!(d.order.iter().all(|e| d.at[e.id as usize] == e.at));
             let with = d.at.iter().filter(|&&t| t != NO_DEADLINE).count();
             assert_eq!(with, d.count);
+            let live = d.order.iter().filter(|&e| d.live(e)).count();
             let ordered = if self.indexed() { with } else { 0 };
-            assert_eq!(d.order.len(), ordered);
+            // Every node with a deadline has its pair; the others are
+            // stale, bounded, and never at either end.
+            assert_eq!(live, ordered);
+            assert!(d.order.len() - live <= with.max(64));
+            assert!(d.order.first().is_none_or(|e| d.live(e)));
+            assert!(d.order.last().is_none_or(|e| d.live(e)));
             assert!(with > 0);
         }
     }
@@ -427,5 +439,70 @@ mod tests {
         }
         t.check();
         assert!(t.deadlines.is_none());
+    }
+
+    /// Random deadline moves, clears and removals on a large table,
+    /// against a plain vector of deadlines: the order's stale pairs never
+    /// show (earliest, latest, due order) and stay bounded.
+    #[test]
+    fn moved_deadlines_leave_no_visible_trace() {
+        let mut t: MemberTable<u32> = MemberTable::default();
+        let mut model: Vec<Option<u64>> = Vec::new();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut next = 0u32;
+        for step in 0..20_000u32 {
+            let op = rand(100);
+            let len = model.len() as u64;
+            let floor = if step < 10_000 { 40 } else { 300 };
+            if len < floor || op < 15 {
+                t.push(format!("m{next}").as_bytes(), next);
+                next += 1;
+                model.push(None);
+            } else if op < 75 {
+                // Few distinct deadlines, so pairs revive and collide.
+                let id = rand(len) as u32;
+                let at = 1_000 + rand(60);
+                t.set_deadline(id, at);
+                model[id as usize] = Some(at);
+            } else if op < 82 {
+                let id = rand(len) as u32;
+                assert_eq!(t.clear_deadline(id), model[id as usize].take());
+            } else if op < 96 {
+                let id = rand(len) as u32;
+                t.swap_remove(id);
+                model.swap_remove(id as usize);
+            } else {
+                let id = rand(len) as u32;
+                t.shift_remove(id);
+                model.remove(id as usize);
+            }
+            if step % 7 == 0 || model.len() < 50 {
+                t.check();
+            }
+            let mut want: Vec<(u64, u32)> = model
+                .iter()
+                .enumerate()
+                .filter_map(|(i, d)| d.map(|d| (d, i as u32)))
+                .collect();
+            want.sort_unstable();
+            let first = t
+                .first_due(u64::MAX - 1)
+                .and_then(|id| Some((t.deadline(id)?, id)));
+            assert_eq!(first, want.first().copied(), "step {step}");
+            assert_eq!(t.deadlines().latest(), want.last().map(|w| w.0));
+            assert_eq!(t.deadlines().len(), want.len());
+            if step % 50 == 0 {
+                let got: Vec<u64> = t.deadlines().iter().map(|(_, d)| d).collect();
+                let w: Vec<u64> = want.iter().map(|w| w.0).collect();
+                assert_eq!(got, w);
+            }
+        }
+        t.check();
     }
 }

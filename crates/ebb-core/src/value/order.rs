@@ -9,16 +9,20 @@
 //! rebuilt in O(chunks) when a chunk splits, merges or vanishes, which
 //! happens at most once per `LOAD / 2` updates.
 //!
-//! A sorted set's order is an [`IdOrder`]: member ids (`u32` positions in a
-//! [`MemberTable`](super::table::MemberTable)) compared by reading their
-//! nodes (score, then member), 4 bytes per element and never a copy of a
-//! member. The member-deadline order holds (deadline, id) pairs and
-//! compares them without reading any node.
+//! A sorted set's order holds (score, id) pairs (ids are `u32` positions
+//! in a [`MemberTable`](super::table::MemberTable)), compared by score and,
+//! on a tie, by reading the two nodes' members: 12 bytes per element and
+//! never a copy of a member. The member-deadline order holds (deadline, id)
+//! pairs and compares them without reading any node.
 
 use std::cmp::Ordering;
 
 /// Target chunk length; chunks split above `2 * LOAD` and merge below `LOAD / 2`.
 const LOAD: usize = 128;
+
+/// Elements a full chunk grows by (a copy of at most `2 * LOAD` elements
+/// every `GROW` insertions into it).
+const GROW: usize = LOAD / 4;
 
 /// Where an element sits: (chunk, offset).
 pub type Slot = (usize, usize);
@@ -53,9 +57,6 @@ impl<E> Default for Chunked<E> {
     }
 }
 
-/// Member ids ordered through their nodes.
-pub type IdOrder = Chunked<u32>;
-
 impl<E: Copy + PartialEq> Chunked<E> {
     /// Number of elements.
     pub fn len(&self) -> usize {
@@ -87,6 +88,11 @@ impl<E: Copy + PartialEq> Chunked<E> {
             Ok(_) => return false,
             Err(p) => p,
         };
+        if chunk.len() == chunk.capacity() {
+            // Grow by a step, not by doubling: a chunk of up to 2 * LOAD
+            // elements otherwise averages a quarter of its room unused.
+            chunk.reserve_exact(GROW);
+        }
         chunk.insert(pos, id);
         self.len += 1;
         if pos + 1 == chunk.len() {
@@ -369,7 +375,7 @@ impl<E: Copy + PartialEq> Chunked<E> {
     }
 }
 
-/// Iterator over a rank range of an [`IdOrder`].
+/// Iterator over a rank range of a [`Chunked`].
 #[derive(Debug, Clone)]
 pub struct RankIter<'a, E> {
     order: &'a Chunked<E>,
@@ -446,7 +452,7 @@ mod tests {
         for (i, &k) in keys.iter().enumerate() {
             id_of[k as usize] = i as u32;
         }
-        let mut o = IdOrder::default();
+        let mut o = Chunked::<u32>::default();
         for i in 0..n {
             assert!(o.insert(i, &cmp));
         }
@@ -491,7 +497,7 @@ mod tests {
     fn mixed_iteration_meets_in_the_middle() {
         let keys: Vec<u32> = (0..600).map(|k| k * 3).collect();
         let cmp = keyed(&keys);
-        let mut o = IdOrder::default();
+        let mut o = Chunked::<u32>::default();
         for k in 0..600 {
             o.insert(k, &cmp);
         }

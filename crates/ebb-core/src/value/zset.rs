@@ -3,14 +3,14 @@
 //! Up to 128 members of at most 64 bytes, one packed buffer (a [`ZPack`]:
 //! every operation a walk of a few cache lines). Beyond, a [`MemberTable`]
 //! (each member stored once with its score; O(1) score lookups and random
-//! picks) plus an [`IdOrder`] of the member ids by (score, member), which
+//! picks) plus an order of (score, id) pairs by (score, member), which
 //! answers ranks, rank ranges and score/lex boundaries in O(log n).
 
 use bytes::Bytes;
 use std::cmp::Ordering;
 use std::ops::Bound;
 
-use super::order::{IdOrder, RankIter};
+use super::order::{Chunked, RankIter};
 use super::table::{MemberTable, Node};
 use super::zpack::{packable_deadline, PackIter, ZPack};
 use crate::expiry::{MemberDeadlines, NO_DEADLINE};
@@ -190,20 +190,47 @@ impl Default for ZSetValue {
     }
 }
 
-/// The large form: a member table and the order of its ids.
+/// The large form: a member table and the order of its members.
 #[derive(Debug, Default, Clone)]
 struct Large {
     table: MemberTable<f64>,
-    order: IdOrder,
+    order: Chunked<Ranked>,
 }
 
-/// Orders ids by (score, member), reading both through the nodes.
-fn score_cmp(nodes: &[Node<f64>]) -> impl Fn(u32, u32) -> Ordering + '_ {
+/// A member's place in the order: its score (a copy of the node's) and
+/// its id. With the score at hand a search reads a node only to break a
+/// tie, instead of at every step (12 bytes a member instead of 4, for
+/// about half the cache misses of an insertion or a rank lookup).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C, packed(4))]
+struct Ranked {
+    score: f64,
+    id: u32,
+}
+
+impl Ranked {
+    fn id(self) -> u32 {
+        self.id
+    }
+
+    fn score(self) -> f64 {
+        self.score
+    }
+}
+
+/// Orders (score, id) pairs by (score, member), reading a node only when
+/// two scores tie.
+fn score_cmp(nodes: &[Node<f64>]) -> impl Fn(Ranked, Ranked) -> Ordering + '_ {
     move |a, b| {
-        let (x, y) = (&nodes[a as usize], &nodes[b as usize]);
-        Score(x.value)
-            .cmp(&Score(y.value))
-            .then_with(|| x.member.cmp(&y.member))
+        Score(a.score()).cmp(&Score(b.score())).then_with(|| {
+            if a.id() == b.id() {
+                Ordering::Equal
+            } else {
+                nodes[a.id() as usize]
+                    .member
+                    .cmp(&nodes[b.id() as usize].member)
+            }
+        })
     }
 }
 
@@ -214,7 +241,7 @@ pub struct ZIter<'a>(IterRepr<'a>);
 #[derive(Debug, Clone)]
 enum IterRepr<'a> {
     Packed(PackIter<'a, true>),
-    Large(&'a [Node<f64>], RankIter<'a, u32>),
+    Large(&'a [Node<f64>], RankIter<'a, Ranked>),
 }
 
 /// A node as (member, score).
@@ -228,7 +255,7 @@ impl<'a> Iterator for ZIter<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.0 {
             IterRepr::Packed(it) => it.next(),
-            IterRepr::Large(nodes, it) => Some(pair_of(&nodes[it.next()? as usize])),
+            IterRepr::Large(nodes, it) => Some(pair_of(&nodes[it.next()?.id() as usize])),
         }
     }
 
@@ -244,7 +271,7 @@ impl DoubleEndedIterator for ZIter<'_> {
     fn next_back(&mut self) -> Option<Self::Item> {
         match &mut self.0 {
             IterRepr::Packed(it) => it.next_back(),
-            IterRepr::Large(nodes, it) => Some(pair_of(&nodes[it.next_back()? as usize])),
+            IterRepr::Large(nodes, it) => Some(pair_of(&nodes[it.next_back()?.id() as usize])),
         }
     }
 }
@@ -264,9 +291,13 @@ impl Large {
     /// The form `p` converts to.
     fn from_packed(p: &ZPack) -> Large {
         let table = p.to_table(|score| score);
-        let mut order = IdOrder::default();
-        for id in 0..table.len() as u32 {
-            order.insert(id, &score_cmp(table.nodes()));
+        let mut order = Chunked::default();
+        for (id, n) in table.nodes().iter().enumerate() {
+            let e = Ranked {
+                score: n.value,
+                id: id as u32,
+            };
+            order.insert(e, &score_cmp(table.nodes()));
         }
         Large { table, order }
     }
@@ -280,17 +311,20 @@ impl Large {
             return;
         };
         if old != score {
-            self.order.remove(id, &score_cmp(self.table.nodes()));
+            self.order
+                .remove(Ranked { score: old, id }, &score_cmp(self.table.nodes()));
             if let Some(s) = self.table.value_mut(id) {
                 *s = score;
             }
-            self.order.insert(id, &score_cmp(self.table.nodes()));
+            self.order
+                .insert(Ranked { score, id }, &score_cmp(self.table.nodes()));
         }
     }
 
     fn insert_new(&mut self, m: &[u8], score: f64) -> u32 {
         let id = self.table.push(m, score);
-        self.order.insert(id, &score_cmp(self.table.nodes()));
+        self.order
+            .insert(Ranked { score, id }, &score_cmp(self.table.nodes()));
         id
     }
 
@@ -300,23 +334,33 @@ impl Large {
         let last = self.table.len().checked_sub(1)? as u32;
         let moved = {
             let cmp = score_cmp(self.table.nodes());
-            self.order.remove(id, &cmp);
+            self.order.remove(self.ranked(id), &cmp);
             if id != last {
-                self.order.slot_of(last, &cmp)
+                let e = self.ranked(last);
+                self.order.slot_of(e, &cmp).map(|slot| (slot, e.score()))
             } else {
                 None
             }
         };
         let node = self.table.swap_remove(id)?;
-        if let Some(slot) = moved {
-            self.order.set_slot(slot, id);
+        if let Some((slot, score)) = moved {
+            self.order.set_slot(slot, Ranked { score, id });
         }
         Some((node.member.into_bytes(), node.value))
     }
 
     fn rank_of(&self, id: u32) -> usize {
         let cmp = score_cmp(self.table.nodes());
-        self.order.count_while(|e| cmp(e, id) == Ordering::Less)
+        let me = self.ranked(id);
+        self.order.count_while(|e| cmp(e, me) == Ordering::Less)
+    }
+
+    /// Node `id`'s place in the order.
+    fn ranked(&self, id: u32) -> Ranked {
+        Ranked {
+            score: self.score_of(id),
+            id,
+        }
     }
 
     fn score_of(&self, id: u32) -> f64 {
@@ -486,7 +530,7 @@ impl ZSetValue {
     pub fn by_rank(&self, r: usize) -> Option<(&[u8], f64)> {
         match &self.repr {
             Repr::Packed(_) => self.range_by_rank(r, r + 1).next(),
-            Repr::Large(l) => l.pair(l.order.get(r)?),
+            Repr::Large(l) => l.pair(l.order.get(r)?.id()),
         }
     }
 
@@ -527,8 +571,8 @@ impl ZSetValue {
                 (lo, hi)
             }
             Repr::Large(l) => (
-                l.order.count_while(|e| !r.above_min(l.score_of(e))),
-                l.order.count_while(|e| r.below_max(l.score_of(e))),
+                l.order.count_while(|e| !r.above_min(e.score())),
+                l.order.count_while(|e| r.below_max(e.score())),
             ),
         };
         (lo, hi.max(lo))
@@ -578,7 +622,7 @@ impl ZSetValue {
             return None;
         }
         let i = match self.lex_searchable() {
-            Some(l) => l.order.count_while(|e| !r.above_min(l.member_of(e))),
+            Some(l) => l.order.count_while(|e| !r.above_min(l.member_of(e.id()))),
             None => self.iter().position(|(m, _)| r.above_min(m))?,
         };
         let (m, _) = self.by_rank(i)?;
@@ -593,7 +637,7 @@ impl ZSetValue {
         let i = match self.lex_searchable() {
             Some(l) => l
                 .order
-                .count_while(|e| r.below_max(l.member_of(e)))
+                .count_while(|e| r.below_max(l.member_of(e.id())))
                 .checked_sub(1)?,
             None => self.iter().rposition(|(m, _)| r.below_max(m))?,
         };
@@ -609,7 +653,7 @@ impl ZSetValue {
         match self.lex_searchable() {
             Some(l) => l
                 .order
-                .count_while(|e| r.below_max(l.member_of(e)))
+                .count_while(|e| r.below_max(l.member_of(e.id())))
                 .saturating_sub(first),
             None => self
                 .range_by_rank(first, self.len())
@@ -647,8 +691,8 @@ impl ZSetValue {
         match &self.repr {
             Repr::Packed(p) if max => p.last_offset().map(|o| MemberRef(o as u32)),
             Repr::Packed(p) => (p.len() > 0).then_some(MemberRef(0)),
-            Repr::Large(l) if max => l.order.last().map(MemberRef),
-            Repr::Large(l) => l.order.first().map(MemberRef),
+            Repr::Large(l) if max => l.order.last().map(|e| MemberRef(e.id())),
+            Repr::Large(l) => l.order.first().map(|e| MemberRef(e.id())),
         }
     }
 
@@ -747,7 +791,12 @@ impl ZSetValue {
         l.table.check();
         l.order.check(&score_cmp(l.table.nodes()));
         assert_eq!(l.order.len(), l.table.len());
-        let mut ids: Vec<u32> = l.order.iter().collect();
+        // Each pair's score is its node's.
+        assert!(l
+            .order
+            .iter()
+            .all(|e| e.score().to_bits() == l.score_of(e.id()).to_bits()));
+        let mut ids: Vec<u32> = l.order.iter().map(Ranked::id).collect();
         ids.sort_unstable();
         assert!(ids.iter().enumerate().all(|(i, &id)| id == i as u32));
     }

@@ -86,6 +86,20 @@ impl DueOrder {
         found
     }
 
+    pub(crate) fn chunk_count(&self) -> usize {
+        self.0.as_ref().map_or(0, |c| c.chunk_count())
+    }
+
+    /// Keeps only the pairs of chunk `ci` that `keep` accepts.
+    pub(crate) fn retain_chunk(&mut self, ci: usize, keep: impl Fn(Due) -> bool) {
+        if let Some(c) = &mut self.0 {
+            c.retain_chunk(ci, keep);
+            if c.is_empty() {
+                self.0 = None;
+            }
+        }
+    }
+
     /// Keeps only the pairs `keep` accepts.
     pub(crate) fn retain(&mut self, keep: impl Fn(Due) -> bool) {
         if let Some(c) = &mut self.0 {
@@ -138,6 +152,8 @@ pub(crate) struct DeadlineIndex {
     pub(crate) order: DueOrder,
     /// How many nodes have a deadline.
     pub(crate) count: usize,
+    /// The next chunk of `order` to clear of stale pairs.
+    pub(crate) sweep: usize,
 }
 
 /// Whether `d` is the current pair of its node, given the nodes'
@@ -146,6 +162,9 @@ fn is_live(at: &[u64], d: Due) -> bool {
     let t = d.at;
     at.get(d.id as usize).copied() == Some(t)
 }
+
+/// Chunks cleared of stale pairs per change while they are too many.
+const COMPACT_CHUNKS: usize = 2;
 
 /// Stale pairs tolerated before a compaction, at least.
 const STALE_MIN: usize = 64;
@@ -164,16 +183,26 @@ impl DeadlineIndex {
 
     /// Restores the order's invariants after a change: its first and last
     /// pairs are live (so the earliest and latest deadlines read in O(1)),
-    /// and stale pairs never outnumber live ones by much.
+    /// and stale pairs never outnumber live ones by much (past that, each
+    /// change clears a few chunks of them, in turn).
     pub(crate) fn settle(&mut self) {
         let stale = self.order.len().saturating_sub(self.count);
         if stale == 0 {
             return;
         }
         if stale > self.count.max(STALE_MIN) {
-            let at = &self.at;
-            self.order.retain(|d| is_live(at, d));
-            return;
+            // A few chunks per change, never the whole order at once (a
+            // million-member key would stall every client for a pass
+            // over two million pairs): each change adds at most one stale
+            // pair, each call here clears up to 2 * 2 * LOAD.
+            for _ in 0..COMPACT_CHUNKS {
+                if self.sweep >= self.order.chunk_count() {
+                    self.sweep = 0;
+                }
+                let at = &self.at;
+                self.order.retain_chunk(self.sweep, |d| is_live(at, d));
+                self.sweep += 1;
+            }
         }
         while let Some(d) = self.order.first().filter(|&d| !self.live(d)) {
             self.order.remove(d);

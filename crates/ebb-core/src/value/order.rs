@@ -232,6 +232,44 @@ impl<E: Copy + PartialEq> Chunked<E> {
         self.rebuild();
     }
 
+    /// Number of chunks.
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// Keeps only the elements of chunk `ci` that `keep` accepts; returns
+    /// how many went. O(chunk), plus O(chunks) if the chunk empties. A
+    /// chunk left small is merged by a later removal, not here.
+    pub fn retain_chunk(&mut self, ci: usize, keep: impl Fn(E) -> bool) -> usize {
+        let Some(chunk) = self.chunks.get_mut(ci) else {
+            return 0;
+        };
+        let before = chunk.len();
+        chunk.retain(|&e| keep(e));
+        let gone = before - chunk.len();
+        if gone == 0 {
+            return 0;
+        }
+        self.len -= gone;
+        if chunk.capacity() - chunk.len() > GROW {
+            // Chunks thinned this way are seldom refilled (new elements
+            // mostly land elsewhere): give the room back.
+            chunk.shrink_to(chunk.len() + GROW / 2);
+        }
+        if let Some(&top) = chunk.last() {
+            self.tops[ci] = top;
+            self.add(ci, gone.wrapping_neg());
+        } else {
+            self.chunks.remove(ci);
+            if self.chunks.is_empty() {
+                *self = Chunked::default();
+            } else {
+                self.rebuild();
+            }
+        }
+        gone
+    }
+
     /// The element at `rank` (0-based, ascending).
     pub fn get(&self, rank: usize) -> Option<E> {
         if rank >= self.len {

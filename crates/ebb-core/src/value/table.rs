@@ -162,6 +162,7 @@ impl<V> MemberTable<V> {
                 at: vec![NO_DEADLINE; n],
                 order: Default::default(),
                 count: 0,
+                sweep: 0,
             })
         });
         let Some(&old) = d.at.get(id as usize) else {
@@ -354,7 +355,9 @@ impl<V> MemberTable<V> {
             // Every node with a deadline has its pair; the others are
             // stale, bounded, and never at either end.
             assert_eq!(live, ordered);
-            assert!(d.order.len() - live <= with.max(64));
+            // Incremental clearing lets stale pairs pass live ones by at
+            // most a few chunks' worth.
+            assert!(d.order.len() - live <= with.max(64) + 1024);
             assert!(d.order.first().is_none_or(|e| d.live(e)));
             assert!(d.order.last().is_none_or(|e| d.live(e)));
             assert!(with > 0);

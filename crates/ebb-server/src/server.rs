@@ -146,6 +146,33 @@ pub struct PubSub {
     shard: HashMap<Bytes, HashMap<u64, Arc<ClientEntry>>>,
 }
 
+/// Queues a pub/sub message for a subscriber, unless its output limit
+/// refuses it; true if queued.
+fn deliver(c: &ClientEntry, items: Vec<Bytes>) -> bool {
+    crate::outbuf::admit(c, crate::outbuf::size(&items)) && c.tx.send(Msg::Push(items)).is_ok()
+}
+
+/// Sends `kind channel msg` to each subscriber of one channel (or shard
+/// channel); returns how many got it.
+fn to_channel(
+    subs: Option<&HashMap<u64, Arc<ClientEntry>>>,
+    kind: &'static [u8],
+    channel: &[u8],
+    msg: &[u8],
+) -> usize {
+    subs.into_iter()
+        .flat_map(|m| m.values())
+        .filter(|c| {
+            let items = vec![
+                Bytes::from_static(kind),
+                Bytes::copy_from_slice(channel),
+                Bytes::copy_from_slice(msg),
+            ];
+            deliver(c, items)
+        })
+        .count()
+}
+
 /// The three kinds of subscription.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SubKind {
@@ -445,21 +472,7 @@ impl Shared {
     /// patterns do not see it); returns the number of receivers.
     pub fn spublish(&self, channel: &[u8], msg: &[u8]) -> usize {
         let ps = self.pubsub.lock();
-        let mut n = 0;
-        if let Some(subs) = ps.shard.get(channel) {
-            for c in subs.values() {
-                let items = vec![
-                    Bytes::from_static(b"smessage"),
-                    Bytes::copy_from_slice(channel),
-                    Bytes::copy_from_slice(msg),
-                ];
-                if crate::outbuf::admit(c, crate::outbuf::size(&items))
-                    && c.tx.send(Msg::Push(items)).is_ok()
-                {
-                    n += 1;
-                }
-            }
-        }
+        let n = to_channel(ps.shard.get(channel), b"smessage", channel, msg);
         self.stats
             .pubsub_messages
             .fetch_add(n as u64, Ordering::Relaxed);
@@ -469,24 +482,7 @@ impl Shared {
     /// Publishes a message; returns the number of receivers.
     pub fn publish(&self, channel: &[u8], msg: &[u8]) -> usize {
         let ps = self.pubsub.lock();
-        let mut n = 0;
-        let mut send = |c: &ClientEntry, items: Vec<Bytes>| {
-            if crate::outbuf::admit(c, crate::outbuf::size(&items))
-                && c.tx.send(Msg::Push(items)).is_ok()
-            {
-                n += 1;
-            }
-        };
-        if let Some(subs) = ps.channels.get(channel) {
-            for c in subs.values() {
-                let items = vec![
-                    Bytes::from_static(b"message"),
-                    Bytes::copy_from_slice(channel),
-                    Bytes::copy_from_slice(msg),
-                ];
-                send(c, items);
-            }
-        }
+        let mut n = to_channel(ps.channels.get(channel), b"message", channel, msg);
         for (pat, subs) in ps.patterns.iter() {
             if glob_match(pat, channel, false) {
                 for c in subs.values() {
@@ -496,7 +492,7 @@ impl Shared {
                         Bytes::copy_from_slice(channel),
                         Bytes::copy_from_slice(msg),
                     ];
-                    send(c, items);
+                    n += usize::from(deliver(c, items));
                 }
             }
         }

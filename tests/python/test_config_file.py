@@ -243,3 +243,21 @@ def test_acl_pubsub_default_gives_new_users_every_channel(tmp_path):
             c.config_set("acl-pubsub-default", "bogus")
     finally:
         s.stop()
+
+
+def test_maxmemory_clients_percent_and_hidden_options(tmp_path):
+    s = start(tmp_path, "")
+    try:
+        c = s.client()
+        assert c.config_set("maxmemory-clients", "10%")
+        assert c.config_get("maxmemory-clients") == {"maxmemory-clients": "10%"}
+        with pytest.raises(redis.ResponseError, match="percentage argument must be less or equal to 100"):
+            c.config_set("maxmemory-clients", "200%")
+        with pytest.raises(redis.ResponseError, match="argument must be a memory or percent value"):
+            c.config_set("maxmemory-clients", "x%")
+        # Redis's hidden options answer when named, never through a pattern.
+        assert c.config_get("key-load-delay") == {"key-load-delay": "0"}
+        assert "key-load-delay" not in c.config_get("*")
+        assert "watchdog-period" not in c.config_get("*period")
+    finally:
+        s.stop()

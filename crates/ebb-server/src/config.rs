@@ -185,6 +185,18 @@ static OPTIONS: &[Opt] = &[
     o("lua-replicate-commands", "yes", Kind::Bool, false),
     o("tls-port", "0", Kind::Int, false),
     o("locale-collate", "", Kind::Str, false),
+    // Hidden (debugging) options: answered when named, left out of patterns.
+    o("use-exit-on-panic", "no", Kind::Bool, false),
+    o("lua-enable-deprecated-api", "no", Kind::Bool, false),
+    o("rdb-key-save-delay", "0", Kind::Int, false),
+    o("key-load-delay", "0", Kind::Int, false),
+    o("watchdog-period", "0", Kind::Int, false),
+    o(
+        "loading-process-events-interval-bytes",
+        "2097152",
+        Kind::Int,
+        false,
+    ),
     o(
         "acl-pubsub-default",
         "resetchannels",
@@ -307,6 +319,17 @@ fn canonical(name: &str) -> &str {
         other => other,
     }
 }
+
+/// Options Redis leaves out of CONFIG GET patterns (its hidden debugging
+/// options); CONFIG GET answers them only when named exactly.
+const HIDDEN: [&str; 6] = [
+    "use-exit-on-panic",
+    "lua-enable-deprecated-api",
+    "rdb-key-save-delay",
+    "key-load-delay",
+    "watchdog-period",
+    "loading-process-events-interval-bytes",
+];
 
 fn find(name: &str) -> Option<&'static Opt> {
     OPTIONS.iter().find(|o| o.name == name)
@@ -519,6 +542,21 @@ impl Config {
                 }
                 n.to_string()
             }
+            Kind::Memory if cname == "maxmemory-clients" && value.trim().ends_with('%') => {
+                // A share of maxmemory, as Redis takes it.
+                let pct: i64 = value
+                    .trim()
+                    .trim_end_matches('%')
+                    .parse()
+                    .map_err(|_| "argument must be a memory or percent value".to_string())?;
+                if pct > 100 {
+                    return Err("percentage argument must be less or equal to 100".into());
+                }
+                if pct < 0 {
+                    return Err("argument must be a memory or percent value".into());
+                }
+                format!("{pct}%")
+            }
             Kind::Memory => parse_memory(value.trim())
                 .ok_or_else(|| "argument must be a memory value".to_string())?
                 .to_string(),
@@ -593,6 +631,7 @@ impl Config {
         let mut out: Vec<(String, String)> = self
             .values
             .iter()
+            .filter(|(k, _)| !HIDDEN.contains(&k.as_str()))
             .filter(|(k, _)| glob_match(&lower, k.as_bytes(), true))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();

@@ -76,14 +76,19 @@ impl DueOrder {
     }
 
     pub(crate) fn remove(&mut self, e: Due) -> bool {
+        self.shrink_with(|c| c.remove(e, &Due::cmp))
+    }
+
+    /// Applies a removal to the order, if any, and drops it once empty.
+    fn shrink_with<R: Default>(&mut self, f: impl FnOnce(&mut Chunked<Due>) -> R) -> R {
         let Some(c) = &mut self.0 else {
-            return false;
+            return R::default();
         };
-        let found = c.remove(e, &Due::cmp);
+        let r = f(c);
         if c.is_empty() {
             self.0 = None;
         }
-        found
+        r
     }
 
     pub(crate) fn chunk_count(&self) -> usize {
@@ -92,22 +97,14 @@ impl DueOrder {
 
     /// Keeps only the pairs of chunk `ci` that `keep` accepts.
     pub(crate) fn retain_chunk(&mut self, ci: usize, keep: impl Fn(Due) -> bool) {
-        if let Some(c) = &mut self.0 {
+        self.shrink_with(|c| {
             c.retain_chunk(ci, keep);
-            if c.is_empty() {
-                self.0 = None;
-            }
-        }
+        });
     }
 
     /// Keeps only the pairs `keep` accepts.
     pub(crate) fn retain(&mut self, keep: impl Fn(Due) -> bool) {
-        if let Some(c) = &mut self.0 {
-            c.retain(keep);
-            if c.is_empty() {
-                self.0 = None;
-            }
-        }
+        self.shrink_with(|c| c.retain(keep));
     }
 
     pub(crate) fn renumber(&mut self, f: impl Fn(Due) -> Due) {
@@ -147,8 +144,9 @@ pub(crate) struct DeadlineIndex {
     /// deadline is `t`; each live node has exactly one, and the order is a
     /// set, so a node whose deadline returns to `t` revives its pair
     /// rather than duplicating it. [`DeadlineIndex::settle`] keeps both
-    /// ends live and drops the stale pairs once they outnumber the live
-    /// ones, so the order holds at most about twice the live pairs.
+    /// ends live and, once stale pairs outnumber live ones, clears a few
+    /// chunks of them per change, so the order holds about twice the live
+    /// pairs at most.
     pub(crate) order: DueOrder,
     /// How many nodes have a deadline.
     pub(crate) count: usize,

@@ -7,6 +7,7 @@ use ebb_core::{Error, Reply};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use crate::commands::Guard;
 use crate::conn::{ReplyMode, Session};
 use crate::server::{now_ms, ClientEntry, Msg, Shared};
 
@@ -109,7 +110,12 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[Bytes])>, cmd: &str)
 }
 
 /// CLIENT …; None when no reply must be sent (CLIENT REPLY OFF/SKIP).
-pub fn client(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Option<Reply> {
+pub fn client<'a>(
+    s: &mut Session,
+    shared: &'a Arc<Shared>,
+    guard: &mut Guard<'a>,
+    argv: &[Bytes],
+) -> Option<Reply> {
     let sub = &argv[1];
     let n = argv.len();
     let r = if eq(sub, "id") && n == 2 {
@@ -194,12 +200,12 @@ pub fn client(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Option<R
         shared
             .pause_writes_only
             .store(writes_only, Ordering::Relaxed);
-        shared
-            .paused_until
-            .store(now_ms().saturating_add(ms as u64), Ordering::Relaxed);
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        shared.set_pause(store, now_ms().saturating_add(ms as u64));
         Reply::Ok
     } else if eq(sub, "unpause") && n == 2 {
-        shared.paused_until.store(0, Ordering::Relaxed);
+        let store = guard.get_or_insert_with(|| shared.store.lock());
+        shared.set_pause(store, 0);
         Reply::Ok
     } else if eq(sub, "unblock") && (n == 3 || n == 4) {
         let Some(id) = parse_i64(&argv[2]) else {

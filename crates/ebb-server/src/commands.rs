@@ -14,7 +14,7 @@ use crate::conn::{Flow, ReplyMode, Session};
 use crate::resp;
 use crate::server::{now_ms, Shared, SubKind};
 
-type Guard<'a> = Option<MutexGuard<'a, Store>>;
+pub(crate) type Guard<'a> = Option<MutexGuard<'a, Store>>;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -308,16 +308,7 @@ pub(crate) fn reply_for<'a>(
         "publish" => Reply::Int(shared.publish(&argv[1], &argv[2]) as i64),
         "spublish" => Reply::Int(shared.spublish(&argv[1], &argv[2]) as i64),
         "pubsub" => pubsub(shared, argv),
-        "client" => {
-            let r = crate::client::client(s, shared, argv);
-            if argv.len() >= 2 && (eq(&argv[1], "pause") || eq(&argv[1], "unpause")) {
-                // Keys past their TTL stay in place (though they read as
-                // gone) while clients are paused, as in Redis.
-                let store = guard.get_or_insert_with(|| shared.store.lock());
-                store.expiry_paused_until = shared.paused_until.load(Ordering::Relaxed);
-            }
-            return r;
-        }
+        "client" => return crate::client::client(s, shared, guard, argv),
         "config" => crate::admin::config(shared, guard, argv),
         "command" => crate::admin::command(argv),
         "info" => {

@@ -24,6 +24,9 @@ struct Opt {
     kind: Kind,
     /// Whether ebb acts on the option.
     effective: bool,
+    /// One of Redis's hidden (debugging) options: CONFIG GET answers it
+    /// only when named exactly, never through a pattern.
+    hidden: bool,
 }
 
 const fn o(name: &'static str, default: &'static str, kind: Kind, effective: bool) -> Opt {
@@ -32,6 +35,15 @@ const fn o(name: &'static str, default: &'static str, kind: Kind, effective: boo
         default,
         kind,
         effective,
+        hidden: false,
+    }
+}
+
+/// A hidden option (see [`Opt::hidden`]); none has an effect in ebb.
+const fn hidden(name: &'static str, default: &'static str, kind: Kind) -> Opt {
+    Opt {
+        hidden: true,
+        ..o(name, default, kind, false)
     }
 }
 
@@ -185,17 +197,15 @@ static OPTIONS: &[Opt] = &[
     o("lua-replicate-commands", "yes", Kind::Bool, false),
     o("tls-port", "0", Kind::Int, false),
     o("locale-collate", "", Kind::Str, false),
-    // Hidden (debugging) options: answered when named, left out of patterns.
-    o("use-exit-on-panic", "no", Kind::Bool, false),
-    o("lua-enable-deprecated-api", "no", Kind::Bool, false),
-    o("rdb-key-save-delay", "0", Kind::Int, false),
-    o("key-load-delay", "0", Kind::Int, false),
-    o("watchdog-period", "0", Kind::Int, false),
-    o(
+    hidden("use-exit-on-panic", "no", Kind::Bool),
+    hidden("lua-enable-deprecated-api", "no", Kind::Bool),
+    hidden("rdb-key-save-delay", "0", Kind::Int),
+    hidden("key-load-delay", "0", Kind::Int),
+    hidden("watchdog-period", "0", Kind::Int),
+    hidden(
         "loading-process-events-interval-bytes",
         "2097152",
         Kind::Int,
-        false,
     ),
     o(
         "acl-pubsub-default",
@@ -319,17 +329,6 @@ fn canonical(name: &str) -> &str {
         other => other,
     }
 }
-
-/// Options Redis leaves out of CONFIG GET patterns (its hidden debugging
-/// options); CONFIG GET answers them only when named exactly.
-const HIDDEN: [&str; 6] = [
-    "use-exit-on-panic",
-    "lua-enable-deprecated-api",
-    "rdb-key-save-delay",
-    "key-load-delay",
-    "watchdog-period",
-    "loading-process-events-interval-bytes",
-];
 
 fn find(name: &str) -> Option<&'static Opt> {
     OPTIONS.iter().find(|o| o.name == name)
@@ -631,7 +630,7 @@ impl Config {
         let mut out: Vec<(String, String)> = self
             .values
             .iter()
-            .filter(|(k, _)| !HIDDEN.contains(&k.as_str()))
+            .filter(|(k, _)| !find(k).is_some_and(|o| o.hidden))
             .filter(|(k, _)| glob_match(&lower, k.as_bytes(), true))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();

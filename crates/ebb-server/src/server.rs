@@ -468,6 +468,13 @@ impl Shared {
         }
     }
 
+    /// Starts CLIENT PAUSE until `until` (Unix ms), or ends it (0): the
+    /// dispatcher holds commands, and the store holds key expiry back.
+    pub fn set_pause(&self, store: &mut Store, until: u64) {
+        self.paused_until.store(until, Ordering::Relaxed);
+        store.expiry_paused_until = until;
+    }
+
     /// Publishes a message to a shard channel's subscribers (SPUBLISH:
     /// patterns do not see it); returns the number of receivers.
     pub fn spublish(&self, channel: &[u8], msg: &[u8]) -> usize {

@@ -18,6 +18,7 @@ mod notify;
 mod observe;
 mod outbuf;
 mod persist;
+mod pubsub;
 mod rename;
 mod resp;
 mod script;

@@ -2,10 +2,10 @@
 //! keys whose members carry deadlines, ordered by their earliest one.
 
 use bytes::Bytes;
-use indexmap::IndexMap;
 use std::collections::BTreeSet;
 
 use crate::effects::Effects;
+use crate::keytable::KeyTable;
 use crate::lfu::{Lfu, LFU_INIT};
 use crate::value::member::Member;
 use crate::value::Value;
@@ -137,7 +137,7 @@ impl DueIndex {
 /// One logical database (SELECT n).
 #[derive(Debug, Default, Clone)]
 pub struct Db {
-    map: IndexMap<Member, Entry, ahash::RandomState>,
+    map: KeyTable<Entry>,
     key_expiry: DueIndex,
     member_expiry: DueIndex,
 }
@@ -168,12 +168,12 @@ impl Db {
     /// Bytes the key table and the deadline indexes take besides the keys
     /// and values themselves, as MEMORY STATS reports a database's
     /// overhead: `(key table, deadline indexes)`. The table's slots count
-    /// at its capacity (a slot holds the key's inline bytes and the entry;
-    /// its hash index adds 8 bytes and a control byte per slot); each
+    /// at its capacity (a slot holds the key's inline bytes and the entry),
+    /// its hash index at 4 bytes and a control byte per bucket; each
     /// deadline index pair is 16 bytes.
     pub fn overhead(&self) -> (usize, usize) {
-        let slot = size_of::<Member>() + size_of::<Entry>() + 8;
-        let main = self.map.capacity() * (slot + 9);
+        let slot = size_of::<Member>() + size_of::<Entry>();
+        let main = self.map.capacity() * slot + self.map.index_buckets() * 5;
         let deadlines = (self.key_expiry.len() + self.member_expiry.len()) * 16;
         (main, deadlines)
     }
@@ -213,7 +213,7 @@ impl Db {
         }
         if e.member_due <= now {
             self.purge_members(db, key, now, PURGE_ALL, fx);
-            return self.map.contains_key(key);
+            return self.map.find(key).is_some();
         }
         true
     }
@@ -302,17 +302,20 @@ impl Db {
             member_due: due_of(due),
             last_access: 0,
         };
-        match self.map.entry(Member::new(key.as_ref())) {
-            indexmap::map::Entry::Occupied(mut o) => {
-                let i = o.index();
-                let old = std::mem::replace(o.get_mut(), new);
+        let key = key.as_ref();
+        match self.map.find(key) {
+            Some(i) => {
+                let Some(slot) = self.map.get_index_mut(i) else {
+                    return;
+                };
+                let old = std::mem::replace(slot, new);
                 self.key_expiry.set(old.expire_at(), None, i);
                 self.member_expiry.set(due_opt(old.member_due), due, i);
                 drop(old);
             }
-            indexmap::map::Entry::Vacant(v) => {
-                self.member_expiry.set(None, due, v.index());
-                v.insert(new);
+            None => {
+                let i = self.map.push(key, new);
+                self.member_expiry.set(None, due, i);
             }
         }
     }
@@ -321,8 +324,8 @@ impl Db {
     pub fn insert_entry(&mut self, key: &[u8], entry: Entry) {
         self.remove(key);
         let ttl = entry.expire_at();
-        let (i, _) = self.map.insert_full(
-            Member::new(key),
+        let i = self.map.push(
+            key,
             Entry {
                 member_due: NO_DUE,
                 ..entry
@@ -334,7 +337,7 @@ impl Db {
 
     /// Removes `key`; returns its entry.
     pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
-        let i = self.map.get_index_of(key)?;
+        let i = self.map.find(key)?;
         self.remove_index(i)
     }
 
@@ -436,8 +439,9 @@ impl Db {
     /// left after removals or reserved by its last growth, which new keys
     /// reuse without allocating.
     pub fn spare_bytes(&self) -> usize {
-        let slot = std::mem::size_of::<(u64, Member, Entry)>() + std::mem::size_of::<usize>();
-        self.map.capacity().saturating_sub(self.map.len()) * slot
+        let slot = std::mem::size_of::<(Member, Entry)>();
+        let spare_slots = self.map.capacity().saturating_sub(self.map.len()) * slot;
+        spare_slots + self.map.index_buckets().saturating_sub(self.map.len()) * 5
     }
 
     /// A copy of the key at table position `i`.
@@ -600,8 +604,8 @@ impl Db {
             return;
         }
         self.member_expiry.set(None, due, self.map.len());
-        self.map.insert(
-            Member::new(key),
+        self.map.push(
+            key,
             Entry {
                 value,
                 expire: NO_DUE,

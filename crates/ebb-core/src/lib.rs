@@ -14,6 +14,7 @@ pub mod error;
 pub mod expiry;
 pub mod functions;
 pub mod glob;
+mod keytable;
 pub mod lfu;
 pub mod reply;
 pub mod table;

@@ -50,7 +50,7 @@ impl<V> Default for MemberTable<V> {
 }
 
 /// Hash of a member: one process-wide random seed, as Redis has.
-fn hash_of(m: &[u8]) -> u64 {
+pub(crate) fn hash_of(m: &[u8]) -> u64 {
     static SEED: OnceLock<ahash::RandomState> = OnceLock::new();
     SEED.get_or_init(ahash::RandomState::new).hash_one(m)
 }

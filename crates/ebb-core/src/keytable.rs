@@ -1,0 +1,212 @@
+//! The key table of one database: keys and their entries in a dense
+//! vector, found through a hash index of `u32` positions.
+//!
+//! Each slot is the key (a 24-byte compact string) beside its entry; the
+//! index holds only positions (4 bytes and a control byte per bucket) and
+//! hashes through the slots, so a key is stored once and no hash is kept
+//! per slot. Removing a key moves the last slot into the hole, so
+//! positions stay dense (SCAN and RANDOMKEY walk them) and callers that
+//! track positions follow the one slot that moved.
+
+use hashbrown::HashTable;
+
+use crate::value::member::Member;
+use crate::value::table::hash_of;
+
+/// Keys and their values, addressed by position.
+#[derive(Debug, Clone)]
+pub(crate) struct KeyTable<V> {
+    slots: Vec<(Member, V)>,
+    index: HashTable<u32>,
+}
+
+impl<V> Default for KeyTable<V> {
+    fn default() -> Self {
+        KeyTable {
+            slots: Vec::new(),
+            index: HashTable::new(),
+        }
+    }
+}
+
+/// A position as the index stores it. The table holds at most 2^32 keys
+/// (at about 70 bytes a key, far more memory than a server has).
+fn pos(i: usize) -> u32 {
+    u32::try_from(i).expect("a key table holds at most 2^32 keys")
+}
+
+impl<V> KeyTable<V> {
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the table holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Slots allocated (used or not).
+    pub fn capacity(&self) -> usize {
+        self.slots.capacity()
+    }
+
+    /// Buckets of the hash index (4 bytes and a control byte each).
+    pub fn index_buckets(&self) -> usize {
+        // The index keeps a seventh of its buckets free.
+        (self.index.capacity() * 8).div_ceil(7)
+    }
+
+    /// The position of `key`.
+    pub fn find(&self, key: &[u8]) -> Option<usize> {
+        let slots = &self.slots;
+        self.index
+            .find(hash_of(key), |&i| slots[i as usize].0[..] == *key)
+            .map(|&i| i as usize)
+    }
+
+    /// The value of `key`.
+    pub fn get(&self, key: &[u8]) -> Option<&V> {
+        self.find(key).map(|i| &self.slots[i].1)
+    }
+
+    /// The value of `key`, to change.
+    pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut V> {
+        let i = self.find(key)?;
+        Some(&mut self.slots[i].1)
+    }
+
+    /// The stored key equal to `key`, and its value.
+    pub fn get_key_value(&self, key: &[u8]) -> Option<(&Member, &V)> {
+        self.find(key).map(|i| (&self.slots[i].0, &self.slots[i].1))
+    }
+
+    /// Position, stored key and value of `key`, the value to change.
+    pub fn get_full_mut(&mut self, key: &[u8]) -> Option<(usize, &Member, &mut V)> {
+        let i = self.find(key)?;
+        let (k, v) = &mut self.slots[i];
+        Some((i, k, v))
+    }
+
+    /// The key and value at position `i`.
+    pub fn get_index(&self, i: usize) -> Option<(&Member, &V)> {
+        self.slots.get(i).map(|(k, v)| (k, v))
+    }
+
+    /// The value at position `i`, to change.
+    pub fn get_index_mut(&mut self, i: usize) -> Option<&mut V> {
+        self.slots.get_mut(i).map(|(_, v)| v)
+    }
+
+    /// Appends `key`, which must be absent; returns its position.
+    pub fn push(&mut self, key: &[u8], value: V) -> usize {
+        let i = self.slots.len();
+        self.slots.push((Member::new(key), value));
+        let slots = &self.slots;
+        self.index
+            .insert_unique(hash_of(key), pos(i), |&j| hash_of(&slots[j as usize].0));
+        i
+    }
+
+    /// Removes the key at position `i`, moving the last key into its
+    /// place; returns the removed key and value.
+    pub fn swap_remove_index(&mut self, i: usize) -> Option<(Member, V)> {
+        let last = self.slots.len().checked_sub(1)?;
+        if i > last {
+            return None;
+        }
+        let at = pos(i);
+        if let Ok(e) = self
+            .index
+            .find_entry(hash_of(&self.slots[i].0), |&j| j == at)
+        {
+            e.remove();
+        }
+        if i != last {
+            let from = pos(last);
+            if let Some(j) = self
+                .index
+                .find_mut(hash_of(&self.slots[last].0), |&j| j == from)
+            {
+                *j = at;
+            }
+        }
+        Some(self.slots.swap_remove(i))
+    }
+
+    /// Removes every key.
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.index.clear();
+    }
+
+    /// Every key and value, by position.
+    pub fn iter(&self) -> impl Iterator<Item = (&Member, &V)> {
+        self.slots.iter().map(|(k, v)| (k, v))
+    }
+
+    /// Every key, by position.
+    pub fn keys(&self) -> impl Iterator<Item = &Member> {
+        self.slots.iter().map(|(k, _)| k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use std::collections::HashMap;
+
+    /// Random inserts, replacements and removals against a map: every
+    /// key is found at a position holding it, and positions are dense.
+    #[test]
+    fn agrees_with_a_map() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut t: KeyTable<u64> = KeyTable::default();
+        let mut model: HashMap<Vec<u8>, u64> = HashMap::new();
+        for step in 0..40_000u64 {
+            let n = rng.gen_range(0..3000u32);
+            // Short keys live inline, long ones on the heap: use both.
+            let key = if n % 3 == 0 {
+                format!("a-long-key-that-does-not-fit-inline:{n}").into_bytes()
+            } else {
+                format!("k{n}").into_bytes()
+            };
+            match rng.gen_range(0..10) {
+                0..=5 => match t.get_mut(&key) {
+                    Some(v) => *v = step,
+                    None => {
+                        t.push(&key, step);
+                    }
+                },
+                6..=8 => {
+                    if let Some(i) = t.find(&key) {
+                        let (k, v) = t.swap_remove_index(i).expect("present");
+                        assert_eq!(&k[..], &key[..]);
+                        assert_eq!(model.remove(&key), Some(v));
+                        continue;
+                    }
+                }
+                _ => {
+                    if rng.gen_range(0..2000) == 0 {
+                        t.clear();
+                        model.clear();
+                        continue;
+                    }
+                }
+            }
+            if t.find(&key).is_some() {
+                model.insert(key.clone(), *t.get(&key).expect("present"));
+            }
+        }
+        assert_eq!(t.len(), model.len());
+        for (i, (k, v)) in t.iter().enumerate() {
+            assert_eq!(t.find(k), Some(i));
+            assert_eq!(model.get(&k[..]), Some(v));
+        }
+        for (k, v) in &model {
+            assert_eq!(t.get(k), Some(v));
+        }
+        assert!(t.swap_remove_index(t.len()).is_none());
+    }
+}

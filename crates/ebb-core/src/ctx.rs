@@ -8,7 +8,7 @@ use crate::db::{Db, Entry, Store};
 use crate::effects::Effects;
 use crate::error::{CmdResult, Error};
 use crate::value::member::Member;
-use crate::value::{HashValue, ListValue, SetValue, Value, ZSetValue};
+use crate::value::{HashValue, ListValue, SetValue, StrValue, Value, ZSetValue};
 
 /// Context of one command execution.
 pub struct Ctx<'a> {
@@ -77,7 +77,7 @@ macro_rules! kind {
         }
     };
 }
-impl Kind for Bytes {
+impl Kind for StrValue {
     fn of(v: &Value) -> Option<&Self> {
         match v {
             Value::Str(x) => Some(x),
@@ -91,13 +91,13 @@ impl Kind for Bytes {
         }
     }
     fn empty() -> Value {
-        Value::Str(Bytes::new())
+        Value::Str(StrValue::default())
     }
     const COLLECTION: bool = false;
 }
-kind!(ListValue, List, ListValue::new());
+kind!(ListValue, List, Box::default());
 kind!(HashValue, Hash, Box::new(HashValue::new()));
-kind!(SetValue, Set, SetValue::new());
+kind!(SetValue, Set, Box::default());
 kind!(ZSetValue, ZSet, Box::new(ZSetValue::new()));
 
 /// Members above which UNLINK frees a value off the hot path (Redis's

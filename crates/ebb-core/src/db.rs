@@ -18,9 +18,6 @@ pub struct Entry {
     /// Key deadline (Unix ms), [`NO_DUE`] without a TTL (read through
     /// [`Entry::expire_at`]; a bare `u64` keeps every entry 8 bytes smaller).
     expire: u64,
-    /// The earliest member deadline as recorded in the member index
-    /// ([`NO_DUE`] when none): a bare `u64` keeps every entry 8 bytes smaller.
-    member_due: u64,
     /// Last access by a command (Unix ms), for OBJECT IDLETIME; 0 = never.
     pub last_access: u64,
 }
@@ -47,9 +44,15 @@ impl Entry {
         Entry {
             value,
             expire: NO_DUE,
-            member_due: NO_DUE,
             last_access: 0,
         }
+    }
+
+    /// The earliest member deadline as recorded in the member index
+    /// ([`NO_DUE`] when none). The collection value carries it, so that
+    /// strings and lists pay nothing for it.
+    fn member_due(&self) -> u64 {
+        self.value.indexed_due()
     }
 }
 
@@ -57,9 +60,9 @@ impl Entry {
 /// member deadline in the member index (`member_expiry`), if that changed.
 fn reindex(member_expiry: &mut DueIndex, i: usize, e: &mut Entry) {
     let now_due = e.value.earliest_deadline();
-    if due_of(now_due) != e.member_due {
-        member_expiry.set(due_opt(e.member_due), now_due, i);
-        e.member_due = due_of(now_due);
+    if due_of(now_due) != e.member_due() {
+        member_expiry.set(due_opt(e.member_due()), now_due, i);
+        e.value.set_indexed_due(due_of(now_due));
     }
 }
 
@@ -211,7 +214,7 @@ impl Db {
             fx.key_expired(db, k);
             return false;
         }
-        if e.member_due <= now {
+        if e.member_due() <= now {
             self.purge_members(db, key, now, PURGE_ALL, fx);
             return self.map.find(key).is_some();
         }
@@ -296,12 +299,8 @@ impl Db {
         // An empty collection may be created here and filled by the caller;
         // emptiness is checked when the command ends.
         let due = value.earliest_deadline();
-        let new = Entry {
-            value,
-            expire: NO_DUE,
-            member_due: due_of(due),
-            last_access: 0,
-        };
+        let mut new = Entry::new(value);
+        new.value.set_indexed_due(due_of(due));
         let key = key.as_ref();
         match self.map.find(key) {
             Some(i) => {
@@ -310,7 +309,7 @@ impl Db {
                 };
                 let old = std::mem::replace(slot, new);
                 self.key_expiry.set(old.expire_at(), None, i);
-                self.member_expiry.set(due_opt(old.member_due), due, i);
+                self.member_expiry.set(due_opt(old.member_due()), due, i);
                 drop(old);
             }
             None => {
@@ -321,16 +320,12 @@ impl Db {
     }
 
     /// Inserts a whole entry (value and TTL), replacing any previous one.
-    pub fn insert_entry(&mut self, key: &[u8], entry: Entry) {
+    pub fn insert_entry(&mut self, key: &[u8], mut entry: Entry) {
         self.remove(key);
         let ttl = entry.expire_at();
-        let i = self.map.push(
-            key,
-            Entry {
-                member_due: NO_DUE,
-                ..entry
-            },
-        );
+        // Not in the member index yet: the refresh below puts it there.
+        entry.value.set_indexed_due(NO_DUE);
+        let i = self.map.push(key, entry);
         self.key_expiry.set(None, ttl, i);
         self.refresh_member_index(key);
     }
@@ -345,7 +340,7 @@ impl Db {
     fn remove_index(&mut self, i: usize) -> Option<Entry> {
         let (_, e) = self.map.swap_remove_index(i)?;
         self.key_expiry.set(e.expire_at(), None, i);
-        self.member_expiry.set(due_opt(e.member_due), None, i);
+        self.member_expiry.set(due_opt(e.member_due()), None, i);
         // The last key moved into position `i` (if `i` was not the last):
         // its pairs follow it.
         let last = self.map.len();
@@ -353,7 +348,7 @@ impl Db {
             if let Some(t) = moved.expire_at() {
                 self.key_expiry.moved(t, last, i);
             }
-            if let Some(t) = due_opt(moved.member_due) {
+            if let Some(t) = due_opt(moved.member_due()) {
                 self.member_expiry.moved(t, last, i);
             }
         }
@@ -594,22 +589,23 @@ impl Db {
         if let Some((i, _, e)) = self.map.get_full_mut(key) {
             let ttl = due_opt(std::mem::replace(&mut e.expire, NO_DUE));
             self.key_expiry.set(ttl, None, i);
-            if e.member_due != due_of(due) {
-                self.member_expiry.set(due_opt(e.member_due), due, i);
-                e.member_due = due_of(due);
+            if e.member_due() != due_of(due) {
+                self.member_expiry.set(due_opt(e.member_due()), due, i);
             }
             // An overwrite counts as one access, as in Redis.
             e.last_access = lfu.stamp(e.last_access, now);
             e.value = value;
+            e.value.set_indexed_due(due_of(due));
             return;
         }
         self.member_expiry.set(None, due, self.map.len());
+        let mut value = value;
+        value.set_indexed_due(due_of(due));
         self.map.push(
             key,
             Entry {
                 value,
                 expire: NO_DUE,
-                member_due: due_of(due),
                 last_access: if lfu.on {
                     Lfu::pack(now, LFU_INIT)
                 } else {
@@ -624,7 +620,7 @@ impl Entry {
     /// Whether the key's TTL or its earliest member deadline is `<= now`
     /// (the entry needs expiry work before use).
     pub fn has_due(&self, now: u64) -> bool {
-        matches!(self.expire_at(), Some(t) if t <= now) || self.member_due <= now
+        matches!(self.expire_at(), Some(t) if t <= now) || self.member_due() <= now
     }
 }
 
@@ -659,7 +655,7 @@ mod index_tests {
             let want_members: BTreeSet<(u64, Vec<u8>)> = db
                 .map
                 .iter()
-                .filter_map(|(k, e)| due_opt(e.member_due).map(|t| (t, k.to_vec())))
+                .filter_map(|(k, e)| due_opt(e.member_due()).map(|t| (t, k.to_vec())))
                 .collect();
             assert_eq!(
                 named(db, &db.member_expiry),
@@ -668,7 +664,7 @@ mod index_tests {
             );
             for (k, e) in db.map.iter() {
                 assert_eq!(
-                    due_opt(e.member_due),
+                    due_opt(e.member_due()),
                     e.value.earliest_deadline(),
                     "db {i} key {:?}: recorded member deadline",
                     k

@@ -45,7 +45,7 @@ pub fn entry_commands(key: &Bytes, e: &Entry, now: u64, emit: &mut dyn FnMut(Vec
 pub fn value_commands(key: &Bytes, value: &Value, now: u64, emit: &mut dyn FnMut(Vec<Bytes>)) {
     let live = |d: MemberDeadlines<'_>, m: &[u8]| !d.is_due(m, now);
     match value {
-        Value::Str(v) => emit(vec![b("SET"), key.clone(), v.clone()]),
+        Value::Str(v) => emit(vec![b("SET"), key.clone(), v.to_bytes()]),
         Value::List(l) => {
             let items: Vec<&Bytes> = l.iter().collect();
             for c in items.chunks(CHUNK) {

@@ -14,7 +14,7 @@ use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
-use crate::value::Value;
+use crate::value::{StrValue, Value};
 
 /// The bitmap family's commands.
 #[rustfmt::skip]
@@ -48,9 +48,9 @@ fn bit_offset(ctx: &Ctx, raw: &[u8], hash: bool, bits: u32) -> CmdResult<u64> {
 /// zero-filled if missing. Returns whether it was created or grown.
 fn grow_for_bit(ctx: &mut Ctx, key: &[u8], max_bit: u64) -> CmdResult<bool> {
     let need = (max_bit >> 3) as usize + 1;
-    match ctx.get_mut::<Bytes>(key)? {
+    match ctx.get_mut::<StrValue>(key)? {
         None => {
-            ctx.set_value(key, Value::Str(Bytes::from(vec![0u8; need])));
+            ctx.set_value(key, Value::Str(StrValue::from_vec(vec![0u8; need])));
             Ok(true)
         }
         Some(b) if b.len() < need => {
@@ -81,7 +81,7 @@ fn setbit(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         _ => return Err(Error::msg("ERR bit is not an integer or out of range")),
     };
     let grown = grow_for_bit(ctx, key, offset)?;
-    let b = ctx.get_mut::<Bytes>(key)?.ok_or(Error::NoSuchKey)?;
+    let b = ctx.get_mut::<StrValue>(key)?.ok_or(Error::NoSuchKey)?;
     let old = bit_at(b, offset);
     if old != on {
         let (byte, mask) = ((offset >> 3) as usize, 0x80u8 >> (offset & 7));
@@ -102,7 +102,7 @@ fn getbit(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let key = a.bytes()?;
     let offset = bit_offset(ctx, a.bytes()?, false, 0)?;
     Ok(Reply::Int(
-        ctx.get::<Bytes>(key)?.map_or(0, |v| bit_at(v, offset)) as i64,
+        ctx.get::<StrValue>(key)?.map_or(0, |v| bit_at(v, offset)) as i64,
     ))
 }
 
@@ -161,7 +161,7 @@ fn popcount(bytes: &[u8]) -> u64 {
 /// `BITCOUNT key [start end [BYTE|BIT]]` → the number of set bits in the
 /// range (whole string by default; 0 for a missing key).
 fn bitcount(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let Some(v) = ctx.get::<Bytes>(&argv[1])?.cloned() else {
+    let Some(v) = ctx.get::<StrValue>(&argv[1])?.cloned() else {
         return Ok(Reply::Int(0));
     };
     let (first, last) = match argv.len() {
@@ -235,7 +235,7 @@ fn bitpos(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         Some(b @ (0 | 1)) => b as u8,
         Some(_) => return Err(Error::msg("ERR The bit argument must be 1 or 0.")),
     };
-    let Some(v) = ctx.get::<Bytes>(&argv[1])?.cloned() else {
+    let Some(v) = ctx.get::<StrValue>(&argv[1])?.cloned() else {
         return Ok(Reply::Int(if bit == 1 { -1 } else { 0 }));
     };
     let len = v.len() as i64;
@@ -307,7 +307,7 @@ fn bitop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let dest = &argv[2];
     let mut srcs = Vec::with_capacity(argv.len() - 3);
     for key in &argv[3..] {
-        srcs.push(ctx.get::<Bytes>(key)?.cloned().unwrap_or_default());
+        srcs.push(ctx.get::<StrValue>(key)?.cloned().unwrap_or_default());
     }
     let max = srcs.iter().map(|s| s.len()).max().unwrap_or(0);
     if max == 0 {
@@ -338,7 +338,7 @@ fn bitop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             }
         }
     }
-    ctx.set_value(dest, Value::Str(Bytes::from(res)));
+    ctx.set_value(dest, Value::Str(StrValue::from_vec(res)));
     ctx.modified(dest);
     ctx.notify(b'$', "set", dest);
     Ok(Reply::Int(max as i64))

@@ -23,7 +23,8 @@ use crate::error::{unknown_subcommand, CmdResult, Error};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
 use crate::value::member::{Member, INLINE};
-use crate::value::{HashValue, SetValue, Value, ZSetValue};
+use crate::value::strval::LARGE;
+use crate::value::{HashValue, ListValue, SetValue, Value, ZSetValue};
 
 /// OBJECT and MEMORY.
 pub const COMMANDS: &[CommandSpec] = &[
@@ -360,21 +361,25 @@ fn zset_usage(z: &ZSetValue, samples: usize) -> usize {
     z.heap_bytes() + sampled(z.iter().map(|(m, _)| stored(m)), z.len(), samples)
 }
 
-/// Estimated bytes ebb spends on the value alone.
+/// Estimated bytes ebb spends on the value alone (besides its 24 bytes in
+/// the entry): a collection's box, then what that holds.
 pub fn value_usage(v: &Value, samples: usize) -> usize {
     match v {
-        Value::Str(s) => alloc(s.len()),
+        Value::Str(s) if s.len() < LARGE => stored(s),
+        Value::Str(s) => alloc(HANDLE) + alloc(s.len()),
         Value::List(l) => {
             let cap = if l.is_empty() {
                 0
             } else {
                 l.len().next_power_of_two().max(4)
             };
-            alloc(cap * HANDLE) + sampled(l.iter().map(|x| alloc(x.len())), l.len(), samples)
+            alloc(size_of::<ListValue>())
+                + alloc(cap * HANDLE)
+                + sampled(l.iter().map(|x| alloc(x.len())), l.len(), samples)
         }
-        Value::Set(s) => set_usage(s, samples),
-        Value::Hash(h) => hash_usage(h, samples),
-        Value::ZSet(z) => zset_usage(z, samples),
+        Value::Set(s) => alloc(size_of::<SetValue>()) + set_usage(s, samples),
+        Value::Hash(h) => alloc(size_of::<HashValue>()) + hash_usage(h, samples),
+        Value::ZSet(z) => alloc(size_of::<ZSetValue>()) + zset_usage(z, samples),
     }
 }
 
@@ -382,9 +387,9 @@ pub fn value_usage(v: &Value, samples: usize) -> usize {
 /// share of the keyspace table, its entries in the key-TTL and
 /// member-deadline indexes, and the value ([`value_usage`]).
 pub fn memory_usage(key: &[u8], e: &Entry, samples: usize) -> usize {
-    // One keyspace slot (key + entry + control byte) at the table's 7/8
-    // load.
-    let slot = (KEY + size_of::<Entry>() + 1) * 8 / 7;
+    // One keyspace slot (key + entry), and its share of the hash index (a
+    // 4-byte position and a control byte per bucket, at 7/8 load).
+    let slot = KEY + size_of::<Entry>() + 5 * 8 / 7;
     // One B-tree element of (deadline, table position) at about two
     // thirds fill (the indexes hold no copy of the key).
     let index_entry = alloc(16 + 11 * 16) / 7;
@@ -666,7 +671,7 @@ mod tests {
         for _ in 0..99 {
             l.push_back(b("y"));
         }
-        let v = Value::List(l);
+        let v = Value::from(l);
         assert!(value_usage(&v, 1) > value_usage(&v, usize::MAX));
     }
 }

@@ -20,13 +20,13 @@ pub(crate) fn put_set(h: &mut Harness, key: &str, members: &[&str]) {
     for m in members {
         s.insert(b(m));
     }
-    h.store.dbs[h.db].set(b(key), Value::Set(s));
+    h.store.dbs[h.db].set(b(key), Value::from(s));
 }
 
 /// Stores a list in the selected database.
 pub(crate) fn put_list(h: &mut Harness, key: &str, items: &[&str]) {
     let l: ListValue = items.iter().map(|s| b(s)).collect();
-    h.store.dbs[h.db].set(b(key), Value::List(l));
+    h.store.dbs[h.db].set(b(key), Value::from(l));
 }
 
 /// Stores a sorted set in the selected database.

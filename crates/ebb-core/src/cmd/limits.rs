@@ -14,7 +14,7 @@ use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
-use crate::value::Value;
+use crate::value::{StrValue, Value};
 
 /// The limits family's commands.
 pub const COMMANDS: &[CommandSpec] = &[CommandSpec::core(
@@ -152,7 +152,7 @@ pub fn reply_secs(ns: i128) -> i64 {
 
 /// The stored TAT of `key`, with redis-cell's errors for unreadable values.
 fn stored_tat(ctx: &mut Ctx, key: &[u8]) -> CmdResult<Option<i64>> {
-    let Some(v) = ctx.get::<Bytes>(key)? else {
+    let Some(v) = ctx.get::<StrValue>(key)? else {
         return Ok(None);
     };
     let s = String::from_utf8(v.to_vec()).map_err(cell_error)?;
@@ -218,7 +218,7 @@ fn store(
         }
         return Ok(());
     }
-    ctx.set_value(key, Value::Str(val.clone()));
+    ctx.set_value(key, Value::Str(StrValue::new(&val)));
     ctx.modified(key);
     if ttl_ms < 0 {
         log.push(vec![Bytes::from_static(b"SET"), k, val]);

@@ -367,7 +367,7 @@ fn push_all(
     let mut list = ListValue::new();
     items.for_each(|v| list.push_at(end, v));
     let len = list.len();
-    ctx.set_value(key, Value::List(list));
+    ctx.set_value(key, Value::from(list));
     Ok(len)
 }
 

@@ -24,7 +24,7 @@ pub(crate) fn make_set(h: &mut Harness, key: &str, members: &[&str]) {
     for m in members {
         s.insert(b(m));
     }
-    h.store.dbs[0].set(b(key), Value::Set(s));
+    h.store.dbs[0].set(b(key), Value::from(s));
 }
 
 pub(crate) fn make_hash(h: &mut Harness, key: &str, fields: &[&str]) {
@@ -539,7 +539,7 @@ fn duplicates_and_binary_members() {
     let mut h = Harness::new();
     let mut s = SetValue::new();
     s.insert(Bytes::from_static(b"\x00\xff m"));
-    h.store.dbs[0].set(b("s"), Value::Set(s));
+    h.store.dbs[0].set(b("s"), Value::from(s));
     let argv: Vec<Bytes> = ["SEXPIRE", "s", "10", "MEMBERS", "2"]
         .iter()
         .map(|a| b(a))

@@ -104,7 +104,7 @@ fn live_sets<'c>(ctx: &'c mut Ctx, keys: &[Bytes]) -> CmdResult<Vec<Option<&'c S
     Ok(keys
         .iter()
         .map(|k| match db.peek(k).map(|e| &e.value) {
-            Some(Value::Set(s)) => Some(s),
+            Some(Value::Set(s)) => Some(&**s),
             _ => None,
         })
         .collect())
@@ -175,7 +175,7 @@ fn store_op(ctx: &mut Ctx, argv: &[Bytes], op: SetOp, event: &'static str) -> Cm
     };
     let n = result.len() as i64;
     if n > 0 {
-        ctx.set_value(dst, Value::Set(result.into_iter().collect()));
+        ctx.set_value(dst, Value::from(result.into_iter().collect::<SetValue>()));
         ctx.modified(dst);
         ctx.notify(b's', event, dst);
     } else if ctx.exists(dst) {

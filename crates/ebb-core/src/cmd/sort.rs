@@ -268,7 +268,7 @@ fn sort_generic(ctx: &mut Ctx, argv: &[Bytes], readonly: bool) -> CmdResult<Repl
     }
     let n = list.len();
     if n > 0 {
-        ctx.set_value(&dst, Value::List(list));
+        ctx.set_value(&dst, Value::from(list));
         ctx.modified(&dst);
         ctx.fx.dirty += n as u64 - 1;
         ctx.notify(b'l', "sortstore", &dst);
@@ -353,7 +353,7 @@ pub fn lookup_by_pattern(ctx: &mut Ctx, pattern: &[u8], elem: &[u8]) -> Option<B
     key.extend_from_slice(postfix);
     match (ctx.value(&key)?, field) {
         (Value::Hash(h), Some(f)) => h.get(f).map(Bytes::copy_from_slice),
-        (Value::Str(s), None) => Some(s.clone()),
+        (Value::Str(s), None) => Some(s.to_bytes()),
         _ => None,
     }
 }

@@ -15,7 +15,7 @@ use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
-use crate::value::Value;
+use crate::value::{StrValue, Value};
 
 /// The string family's commands.
 #[rustfmt::skip]
@@ -44,16 +44,9 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec::core("lcs", -3, "readonly", (1, 2, 1), "string", "Find longest common substring", lcs::lcs),
 ];
 
-/// Edits a stored string in place when it is not shared (amortised appends),
-/// copying it first otherwise.
-pub(crate) fn edit_bytes<R>(b: &mut Bytes, f: impl FnOnce(&mut BytesMut) -> R) -> R {
-    let cur = std::mem::take(b);
-    let mut m = cur
-        .try_into_mut()
-        .unwrap_or_else(|shared| BytesMut::from(&shared[..]));
-    let r = f(&mut m);
-    *b = m.freeze();
-    r
+/// Edits a stored string in place (see [`StrValue::edit`]).
+pub(crate) fn edit_bytes<R>(b: &mut StrValue, f: impl FnOnce(&mut BytesMut) -> R) -> R {
+    b.edit(f)
 }
 
 /// Whether a string of `len + extra` bytes would pass `proto-max-bulk-len`
@@ -66,17 +59,17 @@ pub(crate) fn exceeds_max_len(ctx: &Ctx, len: u64, extra: u64) -> bool {
 }
 
 /// Replaces the value of string `key` keeping its TTL, or creates it.
-pub(crate) fn store_keep_ttl(ctx: &mut Ctx, key: &[u8], v: Bytes) -> CmdResult<()> {
-    match ctx.get_mut::<Bytes>(key)? {
+pub(crate) fn store_keep_ttl(ctx: &mut Ctx, key: &[u8], v: StrValue) -> CmdResult<()> {
+    match ctx.get_mut::<StrValue>(key)? {
         Some(b) => *b = v,
         None => ctx.set_value(key, Value::Str(v)),
     }
     Ok(())
 }
 
-fn bulk_or_nil(v: Option<&Bytes>) -> Reply {
+fn bulk_or_nil(v: Option<&StrValue>) -> Reply {
     match v {
-        Some(v) => Reply::Bulk(v.clone()),
+        Some(v) => Reply::Bulk(v.to_bytes()),
         None => Reply::Nil,
     }
 }
@@ -86,7 +79,7 @@ fn bulk_or_nil(v: Option<&Bytes>) -> Reply {
 fn get(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
-    Ok(bulk_or_nil(ctx.get::<Bytes>(key)?))
+    Ok(bulk_or_nil(ctx.get::<StrValue>(key)?))
 }
 
 /// The unit of an `EX`/`PX`/`EXAT`/`PXAT` option.
@@ -184,7 +177,7 @@ struct SetRequest<'a> {
 /// and, when `get` was asked, the previous value (nil otherwise).
 fn apply_set(ctx: &mut Ctx, r: &SetRequest) -> CmdResult<(bool, Reply)> {
     let old = if r.get {
-        bulk_or_nil(ctx.get::<Bytes>(r.key)?)
+        bulk_or_nil(ctx.get::<StrValue>(r.key)?)
     } else {
         Reply::Nil
     };
@@ -197,7 +190,7 @@ fn apply_set(ctx: &mut Ctx, r: &SetRequest) -> CmdResult<(bool, Reply)> {
     } else {
         None
     };
-    ctx.set_value(r.key, Value::Str(Bytes::copy_from_slice(r.value)));
+    ctx.set_value(r.key, Value::Str(StrValue::new(r.value)));
     if keep.is_some() {
         ctx.db().set_expire(r.key, keep);
     }
@@ -319,8 +312,8 @@ fn getset(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let value = a.bytes()?;
-    let old = bulk_or_nil(ctx.get::<Bytes>(key)?);
-    ctx.set_value(key, Value::Str(Bytes::copy_from_slice(value)));
+    let old = bulk_or_nil(ctx.get::<StrValue>(key)?);
+    ctx.set_value(key, Value::Str(StrValue::new(value)));
     ctx.modified(key);
     ctx.notify(b'$', "set", key);
     ctx.rewrite_as(vec![vec![
@@ -336,7 +329,7 @@ fn getset(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 fn getdel(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
-    let Some(v) = ctx.get::<Bytes>(key)?.cloned() else {
+    let Some(v) = ctx.get::<StrValue>(key)?.map(StrValue::to_bytes) else {
         return Ok(Reply::Nil);
     };
     ctx.delete(key);
@@ -357,7 +350,7 @@ fn getex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let o = parse_ext_options(a.rest(), false)?;
-    let Some(v) = ctx.get::<Bytes>(key)?.cloned() else {
+    let Some(v) = ctx.get::<StrValue>(key)?.map(StrValue::to_bytes) else {
         return Ok(Reply::Nil);
     };
     let deadline = match o.expire {
@@ -400,7 +393,7 @@ fn mget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let mut out = Vec::with_capacity(argv.len() - 1);
     for key in &argv[1..] {
         out.push(match ctx.value(key) {
-            Some(Value::Str(v)) => Reply::Bulk(v.clone()),
+            Some(Value::Str(v)) => Reply::Bulk(v.to_bytes()),
             _ => Reply::Nil,
         });
     }
@@ -416,7 +409,7 @@ fn check_pairs(argv: &[Bytes], cmd: &str) -> CmdResult<()> {
 
 fn set_pairs(ctx: &mut Ctx, argv: &[Bytes]) {
     for pair in argv[1..].chunks_exact(2) {
-        ctx.set_value(&pair[0], Value::Str(Bytes::copy_from_slice(&pair[1])));
+        ctx.set_value(&pair[0], Value::Str(StrValue::new(&pair[1])));
         ctx.modified(&pair[0]);
         ctx.notify(b'$', "set", &pair[0]);
     }
@@ -451,16 +444,16 @@ fn append(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let value = a.bytes()?;
-    let len = match ctx.get::<Bytes>(key)?.map(|v| v.len()) {
+    let len = match ctx.get::<StrValue>(key)?.map(|v| v.len()) {
         None => {
-            ctx.set_value(key, Value::Str(Bytes::copy_from_slice(value)));
+            ctx.set_value(key, Value::Str(StrValue::new(value)));
             value.len()
         }
         Some(old) => {
             if exceeds_max_len(ctx, old as u64, value.len() as u64) {
                 return Err(Error::StringTooLong);
             }
-            let b = ctx.get_mut::<Bytes>(key)?.ok_or(Error::NoSuchKey)?;
+            let b = ctx.get_mut::<StrValue>(key)?.ok_or(Error::NoSuchKey)?;
             edit_bytes(b, |m| {
                 m.extend_from_slice(value);
                 m.len()
@@ -478,7 +471,7 @@ fn strlen(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     Ok(Reply::Int(
-        ctx.get::<Bytes>(key)?.map_or(0, |v| v.len() as i64),
+        ctx.get::<StrValue>(key)?.map_or(0, |v| v.len() as i64),
     ))
 }
 
@@ -491,7 +484,7 @@ fn getrange(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let key = a.bytes()?;
     let mut start = a.i64()?;
     let mut end = a.i64()?;
-    let Some(v) = ctx.get::<Bytes>(key)? else {
+    let Some(v) = ctx.get::<StrValue>(key)? else {
         return Ok(Reply::Bulk(Bytes::new()));
     };
     let len = v.len() as i64;
@@ -524,7 +517,7 @@ fn setrange(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         return Err(Error::msg("ERR offset is out of range"));
     }
     let offset = offset as u64;
-    let old_len = ctx.get::<Bytes>(key)?.map(|v| v.len());
+    let old_len = ctx.get::<StrValue>(key)?.map(|v| v.len());
     if value.is_empty() {
         return Ok(Reply::Int(old_len.unwrap_or(0) as i64));
     }
@@ -533,9 +526,9 @@ fn setrange(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     }
     let (offset, end) = (offset as usize, offset as usize + value.len());
     if old_len.is_none() {
-        ctx.set_value(key, Value::Str(Bytes::new()));
+        ctx.set_value(key, Value::Str(StrValue::default()));
     }
-    let b = ctx.get_mut::<Bytes>(key)?.ok_or(Error::NoSuchKey)?;
+    let b = ctx.get_mut::<StrValue>(key)?.ok_or(Error::NoSuchKey)?;
     let len = edit_bytes(b, |m| {
         if m.len() < end {
             m.resize(end, 0);

@@ -28,6 +28,10 @@ pub struct HashValue {
     /// and never back, and HSCAN/OBJECT ENCODING follow that encoding.
     peak_len: u32,
     peak_item: u32,
+    /// The earliest member deadline as the keyspace's member index last
+    /// recorded it (`u64::MAX` for none): only the keyspace reads or
+    /// writes it, to find the key's pair in that index.
+    pub(crate) indexed_due: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -42,6 +46,7 @@ impl Default for HashValue {
             repr: Repr::Packed(HPack::default()),
             peak_len: 0,
             peak_item: 0,
+            indexed_due: u64::MAX,
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod list;
 pub(crate) mod member;
 pub(crate) mod order;
 pub mod set;
+pub mod strval;
 pub(crate) mod table;
 pub(crate) mod zpack;
 pub mod zset;
@@ -13,6 +14,7 @@ pub mod zset;
 pub use hash::HashValue;
 pub use list::ListValue;
 pub use set::SetValue;
+pub use strval::StrValue;
 pub use zset::{MemberRef, Score, ZSetValue};
 
 use bytes::Bytes;
@@ -25,13 +27,13 @@ use bytes::Bytes;
 #[derive(Debug, Clone)]
 pub enum Value {
     /// A string (also used for counters and bitmaps).
-    Str(Bytes),
+    Str(StrValue),
     /// A list.
-    List(ListValue),
+    List(Box<ListValue>),
     /// A hash whose fields may carry deadlines.
     Hash(Box<HashValue>),
     /// A set whose members may carry deadlines.
-    Set(SetValue),
+    Set(Box<SetValue>),
     /// A sorted set whose members may carry deadlines.
     ZSet(Box<ZSetValue>),
 }
@@ -50,13 +52,13 @@ impl From<ZSetValue> for Value {
 
 impl From<SetValue> for Value {
     fn from(s: SetValue) -> Value {
-        Value::Set(s)
+        Value::Set(Box::new(s))
     }
 }
 
 impl From<ListValue> for Value {
     fn from(l: ListValue) -> Value {
-        Value::List(l)
+        Value::List(Box::new(l))
     }
 }
 
@@ -80,6 +82,29 @@ impl Value {
             Value::Hash(h) => h.is_empty(),
             Value::Set(s) => s.is_empty(),
             Value::ZSet(z) => z.is_empty(),
+        }
+    }
+
+    /// The earliest member deadline the keyspace's member index last
+    /// recorded for this value (`u64::MAX` for none; always that for
+    /// strings and lists).
+    pub(crate) fn indexed_due(&self) -> u64 {
+        match self {
+            Value::Hash(h) => h.indexed_due,
+            Value::Set(s) => s.indexed_due,
+            Value::ZSet(z) => z.indexed_due,
+            Value::Str(_) | Value::List(_) => u64::MAX,
+        }
+    }
+
+    /// Records what the keyspace's member index holds for this value. A
+    /// string or list never has member deadlines, so has nothing to record.
+    pub(crate) fn set_indexed_due(&mut self, t: u64) {
+        match self {
+            Value::Hash(h) => h.indexed_due = t,
+            Value::Set(s) => s.indexed_due = t,
+            Value::ZSet(z) => z.indexed_due = t,
+            Value::Str(_) | Value::List(_) => debug_assert_eq!(t, u64::MAX),
         }
     }
 
@@ -203,9 +228,9 @@ mod tests {
     fn entries_stay_small() {
         // A collection without member deadlines pays one null pointer for them.
         assert!(size_of::<Option<Box<crate::expiry::DeadlineIndex>>>() <= 8);
-        assert!(size_of::<super::SetValue>() <= 64);
-        assert!(size_of::<super::Value>() <= 96);
-        // (120 for the value, TTL and member-due mark, plus 8 for the access time)
-        assert!(size_of::<crate::db::Entry>() <= 128);
+        // A short string lives in the value itself; collections behind a box.
+        assert_eq!(size_of::<super::Value>(), 24);
+        // The value, the TTL and the access time.
+        assert_eq!(size_of::<crate::db::Entry>(), 40);
     }
 }

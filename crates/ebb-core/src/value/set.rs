@@ -17,6 +17,10 @@ use crate::expiry::{MemberDeadlines, NO_DEADLINE};
 #[derive(Debug, Clone)]
 pub struct SetValue {
     repr: Repr,
+    /// The earliest member deadline as the keyspace's member index last
+    /// recorded it (`u64::MAX` for none): only the keyspace reads or
+    /// writes it, to find the key's pair in that index.
+    pub(crate) indexed_due: u64,
 }
 
 /// What [`SetValue::write`] found and did.
@@ -29,14 +33,15 @@ enum Did {
 
 #[derive(Debug, Clone)]
 enum Repr {
-    Packed(Box<SPack>),
+    Packed(SPack),
     Large(MemberTable<()>),
 }
 
 impl Default for SetValue {
     fn default() -> Self {
         SetValue {
-            repr: Repr::Packed(Box::default()),
+            repr: Repr::Packed(SPack::default()),
+            indexed_due: u64::MAX,
         }
     }
 }
@@ -183,7 +188,7 @@ impl SetValue {
     /// The member deadlines.
     pub fn deadlines(&self) -> MemberDeadlines<'_> {
         match &self.repr {
-            Repr::Packed(p) => MemberDeadlines::packed(&**p),
+            Repr::Packed(p) => MemberDeadlines::packed(p),
             Repr::Large(t) => t.deadlines(),
         }
     }
@@ -271,7 +276,7 @@ impl SetValue {
     /// except in the packed form, where they are the structure).
     pub fn heap_bytes(&self) -> usize {
         match &self.repr {
-            Repr::Packed(p) => std::mem::size_of::<SPack>() + p.heap_bytes(),
+            Repr::Packed(p) => p.heap_bytes(),
             Repr::Large(t) => t.heap_bytes(),
         }
     }

@@ -38,6 +38,10 @@ pub struct MemberRef(u32);
 #[derive(Debug, Clone)]
 pub struct ZSetValue {
     repr: Repr,
+    /// The earliest member deadline as the keyspace's member index last
+    /// recorded it (`u64::MAX` for none): only the keyspace reads or
+    /// writes it, to find the key's pair in that index.
+    pub(crate) indexed_due: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -50,6 +54,7 @@ impl Default for ZSetValue {
     fn default() -> Self {
         ZSetValue {
             repr: Repr::Packed(ZPack::default()),
+            indexed_due: u64::MAX,
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::cmd::strings::edit_bytes;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
+use crate::value::StrValue;
 
 /// What to do when SET or INCRBY leaves the type's range.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -183,7 +184,10 @@ fn bitfield_generic(ctx: &mut Ctx, argv: &[Bytes], read_only_cmd: bool) -> CmdRe
         .map(|op| op.offset + op.bits as u64 - 1)
         .max();
     let Some(highest) = highest else {
-        let v = ctx.get::<Bytes>(key)?.cloned().unwrap_or_default();
+        let v = ctx
+            .get::<StrValue>(key)?
+            .map(StrValue::to_bytes)
+            .unwrap_or_default();
         return Ok(Reply::Array(
             ops.iter()
                 .map(|op| Reply::Int(read_field(&v, op) as i64))
@@ -196,7 +200,7 @@ fn bitfield_generic(ctx: &mut Ctx, argv: &[Bytes], read_only_cmd: bool) -> CmdRe
         ));
     }
     let grown = grow_for_bit(ctx, key, highest)?;
-    let b = ctx.get_mut::<Bytes>(key)?.ok_or(Error::NoSuchKey)?;
+    let b = ctx.get_mut::<StrValue>(key)?.ok_or(Error::NoSuchKey)?;
     let (replies, changes, changed) = edit_bytes(b, |m| {
         let mut changes = 0u64;
         let mut changed = false;

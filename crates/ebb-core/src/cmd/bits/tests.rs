@@ -34,7 +34,7 @@ fn setup() -> Harness {
     h.run(&["SET", "e", ""]);
     let mut l = VecDeque::new();
     l.push_back(Bytes::from_static(b"a"));
-    h.store.dbs[0].set(Bytes::from_static(b"l"), Value::List(l));
+    h.store.dbs[0].set(Bytes::from_static(b"l"), Value::from(l));
     h.run_bytes(&[
         Bytes::from_static(b"SET"),
         Bytes::from_static(b"ones"),

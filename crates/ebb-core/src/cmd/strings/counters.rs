@@ -9,7 +9,7 @@ use crate::args::{parse_i64, Args};
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
-use crate::value::Value;
+use crate::value::{StrValue, Value};
 
 /// Writes `n` in decimal into `buf`, returning the digits.
 fn format_i64(n: i64, buf: &mut [u8; 20]) -> &[u8] {
@@ -33,13 +33,10 @@ fn format_i64(n: i64, buf: &mut [u8; 20]) -> &[u8] {
 /// Adds `delta` to the integer stored at `key` (0 if missing).
 fn incr_by(ctx: &mut Ctx, key: &[u8], delta: i64) -> CmdResult<Reply> {
     let mut digits = [0u8; 20];
-    let new = match ctx.get_mut::<Bytes>(key)? {
+    let new = match ctx.get_mut::<StrValue>(key)? {
         None => {
             let new = delta;
-            ctx.set_value(
-                key,
-                Value::Str(Bytes::copy_from_slice(format_i64(new, &mut digits))),
-            );
+            ctx.set_value(key, Value::Str(StrValue::new(format_i64(new, &mut digits))));
             new
         }
         Some(v) => {
@@ -105,7 +102,7 @@ pub(super) fn incrbyfloat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let raw = a.bytes()?;
-    let cur = match ctx.get::<Bytes>(key)? {
+    let cur = match ctx.get::<StrValue>(key)? {
         None => LongDouble::ZERO,
         Some(v) => LongDouble::parse(v).ok_or(Error::NotFloat)?,
     };
@@ -114,7 +111,7 @@ pub(super) fn incrbyfloat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         .checked_add(incr)
         .ok_or_else(|| Error::msg("ERR increment would produce NaN or Infinity"))?;
     let new = Bytes::from(sum.to_human_string());
-    store_keep_ttl(ctx, key, new.clone())?;
+    store_keep_ttl(ctx, key, StrValue::new(&new))?;
     ctx.modified(key);
     ctx.notify(b'$', "incrbyfloat", key);
     ctx.rewrite_as(vec![vec![

@@ -13,7 +13,7 @@ use crate::value::Value;
 fn read(ctx: &mut Ctx, key: &[u8]) -> Option<Bytes> {
     match ctx.value(key) {
         None => Some(Bytes::new()),
-        Some(Value::Str(v)) => Some(v.clone()),
+        Some(Value::Str(v)) => Some(v.to_bytes()),
         Some(_) => None,
     }
 }

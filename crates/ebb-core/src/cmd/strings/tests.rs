@@ -51,7 +51,7 @@ fn expire_at(h: &Harness, key: &str) -> Option<u64> {
 fn with_list(h: &mut Harness, key: &str) {
     let mut l = VecDeque::new();
     l.push_back(Bytes::from_static(b"a"));
-    h.store.dbs[0].set(Bytes::copy_from_slice(key.as_bytes()), Value::List(l));
+    h.store.dbs[0].set(Bytes::copy_from_slice(key.as_bytes()), Value::from(l));
 }
 
 fn int(n: i64) -> Reply {

@@ -45,7 +45,7 @@ fn set(h: &mut Harness, key: &str, members: &[&str]) {
     for m in members {
         s.insert(b(m));
     }
-    h.store.dbs[h.db].set(b(key), Value::Set(s));
+    h.store.dbs[h.db].set(b(key), Value::from(s));
 }
 
 /// The members and scores of a stored sorted set, ascending.

@@ -1,5 +1,6 @@
 """Sharded pub/sub (Redis 7.0): SSUBSCRIBE, SUNSUBSCRIBE, SPUBLISH and
-PUBSUB SHARDCHANNELS / SHARDNUMSUB, byte for byte.
+PUBSUB SHARDCHANNELS / SHARDNUMSUB, byte for byte; and subscriptions queued
+in a transaction, which Redis 7.0 runs at EXEC.
 
 Checked against redis-server 7.0.15 too: `AGAINST_REDIS=1 pytest
 tests/python/test_pubsub_shard.py`.
@@ -288,3 +289,64 @@ def test_shard_channels_are_not_keys(conns):
     info = c.cmd("COMMAND", "INFO", "SPUBLISH")
     assert b"$8\r\nspublish\r\n:3\r\n" in info
     assert b":1\r\n:1\r\n:1\r\n" in info
+
+
+def test_subscribe_inside_multi_runs_at_exec(conns):
+    # Redis 7.0 runs SUBSCRIBE/PSUBSCRIBE queued in a transaction: their
+    # replies sit inside EXEC's, and the client leaves EXEC subscribed.
+    sub, pub = conns(), conns()
+    assert sub.cmd("MULTI") == b"+OK\r\n"
+    assert sub.cmd("SUBSCRIBE", "a") == b"+QUEUED\r\n"
+    assert sub.cmd("PSUBSCRIBE", "b*") == b"+QUEUED\r\n"
+    assert sub.cmd("SET", "k", "v") == b"+QUEUED\r\n"
+    sub.send("EXEC")
+    assert sub.f.readline() == b"*3\r\n"
+    assert sub.read() == arr("subscribe", "a", 1)
+    assert sub.read() == arr("psubscribe", "b*", 2)
+    assert sub.read() == b"+OK\r\n"
+    assert pub.cmd("PUBLISH", "a", "hi") == b":1\r\n"
+    assert sub.read() == arr("message", "a", "hi")
+    assert pub.cmd("PUBLISH", "bx", "yo") == b":1\r\n"
+    assert sub.read() == arr("pmessage", "b*", "bx", "yo")
+    # Subscribed mode (RESP2): PING answers as a message, GET is refused.
+    assert sub.cmd("PING") == arr("pong", "")
+    assert sub.cmd("GET", "k").startswith(b"-ERR Can't execute 'get'")
+
+
+def test_subscribe_to_several_channels_inside_multi(conns):
+    # EXEC counts one element per queued command while SUBSCRIBE writes one
+    # reply per channel: Redis 7.0 writes exactly this.
+    c = conns()
+    assert c.cmd("MULTI") == b"+OK\r\n"
+    assert c.cmd("SUBSCRIBE", "x", "y") == b"+QUEUED\r\n"
+    c.send("EXEC")
+    assert c.f.readline() == b"*1\r\n"
+    assert c.read() == arr("subscribe", "x", 1)
+    assert c.read() == arr("subscribe", "y", 2)
+    assert c.cmd("MULTI").startswith(b"-ERR Can't execute 'multi'")
+
+
+def test_unsubscribe_inside_multi(conns):
+    c = conns()
+    c.send("SUBSCRIBE", "x")
+    assert c.read() == arr("subscribe", "x", 1)
+    c.send("UNSUBSCRIBE", "x")
+    assert c.read() == arr("unsubscribe", "x", 0)
+    assert c.cmd("MULTI") == b"+OK\r\n"
+    assert c.cmd("SUNSUBSCRIBE") == b"+QUEUED\r\n"
+    assert c.cmd("PUNSUBSCRIBE", "p") == b"+QUEUED\r\n"
+    assert c.cmd("UNSUBSCRIBE") == b"+QUEUED\r\n"
+    assert c.cmd("EXEC") == (
+        b"*3\r\n" + arr("sunsubscribe", None, 0) + arr("punsubscribe", "p", 0)
+        + arr("unsubscribe", None, 0)
+    )
+    assert c.cmd("PING") == b"+PONG\r\n"
+
+
+def test_subscribe_inside_multi_resp3(conns):
+    c = conns(resp3=True)
+    assert c.cmd("MULTI") == b"+OK\r\n"
+    assert c.cmd("SUBSCRIBE", "a") == b"+QUEUED\r\n"
+    assert c.cmd("EXEC") == b"*1\r\n>3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n"
+    # RESP3 clients keep running commands while subscribed.
+    assert c.cmd("PING") == b"+PONG\r\n"

@@ -42,41 +42,27 @@ pub fn run<'a>(
             s.reply(&Reply::Ok, out);
             Flow::Close
         }
-        "subscribe" | "psubscribe" | "ssubscribe" => {
-            let kind = sub_kind(spec.name);
-            for ch in &argv[1..] {
-                let ch = Bytes::copy_from_slice(ch);
-                if sub_set(s, kind).insert(ch.clone()) {
-                    shared.subscribe(s.id, &s.entry, ch.clone(), kind);
-                }
-                let n = sub_count(s, kind);
-                resp::encode_sub_reply(spec.name.as_bytes(), Some(&ch), n, s.resp3, out);
-            }
-            sync_sub_counts(s);
+        "subscribe" | "psubscribe" | "ssubscribe" | "unsubscribe" | "punsubscribe"
+        | "sunsubscribe" => {
+            subscriptions(s, shared, spec, argv, out);
             Flow::Continue
         }
-        "unsubscribe" | "punsubscribe" | "sunsubscribe" => {
-            let kind = sub_kind(spec.name);
-            let names: Vec<Bytes> = if argv.len() > 1 {
-                argv[1..]
-                    .iter()
-                    .map(|b| Bytes::copy_from_slice(b))
-                    .collect()
-            } else {
-                sub_set(s, kind).iter().cloned().collect()
-            };
-            if names.is_empty() {
-                let n = sub_count(s, kind);
-                resp::encode_sub_reply(spec.name.as_bytes(), None, n, s.resp3, out);
-            }
-            for ch in names {
-                if sub_set(s, kind).remove(&ch) {
-                    shared.unsubscribe(s.id, &ch, kind);
+        "exec" => {
+            match exec(s, shared, guard) {
+                Ok(parts) => {
+                    // One element per queued command, as Redis counts them,
+                    // though a (un)subscription to several channels writes
+                    // one reply per channel (Redis 7.0 does the same).
+                    resp::put_int(out, b'*', parts.len() as i64);
+                    for p in parts {
+                        match p {
+                            Part::Reply(r) => s.reply(&r, out),
+                            Part::Raw(b) => out.extend_from_slice(&b),
+                        }
+                    }
                 }
-                let n = sub_count(s, kind);
-                resp::encode_sub_reply(spec.name.as_bytes(), Some(&ch), n, s.resp3, out);
+                Err(r) => s.reply(&r, out),
             }
-            sync_sub_counts(s);
             Flow::Continue
         }
         "debug" if argv.len() == 3 && eq(&argv[1], "protocol") => {
@@ -95,6 +81,57 @@ pub fn run<'a>(
             Flow::Continue
         }
     }
+}
+
+/// SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE and their UNSUBSCRIBE counterparts:
+/// one reply per channel, written to `out`.
+fn subscriptions(
+    s: &mut Session,
+    shared: &Arc<Shared>,
+    spec: &CommandSpec,
+    argv: &[Bytes],
+    out: &mut BytesMut,
+) {
+    let kind = sub_kind(spec.name);
+    if matches!(spec.name, "subscribe" | "psubscribe" | "ssubscribe") {
+        for ch in &argv[1..] {
+            let ch = Bytes::copy_from_slice(ch);
+            if sub_set(s, kind).insert(ch.clone()) {
+                shared.subscribe(s.id, &s.entry, ch.clone(), kind);
+            }
+            let n = sub_count(s, kind);
+            resp::encode_sub_reply(spec.name.as_bytes(), Some(&ch), n, s.resp3, out);
+        }
+        sync_sub_counts(s);
+        return;
+    }
+    let names: Vec<Bytes> = if argv.len() > 1 {
+        argv[1..]
+            .iter()
+            .map(|b| Bytes::copy_from_slice(b))
+            .collect()
+    } else {
+        sub_set(s, kind).iter().cloned().collect()
+    };
+    if names.is_empty() {
+        let n = sub_count(s, kind);
+        resp::encode_sub_reply(spec.name.as_bytes(), None, n, s.resp3, out);
+    }
+    for ch in names {
+        if sub_set(s, kind).remove(&ch) {
+            shared.unsubscribe(s.id, &ch, kind);
+        }
+        let n = sub_count(s, kind);
+        resp::encode_sub_reply(spec.name.as_bytes(), Some(&ch), n, s.resp3, out);
+    }
+    sync_sub_counts(s);
+}
+
+/// One queued command's share of EXEC's reply.
+enum Part {
+    Reply(Reply),
+    /// Replies already encoded (a subscription's, one per channel).
+    Raw(BytesMut),
 }
 
 /// `DEBUG PROTOCOL <type>`: one sample reply of each RESP type, written as
@@ -298,7 +335,6 @@ pub(crate) fn reply_for<'a>(
             s.unwatch_all();
             Reply::Ok
         }
-        "exec" => exec(s, shared, guard),
         "eval" | "evalsha" | "eval_ro" | "evalsha_ro" => {
             crate::script::eval(s, shared, guard, spec, argv)
         }
@@ -509,15 +545,23 @@ fn auth(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
     }
 }
 
-fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> Reply {
+/// EXEC: the queued commands' replies, or the reply that replaces them
+/// all (an error, or the null array of an aborted transaction).
+fn exec<'a>(
+    s: &mut Session,
+    shared: &'a Arc<Shared>,
+    guard: &mut Guard<'a>,
+) -> Result<Vec<Part>, Reply> {
     let Some(queue) = s.multi.take() else {
-        return err("ERR EXEC without MULTI");
+        return Err(err("ERR EXEC without MULTI"));
     };
     s.entry.in_multi.store(false, Ordering::Relaxed);
     if s.multi_failed {
         s.multi_failed = false;
         s.unwatch_all();
-        return err("EXECABORT Transaction discarded because of previous errors.");
+        return Err(err(
+            "EXECABORT Transaction discarded because of previous errors.",
+        ));
     }
     // (A transaction that may grow memory over maxmemory was refused
     // before EXEC ran: see the session's dispatch.)
@@ -536,7 +580,7 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
     }
     if s.watch_dirty.load(Ordering::Relaxed) {
         s.unwatch_all();
-        return Reply::NilArray;
+        return Err(Reply::NilArray);
     }
     s.unwatch_all();
     let writes = queue
@@ -576,7 +620,7 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
                      following reason: {reason}"
                 );
                 s.note_error(&e);
-                replies.push(err(e));
+                replies.push(Part::Reply(err(e)));
                 continue;
             }
         }
@@ -587,10 +631,10 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
             crate::observe::feed(s.id, s.db, &s.entry.addr, spec, &argv);
         }
         let start = crate::cmdstats::ticks();
-        let r = match spec.exec {
+        let part = match spec.exec {
             Exec::Core(_) => {
                 let store = guard.get_or_insert_with(|| shared.store.lock());
-                run_core_deferred(
+                Part::Reply(run_core_deferred(
                     shared,
                     store,
                     s.db,
@@ -600,24 +644,31 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
                     spec,
                     &argv,
                     &mut ready,
-                )
+                ))
             }
             Exec::Server => match spec.name {
-                "exec" | "multi" | "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe"
-                | "sunsubscribe" | "shutdown" => {
-                    err("ERR Command not allowed inside a transaction")
+                "exec" | "multi" | "shutdown" => {
+                    Part::Reply(err("ERR Command not allowed inside a transaction"))
                 }
                 // As Redis: a transaction expects one reply per command.
-                "ssubscribe" => err("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client"),
+                "ssubscribe" => Part::Reply(err(
+                    "ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client",
+                )),
+                // Redis 7.0 runs the others, their replies inside EXEC's.
+                "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe" | "sunsubscribe" => {
+                    let mut raw = BytesMut::new();
+                    subscriptions(s, shared, spec, &argv, &mut raw);
+                    Part::Raw(raw)
+                }
                 _ => {
                     // INFO and the like see the counts of the commands
                     // this EXEC already ran.
                     s.publish_stats();
-                    reply_for(s, shared, guard, spec, &argv).unwrap_or(Reply::Ok)
+                    Part::Reply(reply_for(s, shared, guard, spec, &argv).unwrap_or(Reply::Ok))
                 }
             },
         };
-        if let Reply::Error(e) = &r {
+        if let Part::Reply(Reply::Error(e)) = &part {
             s.note_error(e);
         }
         let took = crate::cmdstats::ticks().saturating_sub(start);
@@ -629,7 +680,7 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
             s.count_call(slot, took, failed);
         }
         s.err_mark = s.err_seq;
-        replies.push(r);
+        replies.push(part);
     }
     if writes {
         shared.log_raw(s.db, &[Bytes::from_static(b"EXEC")]);
@@ -638,7 +689,7 @@ fn exec<'a>(s: &mut Session, shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> 
         let store = guard.get_or_insert_with(|| shared.store.lock());
         serve_ready(shared, store, ready);
     }
-    Reply::Array(replies)
+    Ok(replies)
 }
 
 /// Runs a core command of a transaction or a script like

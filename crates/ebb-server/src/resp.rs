@@ -295,7 +295,7 @@ pub fn split_args(line: &[u8]) -> Option<Vec<Bytes>> {
     }
 }
 
-fn put_int(out: &mut BytesMut, prefix: u8, n: i64) {
+pub(crate) fn put_int(out: &mut BytesMut, prefix: u8, n: i64) {
     out.put_u8(prefix);
     let mut b = itoa::Buffer::new();
     out.extend_from_slice(b.format(n).as_bytes());

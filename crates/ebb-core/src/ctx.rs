@@ -96,7 +96,7 @@ impl Kind for StrValue {
     const COLLECTION: bool = false;
 }
 kind!(ListValue, List, Box::default());
-kind!(HashValue, Hash, Box::new(HashValue::new()));
+kind!(HashValue, Hash, HashValue::new());
 kind!(SetValue, Set, Box::default());
 kind!(ZSetValue, ZSet, Box::new(ZSetValue::new()));
 

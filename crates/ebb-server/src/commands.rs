@@ -49,18 +49,20 @@ pub fn run<'a>(
         }
         "exec" => {
             match exec(s, shared, guard) {
-                Ok(parts) => {
+                // (The errors inside were counted as the commands ran.)
+                Ok(parts) if s.replies_on() => {
                     // One element per queued command, as Redis counts them,
                     // though a (un)subscription to several channels writes
                     // one reply per channel (Redis 7.0 does the same).
                     resp::put_int(out, b'*', parts.len() as i64);
                     for p in parts {
                         match p {
-                            Part::Reply(r) => s.reply(&r, out),
+                            Part::Reply(r) => resp::encode(&r, s.resp3, out),
                             Part::Raw(b) => out.extend_from_slice(&b),
                         }
                     }
                 }
+                Ok(_) => {}
                 Err(r) => s.reply(&r, out),
             }
             Flow::Continue

@@ -20,34 +20,37 @@ const ORDERED_REMOVAL_MAX: usize = 128;
 /// that random picks (HRANDFIELD) cost O(1) and HSCAN can walk positions.
 /// The table keeps insertion order across removals while it is as small as
 /// a default listpack, and moves the last field into the hole beyond (O(1)).
-#[derive(Debug, Clone)]
+///
+/// The value is 16 bytes: a packed hash is its buffer alone (which also
+/// carries the counts below), a large one a box with the table.
+#[derive(Debug, Clone, Default)]
 pub struct HashValue {
     repr: Repr,
+}
+
+/// The large form's box.
+#[derive(Debug, Clone)]
+struct Table {
+    fields: MemberTable<Member>,
     /// Most fields the hash ever held, and longest field or value ever
     /// stored: Redis converts a listpack to a hash table past its limits
     /// and never back, and HSCAN/OBJECT ENCODING follow that encoding.
     peak_len: u32,
     peak_item: u32,
     /// The earliest member deadline as the keyspace's member index last
-    /// recorded it (`u64::MAX` for none): only the keyspace reads or
-    /// writes it, to find the key's pair in that index.
-    pub(crate) indexed_due: u64,
+    /// recorded it ([`NO_DEADLINE`] for none).
+    indexed_due: u64,
 }
 
 #[derive(Debug, Clone)]
 enum Repr {
     Packed(HPack),
-    Table(MemberTable<Member>),
+    Table(Box<Table>),
 }
 
-impl Default for HashValue {
+impl Default for Repr {
     fn default() -> Self {
-        HashValue {
-            repr: Repr::Packed(HPack::default()),
-            peak_len: 0,
-            peak_item: 0,
-            indexed_due: u64::MAX,
-        }
+        Repr::Packed(HPack::default())
     }
 }
 
@@ -98,7 +101,7 @@ impl HashValue {
     pub fn len(&self) -> usize {
         match &self.repr {
             Repr::Packed(p) => p.len(),
-            Repr::Table(t) => t.len(),
+            Repr::Table(t) => t.fields.len(),
         }
     }
 
@@ -121,7 +124,7 @@ impl HashValue {
     pub fn contains(&self, field: &[u8]) -> bool {
         match &self.repr {
             Repr::Packed(p) => p.find(field).is_some(),
-            Repr::Table(t) => t.find(field).is_some(),
+            Repr::Table(t) => t.fields.find(field).is_some(),
         }
     }
 
@@ -145,19 +148,53 @@ impl HashValue {
     /// converts a hash table back to a listpack).
     fn table(&mut self) -> &mut MemberTable<Member> {
         if let Repr::Packed(p) = &self.repr {
-            self.repr = Repr::Table(p.to_table());
+            let (peak_len, peak_item) = p.peaks();
+            self.repr = Repr::Table(Box::new(Table {
+                fields: p.to_table(),
+                peak_len,
+                peak_item,
+                indexed_due: p.indexed_due(),
+            }));
         }
         match &mut self.repr {
-            Repr::Table(t) => t,
+            Repr::Table(t) => &mut t.fields,
             Repr::Packed(_) => unreachable!("converted above"),
+        }
+    }
+
+    /// Raises the peak field count and item length after a write of a
+    /// field or value `item` bytes long.
+    fn note_peaks(&mut self, item: usize) {
+        let len = self.len();
+        match &mut self.repr {
+            Repr::Packed(p) => p.note_peaks(item),
+            Repr::Table(t) => {
+                let clamp = |n: usize| n.min(u32::MAX as usize) as u32;
+                t.peak_len = t.peak_len.max(clamp(len));
+                t.peak_item = t.peak_item.max(clamp(item));
+            }
+        }
+    }
+
+    /// The earliest deadline the keyspace's member index recorded.
+    pub(crate) fn indexed_due(&self) -> u64 {
+        match &self.repr {
+            Repr::Packed(p) => p.indexed_due(),
+            Repr::Table(t) => t.indexed_due,
+        }
+    }
+
+    /// Records what the keyspace's member index holds for this hash.
+    pub(crate) fn set_indexed_due(&mut self, at: u64) {
+        match &mut self.repr {
+            Repr::Packed(p) => p.set_indexed_due(at),
+            Repr::Table(t) => t.indexed_due = at,
         }
     }
 
     /// Sets `field` to `value` with one lookup, dropping its deadline when
     /// `clear`; returns true if the field is new.
     fn write(&mut self, field: &[u8], value: &[u8], clear: bool) -> bool {
-        let item = field.len().max(value.len()).min(u32::MAX as usize) as u32;
-        self.peak_item = self.peak_item.max(item);
         let mut new = None;
         if let Repr::Packed(p) = &mut self.repr {
             if HPack::fits(field, value) {
@@ -199,7 +236,7 @@ impl HashValue {
                 }
             }
         };
-        self.peak_len = self.peak_len.max(self.len().min(u32::MAX as usize) as u32);
+        self.note_peaks(field.len().max(value.len()));
         new
     }
 
@@ -211,7 +248,7 @@ impl HashValue {
                 Some(p.remove_at(o).1)
             }
             Repr::Table(t) => {
-                let id = t.find(field)?;
+                let id = t.fields.find(field)?;
                 self.take(id).map(|(_, v)| v)
             }
         }
@@ -225,7 +262,11 @@ impl HashValue {
                 let e = p.entry(p.nth(i)?);
                 Some((e.field, e.value))
             }
-            Repr::Table(t) => t.nodes().get(i).map(|n| (&n.member[..], &n.value[..])),
+            Repr::Table(t) => t
+                .fields
+                .nodes()
+                .get(i)
+                .map(|n| (&n.member[..], &n.value[..])),
         }
     }
 
@@ -238,7 +279,7 @@ impl HashValue {
                     .collect::<Vec<_>>()
                     .into_iter(),
             ),
-            Repr::Table(t) => HashIter::Table(t.nodes().iter()),
+            Repr::Table(t) => HashIter::Table(t.fields.nodes().iter()),
         }
     }
 
@@ -246,7 +287,7 @@ impl HashValue {
     pub fn deadlines(&self) -> MemberDeadlines<'_> {
         match &self.repr {
             Repr::Packed(p) => MemberDeadlines::packed(p),
-            Repr::Table(t) => t.deadlines(),
+            Repr::Table(t) => t.fields.deadlines(),
         }
     }
 
@@ -260,9 +301,9 @@ impl HashValue {
                 }
                 None => false,
             },
-            Repr::Table(t) => match t.find(field) {
+            Repr::Table(t) => match t.fields.find(field) {
                 Some(id) => {
-                    t.set_deadline(id, at);
+                    t.fields.set_deadline(id, at);
                     true
                 }
                 None => false,
@@ -278,8 +319,8 @@ impl HashValue {
                 p.set_deadline_at(o, NO_DEADLINE)
             }
             Repr::Table(t) => {
-                let id = t.find(field)?;
-                t.clear_deadline(id)
+                let id = t.fields.find(field)?;
+                t.fields.clear_deadline(id)
             }
         }
     }
@@ -292,7 +333,7 @@ impl HashValue {
                 Some((e.field, e.value))
             }
             Repr::Table(t) => {
-                let n = t.node(t.find(field)?)?;
+                let n = t.fields.node(t.fields.find(field)?)?;
                 Some((&n.member[..], &n.value[..]))
             }
         }
@@ -302,7 +343,7 @@ impl HashValue {
     pub fn deadline(&self, field: &[u8]) -> Option<u64> {
         match &self.repr {
             Repr::Packed(p) => p.deadline_at(p.find(field)?),
-            Repr::Table(t) => t.deadline(t.find(field)?),
+            Repr::Table(t) => t.fields.deadline(t.fields.find(field)?),
         }
     }
 
@@ -310,16 +351,21 @@ impl HashValue {
     /// held more than `max_entries` fields nor a field or value longer than
     /// `max_value` bytes (`hash-max-listpack-*`).
     pub fn is_compact(&self, max_entries: usize, max_value: usize) -> bool {
-        self.peak_len as usize <= max_entries && self.peak_item as usize <= max_value
+        let (len, item) = match &self.repr {
+            Repr::Packed(p) => p.peaks(),
+            Repr::Table(t) => (t.peak_len, t.peak_item),
+        };
+        len as usize <= max_entries && item as usize <= max_value
     }
 
     /// Removes table field `id` and its deadline: keeping the order of the
     /// others while the hash is as small as a default listpack, swapping
     /// the last field into its place beyond. Returns (field, value).
     fn take(&mut self, id: u32) -> Option<(Bytes, Bytes)> {
-        let Repr::Table(fields) = &mut self.repr else {
+        let Repr::Table(t) = &mut self.repr else {
             return None;
         };
+        let fields = &mut t.fields;
         let n = if fields.len() <= ORDERED_REMOVAL_MAX {
             fields.shift_remove(id)
         } else {
@@ -363,7 +409,7 @@ impl HashValue {
                 Some(p.remove_at(o).0)
             }
             Repr::Table(t) => {
-                let id = t.first_due(now)?;
+                let id = t.fields.first_due(now)?;
                 self.take(id).map(|(f, _)| f)
             }
         }
@@ -374,7 +420,7 @@ impl HashValue {
     pub fn heap_bytes(&self) -> usize {
         match &self.repr {
             Repr::Packed(p) => p.heap_bytes(),
-            Repr::Table(t) => t.heap_bytes(),
+            Repr::Table(t) => t.fields.heap_bytes(),
         }
     }
 }

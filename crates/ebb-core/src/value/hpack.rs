@@ -11,6 +11,14 @@
 //! Lengths are one byte (at most 64); the deadline is a varint, 0 for none,
 //! otherwise the deadline plus one. Every operation walks the buffer: O(n)
 //! over at most 128 entries of a few dozen bytes.
+//!
+//! The buffer is the whole hash, exactly sized: a 4-byte header (field
+//! count, fields with a deadline, and the most fields and longest item the
+//! hash ever held, which OBJECT ENCODING reports from), the entries, and
+//! only while a field has a deadline (or the keyspace still records one) a
+//! 16-byte trailer with the earliest deadline and the recorded one. The
+//! trailer sits after the entries, so adding or dropping it never moves an
+//! entry.
 
 use bytes::Bytes;
 
@@ -23,8 +31,6 @@ use crate::expiry::NO_DEADLINE;
 pub(crate) const MAX_LEN: usize = 128;
 /// Longest field or value a packed hash holds (`hash-max-listpack-value`).
 pub(crate) const MAX_ITEM: usize = 64;
-/// Spare bytes a buffer may keep after a removal before it shrinks.
-const SLACK: usize = 32;
 
 /// One entry, decoded.
 #[derive(Debug, Clone, Copy)]
@@ -40,26 +46,23 @@ pub(crate) struct HEntry<'a> {
 }
 
 /// A small hash as one buffer (see the module documentation).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct HPack {
-    buf: Vec<u8>,
-    len: u16,
-    /// How many entries have a deadline.
-    timed: u16,
-    /// The earliest deadline ([`NO_DEADLINE`] when none).
-    first_due: u64,
+    buf: Box<[u8]>,
 }
 
-impl Default for HPack {
-    fn default() -> Self {
-        HPack {
-            buf: Vec::new(),
-            len: 0,
-            timed: 0,
-            first_due: NO_DEADLINE,
-        }
-    }
-}
+/// Header bytes before the entries.
+const HEADER: usize = 4;
+/// Header byte positions.
+const H_LEN: usize = 0;
+const H_TIMED: usize = 1;
+const H_PEAK_LEN: usize = 2;
+const H_PEAK_ITEM: usize = 3;
+/// Set in the peak-item byte when the buffer ends with the deadline
+/// trailer.
+const HAS_DUES: u8 = 0x80;
+/// The trailer: earliest deadline, then the one the keyspace recorded.
+const DUES: usize = 16;
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -91,9 +94,113 @@ fn deadline_code(at: u64) -> u64 {
 }
 
 impl HPack {
+    fn header(&self, i: usize) -> u8 {
+        self.buf.get(i).copied().unwrap_or(0)
+    }
+
+    fn has_dues(&self) -> bool {
+        self.header(H_PEAK_ITEM) & HAS_DUES != 0
+    }
+
+    /// Where the entries end (the trailer follows).
+    fn entries_end(&self) -> usize {
+        self.buf.len() - if self.has_dues() { DUES } else { 0 }
+    }
+
+    /// (earliest deadline, deadline the keyspace recorded), both
+    /// [`NO_DEADLINE`] without a trailer.
+    fn dues(&self) -> (u64, u64) {
+        if !self.has_dues() {
+            return (NO_DEADLINE, NO_DEADLINE);
+        }
+        let t = &self.buf[self.buf.len() - DUES..];
+        let word = |i: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&t[i..i + 8]);
+            u64::from_le_bytes(b)
+        };
+        (word(0), word(8))
+    }
+
+    /// Edits the buffer as a vector (header included), then keeps it at
+    /// its exact size: small hashes are many, and spare room in each would
+    /// add up (a listpack is sized exactly as well).
+    fn edit<R>(&mut self, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+        let mut v = std::mem::take(&mut self.buf).into_vec();
+        if v.is_empty() {
+            v.resize(HEADER, 0);
+        }
+        let r = f(&mut v);
+        self.buf = v.into_boxed_slice();
+        r
+    }
+
+    /// Stores both deadlines, adding or dropping the trailer as needed.
+    fn set_dues(&mut self, first: u64, recorded: u64) {
+        let want = first != NO_DEADLINE || recorded != NO_DEADLINE;
+        if !want && !self.has_dues() {
+            return;
+        }
+        let had = self.has_dues();
+        self.edit(|v| {
+            if had {
+                v.truncate(v.len() - DUES);
+            }
+            if want {
+                v.reserve_exact(DUES);
+                v.extend_from_slice(&first.to_le_bytes());
+                v.extend_from_slice(&recorded.to_le_bytes());
+                v[H_PEAK_ITEM] |= HAS_DUES;
+            } else {
+                v[H_PEAK_ITEM] &= !HAS_DUES;
+            }
+        });
+    }
+
     /// Number of fields.
     pub(crate) fn len(&self) -> usize {
-        self.len as usize
+        self.header(H_LEN) as usize
+    }
+
+    fn timed_count(&self) -> usize {
+        self.header(H_TIMED) as usize
+    }
+
+    fn first_due(&self) -> u64 {
+        self.dues().0
+    }
+
+    /// The earliest deadline the keyspace's member index recorded for
+    /// this hash ([`NO_DEADLINE`] for none).
+    pub(crate) fn indexed_due(&self) -> u64 {
+        self.dues().1
+    }
+
+    /// Records what the keyspace's member index holds for this hash.
+    pub(crate) fn set_indexed_due(&mut self, t: u64) {
+        self.set_dues(self.first_due(), t);
+    }
+
+    /// Most fields the hash ever held and longest field or value it ever
+    /// stored (both bounded by the packed form's limits).
+    pub(crate) fn peaks(&self) -> (u32, u32) {
+        (
+            u32::from(self.header(H_PEAK_LEN)),
+            u32::from(self.header(H_PEAK_ITEM) & !HAS_DUES),
+        )
+    }
+
+    /// Raises the peaks to the current field count and to `item` (a field
+    /// or value length that fits the packed form).
+    pub(crate) fn note_peaks(&mut self, item: usize) {
+        let (len, peak) = self.peaks();
+        let (new_len, new_item) = (len.max(self.len() as u32), peak.max(item as u32));
+        if (new_len, new_item) != (len, peak) {
+            self.edit(|v| {
+                v[H_PEAK_LEN] = new_len as u8;
+                v[H_PEAK_ITEM] = (v[H_PEAK_ITEM] & HAS_DUES) | new_item as u8;
+            });
+        }
     }
 
     /// Whether `field` and `value` may go into a packed hash.
@@ -108,7 +215,7 @@ impl HPack {
 
     /// Heap bytes held.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.buf.capacity()
+        self.buf.len()
     }
 
     /// The entry at offset `o`.
@@ -131,11 +238,16 @@ impl HPack {
         }
     }
 
-    /// Entries in order.
+    /// Entries in order, with their offsets.
     pub(crate) fn entries(&self) -> impl Iterator<Item = (usize, HEntry<'_>)> + '_ {
-        let mut o = 0;
+        let end = if self.buf.is_empty() {
+            0
+        } else {
+            self.entries_end()
+        };
+        let mut o = HEADER.min(end);
         std::iter::from_fn(move || {
-            if o >= self.buf.len() {
+            if o >= end {
                 return None;
             }
             let e = self.entry(o);
@@ -159,33 +271,37 @@ impl HPack {
 
     /// Appends a field (not present yet) with its value and deadline.
     pub(crate) fn push(&mut self, field: &[u8], value: &[u8], deadline: u64) {
-        // Exact growth, as a listpack grows: small hashes are many, and a
-        // doubling buffer would leave a third of each one unused.
-        self.buf.reserve_exact(
-            field.len() + value.len() + 2 + if deadline == NO_DEADLINE { 1 } else { 7 },
-        );
-        self.buf.push(field.len() as u8);
-        self.buf.extend_from_slice(field);
-        self.buf.push(value.len() as u8);
-        self.buf.extend_from_slice(value);
-        put_varint(&mut self.buf, deadline_code(deadline));
-        self.len += 1;
-        if deadline != NO_DEADLINE {
-            self.timed += 1;
-            self.first_due = self.first_due.min(deadline);
+        let mut e = Vec::with_capacity(field.len() + value.len() + 12);
+        e.push(field.len() as u8);
+        e.extend_from_slice(field);
+        e.push(value.len() as u8);
+        e.extend_from_slice(value);
+        put_varint(&mut e, deadline_code(deadline));
+        let at = if self.buf.is_empty() {
+            HEADER
+        } else {
+            self.entries_end()
+        };
+        let timed = deadline != NO_DEADLINE;
+        self.edit(|v| {
+            v.reserve_exact(e.len());
+            v.splice(at..at, e);
+            v[H_LEN] += 1;
+            v[H_TIMED] += u8::from(timed);
+        });
+        if timed && deadline < self.first_due() {
+            self.set_dues(deadline, self.indexed_due());
         }
     }
 
     /// Replaces the bytes `start..end` of the buffer with `with`.
     fn splice(&mut self, start: usize, end: usize, with: &[u8]) {
-        self.buf.splice(start..end, with.iter().copied());
-        self.shrink();
-    }
-
-    fn shrink(&mut self) {
-        if self.buf.capacity() > self.buf.len() + SLACK.max(self.buf.len() / 4) {
-            self.buf.shrink_to(self.buf.len() + SLACK / 2);
-        }
+        self.edit(|v| {
+            if with.len() > end - start {
+                v.reserve_exact(with.len() - (end - start));
+            }
+            v.splice(start..end, with.iter().copied());
+        });
     }
 
     /// Sets the value of the entry at `o`.
@@ -203,7 +319,7 @@ impl HPack {
     }
 
     /// Sets (or with [`NO_DEADLINE`] clears) the deadline of the entry at
-    /// `o`; returns the one it had.
+    /// `o`; returns the one it had. The entry does not move.
     pub(crate) fn set_deadline_at(&mut self, o: usize, at: u64) -> Option<u64> {
         let e = self.entry(o);
         let old = e.deadline;
@@ -214,27 +330,28 @@ impl HPack {
         let mut with = Vec::with_capacity(10);
         put_varint(&mut with, deadline_code(at));
         self.splice(start, end, &with);
-        match (old == NO_DEADLINE, at == NO_DEADLINE) {
-            (true, false) => self.timed += 1,
-            (false, true) => self.timed -= 1,
-            _ => {}
-        }
+        let timed =
+            self.timed_count() + usize::from(old == NO_DEADLINE) - usize::from(at == NO_DEADLINE);
+        self.edit(|v| v[H_TIMED] = timed as u8);
         self.refresh_first_due(old, at);
         (old != NO_DEADLINE).then_some(old)
     }
 
-    /// Keeps [`HPack::first_due`] right after a deadline went from `old`
-    /// to `new`.
+    /// Keeps the earliest deadline right after one went from `old` to
+    /// `new`.
     fn refresh_first_due(&mut self, old: u64, new: u64) {
-        if new < self.first_due {
-            self.first_due = new;
-        } else if old == self.first_due {
-            self.first_due = self
-                .entries()
+        let first = self.first_due();
+        let now_first = if new < first {
+            new
+        } else if old == first {
+            self.entries()
                 .map(|(_, e)| e.deadline)
                 .min()
-                .unwrap_or(NO_DEADLINE);
-        }
+                .unwrap_or(NO_DEADLINE)
+        } else {
+            return;
+        };
+        self.set_dues(now_first, self.indexed_due());
     }
 
     /// Removes the entry at `o`: (field, value, deadline).
@@ -246,11 +363,13 @@ impl HPack {
             e.deadline,
         );
         let end = e.next;
-        self.buf.drain(o..end);
-        self.shrink();
-        self.len -= 1;
-        if out.2 != NO_DEADLINE {
-            self.timed -= 1;
+        let timed = out.2 != NO_DEADLINE;
+        self.edit(|v| {
+            v.drain(o..end);
+            v[H_LEN] -= 1;
+            v[H_TIMED] -= u8::from(timed);
+        });
+        if timed {
             self.refresh_first_due(out.2, NO_DEADLINE);
         }
         out
@@ -265,10 +384,10 @@ impl HPack {
     /// The offset of the first entry (in buffer order) among those with
     /// the earliest deadline, if that deadline is `<= now`.
     pub(crate) fn first_due_by(&self, now: u64) -> Option<usize> {
-        if self.first_due > now {
+        let first = self.first_due();
+        if first > now {
             return None;
         }
-        let first = self.first_due;
         self.entries()
             .find(|(_, e)| e.deadline == first)
             .map(|(o, _)| o)
@@ -286,7 +405,7 @@ impl HPack {
         t
     }
 
-    /// Checks the counters against the buffer (tests).
+    /// Checks the header and trailer against the entries (tests).
     #[cfg(test)]
     pub(crate) fn check(&self) {
         let all: Vec<_> = self.entries().collect();
@@ -295,14 +414,19 @@ impl HPack {
             .iter()
             .filter(|(_, e)| e.deadline != NO_DEADLINE)
             .count();
-        assert_eq!(timed, self.timed as usize);
+        assert_eq!(timed, self.timed_count());
         let first = all
             .iter()
             .map(|(_, e)| e.deadline)
             .min()
             .unwrap_or(NO_DEADLINE);
-        assert_eq!(first, self.first_due);
-        assert_eq!(all.last().map_or(0, |(_, e)| e.next), self.buf.len());
+        assert_eq!(first, self.first_due());
+        let end = all.last().map_or(HEADER, |(_, e)| e.next);
+        if !self.buf.is_empty() {
+            assert_eq!(end, self.entries_end());
+        }
+        let (peak_len, peak_item) = self.peaks();
+        assert!(peak_len as usize <= MAX_LEN && peak_item as usize <= MAX_ITEM);
     }
 }
 
@@ -312,7 +436,8 @@ impl PackDeadlines for HPack {
     }
 
     fn first_due(&self) -> Option<u64> {
-        (self.first_due != NO_DEADLINE).then_some(self.first_due)
+        let t = HPack::first_due(self);
+        (t != NO_DEADLINE).then_some(t)
     }
 
     fn latest(&self) -> Option<u64> {
@@ -323,7 +448,7 @@ impl PackDeadlines for HPack {
     }
 
     fn timed(&self) -> usize {
-        self.timed as usize
+        self.timed_count()
     }
 
     fn by_deadline(&self) -> Vec<(u64, usize)> {
@@ -356,11 +481,11 @@ mod tests {
         p.set_value_at(o, &[b'x'; 64]);
         p.check();
         assert_eq!(p.entry(p.find(b"a").unwrap()).value, &[b'x'; 64][..]);
-        assert_eq!(p.first_due, 1_700_000_000_000);
+        assert_eq!(p.first_due(), 1_700_000_000_000);
         let o = p.find(b"bb").unwrap();
         assert_eq!(p.set_deadline_at(o, NO_DEADLINE), Some(1_700_000_000_000));
         p.check();
-        assert_eq!(p.first_due, u64::MAX - 1);
+        assert_eq!(p.first_due(), u64::MAX - 1);
         let o = p.find(b"").unwrap();
         assert_eq!(p.remove_at(o).2, u64::MAX - 1);
         p.check();
@@ -368,5 +493,37 @@ mod tests {
         assert_eq!(fields, vec![&b"a"[..], &b"bb"[..]]);
         let t = p.to_table();
         assert_eq!(t.len(), 2);
+    }
+
+    /// The buffer is the header, the entries and, while there is a
+    /// deadline to keep, the 16-byte trailer: nothing else.
+    #[test]
+    fn one_exact_buffer_with_a_trailer_only_for_deadlines() {
+        let mut p = HPack::default();
+        assert_eq!(p.heap_bytes(), 0);
+        p.push(b"name", b"ebb", NO_DEADLINE);
+        p.note_peaks(4);
+        // header 4 + (1 + 4 + 1 + 3 + 1)
+        assert_eq!(p.heap_bytes(), 14);
+        assert_eq!(p.peaks(), (1, 4));
+        p.push(b"otp", b"123456", 1_700_000_000_000);
+        p.check();
+        assert_eq!(p.heap_bytes(), 14 + 1 + 3 + 1 + 6 + 6 + DUES);
+        p.set_indexed_due(1_700_000_000_000);
+        assert_eq!(p.indexed_due(), 1_700_000_000_000);
+        // The deadline goes; the recorded one keeps the trailer until the
+        // keyspace records "none".
+        p.set_deadline_at(p.find(b"otp").unwrap(), NO_DEADLINE);
+        p.check();
+        assert_eq!(p.heap_bytes(), 14 + 1 + 3 + 1 + 6 + 1 + DUES);
+        p.set_indexed_due(NO_DEADLINE);
+        assert_eq!(p.heap_bytes(), 14 + 1 + 3 + 1 + 6 + 1);
+        assert_eq!(p.entry(p.find(b"otp").unwrap()).value, b"123456");
+        // Peaks stay when fields go, and survive the trailer coming and going.
+        p.note_peaks(6);
+        p.remove_at(p.find(b"name").unwrap());
+        p.check();
+        assert_eq!(p.peaks(), (2, 6));
+        assert_eq!(p.len(), 1);
     }
 }

@@ -30,8 +30,9 @@ pub enum Value {
     Str(StrValue),
     /// A list.
     List(Box<ListValue>),
-    /// A hash whose fields may carry deadlines.
-    Hash(Box<HashValue>),
+    /// A hash whose fields may carry deadlines (16 bytes: see
+    /// [`HashValue`]).
+    Hash(HashValue),
     /// A set whose members may carry deadlines.
     Set(Box<SetValue>),
     /// A sorted set whose members may carry deadlines.
@@ -40,7 +41,7 @@ pub enum Value {
 
 impl From<HashValue> for Value {
     fn from(h: HashValue) -> Value {
-        Value::Hash(Box::new(h))
+        Value::Hash(h)
     }
 }
 
@@ -90,7 +91,7 @@ impl Value {
     /// strings and lists).
     pub(crate) fn indexed_due(&self) -> u64 {
         match self {
-            Value::Hash(h) => h.indexed_due,
+            Value::Hash(h) => h.indexed_due(),
             Value::Set(s) => s.indexed_due,
             Value::ZSet(z) => z.indexed_due,
             Value::Str(_) | Value::List(_) => u64::MAX,
@@ -101,7 +102,7 @@ impl Value {
     /// string or list never has member deadlines, so has nothing to record.
     pub(crate) fn set_indexed_due(&mut self, t: u64) {
         match self {
-            Value::Hash(h) => h.indexed_due = t,
+            Value::Hash(h) => h.set_indexed_due(t),
             Value::Set(s) => s.indexed_due = t,
             Value::ZSet(z) => z.indexed_due = t,
             Value::Str(_) | Value::List(_) => debug_assert_eq!(t, u64::MAX),

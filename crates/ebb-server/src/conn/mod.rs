@@ -503,10 +503,21 @@ impl Session {
         if let Reply::Error(e) = r {
             self.note_error(e);
         }
+        if self.replies_on() {
+            resp::encode(r, self.resp3, out);
+        }
+    }
+
+    /// Whether the reply to the current command is to be written (CLIENT
+    /// REPLY OFF and SKIP say not; SKIP only for this one).
+    pub fn replies_on(&mut self) -> bool {
         match self.reply_mode {
-            ReplyMode::On => resp::encode(r, self.resp3, out),
-            ReplyMode::Off => {}
-            ReplyMode::Skip => self.reply_mode = ReplyMode::On,
+            ReplyMode::On => true,
+            ReplyMode::Off => false,
+            ReplyMode::Skip => {
+                self.reply_mode = ReplyMode::On;
+                false
+            }
         }
     }
 

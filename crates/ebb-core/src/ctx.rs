@@ -97,8 +97,8 @@ impl Kind for StrValue {
 }
 kind!(ListValue, List, Box::default());
 kind!(HashValue, Hash, HashValue::new());
-kind!(SetValue, Set, Box::default());
-kind!(ZSetValue, ZSet, Box::new(ZSetValue::new()));
+kind!(SetValue, Set, SetValue::new());
+kind!(ZSetValue, ZSet, ZSetValue::new());
 
 /// Members above which UNLINK frees a value off the hot path (Redis's
 /// `LAZYFREE_THRESHOLD`).

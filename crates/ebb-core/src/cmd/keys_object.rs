@@ -362,7 +362,8 @@ fn zset_usage(z: &ZSetValue, samples: usize) -> usize {
 }
 
 /// Estimated bytes ebb spends on the value alone (besides its 24 bytes in
-/// the entry): a collection's box, then what that holds.
+/// the entry): a packed collection's buffer, a large one's box and what
+/// that holds, a list's box and elements.
 pub fn value_usage(v: &Value, samples: usize) -> usize {
     match v {
         Value::Str(s) if s.len() < LARGE => stored(s),
@@ -377,9 +378,9 @@ pub fn value_usage(v: &Value, samples: usize) -> usize {
                 + alloc(cap * HANDLE)
                 + sampled(l.iter().map(|x| alloc(x.len())), l.len(), samples)
         }
-        Value::Set(s) => alloc(size_of::<SetValue>()) + set_usage(s, samples),
-        Value::Hash(h) => alloc(size_of::<HashValue>()) + hash_usage(h, samples),
-        Value::ZSet(z) => alloc(size_of::<ZSetValue>()) + zset_usage(z, samples),
+        Value::Set(s) => set_usage(s, samples),
+        Value::Hash(h) => hash_usage(h, samples),
+        Value::ZSet(z) => zset_usage(z, samples),
     }
 }
 

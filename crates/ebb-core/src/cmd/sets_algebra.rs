@@ -104,7 +104,7 @@ fn live_sets<'c>(ctx: &'c mut Ctx, keys: &[Bytes]) -> CmdResult<Vec<Option<&'c S
     Ok(keys
         .iter()
         .map(|k| match db.peek(k).map(|e| &e.value) {
-            Some(Value::Set(s)) => Some(&**s),
+            Some(Value::Set(s)) => Some(s),
             _ => None,
         })
         .collect())

@@ -420,7 +420,7 @@ impl HashValue {
     pub fn heap_bytes(&self) -> usize {
         match &self.repr {
             Repr::Packed(p) => p.heap_bytes(),
-            Repr::Table(t) => t.fields.heap_bytes(),
+            Repr::Table(t) => std::mem::size_of::<Table>() + t.fields.heap_bytes(),
         }
     }
 }

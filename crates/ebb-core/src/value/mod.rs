@@ -34,9 +34,9 @@ pub enum Value {
     /// [`HashValue`]).
     Hash(HashValue),
     /// A set whose members may carry deadlines.
-    Set(Box<SetValue>),
+    Set(SetValue),
     /// A sorted set whose members may carry deadlines.
-    ZSet(Box<ZSetValue>),
+    ZSet(ZSetValue),
 }
 
 impl From<HashValue> for Value {
@@ -47,13 +47,13 @@ impl From<HashValue> for Value {
 
 impl From<ZSetValue> for Value {
     fn from(z: ZSetValue) -> Value {
-        Value::ZSet(Box::new(z))
+        Value::ZSet(z)
     }
 }
 
 impl From<SetValue> for Value {
     fn from(s: SetValue) -> Value {
-        Value::Set(Box::new(s))
+        Value::Set(s)
     }
 }
 
@@ -92,8 +92,8 @@ impl Value {
     pub(crate) fn indexed_due(&self) -> u64 {
         match self {
             Value::Hash(h) => h.indexed_due(),
-            Value::Set(s) => s.indexed_due,
-            Value::ZSet(z) => z.indexed_due,
+            Value::Set(s) => s.indexed_due(),
+            Value::ZSet(z) => z.indexed_due(),
             Value::Str(_) | Value::List(_) => u64::MAX,
         }
     }
@@ -103,8 +103,8 @@ impl Value {
     pub(crate) fn set_indexed_due(&mut self, t: u64) {
         match self {
             Value::Hash(h) => h.set_indexed_due(t),
-            Value::Set(s) => s.indexed_due = t,
-            Value::ZSet(z) => z.indexed_due = t,
+            Value::Set(s) => s.set_indexed_due(t),
+            Value::ZSet(z) => z.set_indexed_due(t),
             Value::Str(_) | Value::List(_) => debug_assert_eq!(t, u64::MAX),
         }
     }

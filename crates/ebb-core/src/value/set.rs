@@ -14,13 +14,35 @@ use crate::expiry::{MemberDeadlines, NO_DEADLINE};
 /// removal moves the last member into the hole, as an index set's
 /// `swap_remove` does. Like Redis, a set that outgrew the packed form keeps
 /// the large one.
+///
+/// The value is 16 bytes: a packed set is its buffer alone, a large one a
+/// box with the table.
 #[derive(Debug, Clone)]
 pub struct SetValue {
     repr: Repr,
-    /// The earliest member deadline as the keyspace's member index last
-    /// recorded it (`u64::MAX` for none): only the keyspace reads or
-    /// writes it, to find the key's pair in that index.
-    pub(crate) indexed_due: u64,
+}
+
+/// The large form's box: the table, and the earliest member deadline the
+/// keyspace's member index recorded ([`NO_DEADLINE`] for none; a packed
+/// set keeps it in its buffer).
+#[derive(Debug, Clone)]
+struct Large {
+    table: MemberTable<()>,
+    indexed_due: u64,
+}
+
+impl std::ops::Deref for Large {
+    type Target = MemberTable<()>;
+
+    fn deref(&self) -> &MemberTable<()> {
+        &self.table
+    }
+}
+
+impl std::ops::DerefMut for Large {
+    fn deref_mut(&mut self) -> &mut MemberTable<()> {
+        &mut self.table
+    }
 }
 
 /// What [`SetValue::write`] found and did.
@@ -34,14 +56,13 @@ enum Did {
 #[derive(Debug, Clone)]
 enum Repr {
     Packed(SPack),
-    Large(MemberTable<()>),
+    Large(Box<Large>),
 }
 
 impl Default for SetValue {
     fn default() -> Self {
         SetValue {
             repr: Repr::Packed(SPack::default()),
-            indexed_due: u64::MAX,
         }
     }
 }
@@ -112,7 +133,10 @@ impl SetValue {
     /// The large form, converting a packed set to it first (same order).
     fn large(&mut self) -> &mut MemberTable<()> {
         if let Repr::Packed(p) = &self.repr {
-            self.repr = Repr::Large(p.to_table(|_| ()));
+            self.repr = Repr::Large(Box::new(Large {
+                table: p.to_table(|_| ()),
+                indexed_due: p.indexed_due(),
+            }));
         }
         match &mut self.repr {
             Repr::Large(t) => t,
@@ -272,12 +296,28 @@ impl SetValue {
         }
     }
 
+    /// The earliest member deadline the keyspace's member index recorded.
+    pub(crate) fn indexed_due(&self) -> u64 {
+        match &self.repr {
+            Repr::Packed(p) => p.indexed_due(),
+            Repr::Large(l) => l.indexed_due,
+        }
+    }
+
+    /// Records what the keyspace's member index holds for this set.
+    pub(crate) fn set_indexed_due(&mut self, at: u64) {
+        match &mut self.repr {
+            Repr::Packed(p) => p.set_indexed_due(at),
+            Repr::Large(l) => l.indexed_due = at,
+        }
+    }
+
     /// Heap bytes held by the structure (not the members' own bytes,
     /// except in the packed form, where they are the structure).
     pub fn heap_bytes(&self) -> usize {
         match &self.repr {
             Repr::Packed(p) => p.heap_bytes(),
-            Repr::Large(t) => t.heap_bytes(),
+            Repr::Large(t) => std::mem::size_of::<Large>() + t.heap_bytes(),
         }
     }
 

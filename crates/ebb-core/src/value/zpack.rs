@@ -44,10 +44,6 @@ const INT_LIMIT: f64 = 9_007_199_254_740_992.0;
 /// Longest entry: two size bytes, the member length, the member and two
 /// fields of at most 10 bytes.
 const ENTRY_MAX: usize = 3 + MAX_MEMBER + 10 + 10;
-/// Spare bytes a removal leaves in the buffer without shrinking it (also
-/// at most a quarter of the bytes in use): a capped set that adds one
-/// entry and trims one keeps its allocation.
-const SLACK: usize = 32;
 
 /// Whether a deadline can be packed.
 pub(crate) fn packable_deadline(at: u64) -> bool {
@@ -100,22 +96,39 @@ impl Encoded {
 /// documentation). A set's entries have no score field; they are in
 /// ascending numeric order while every member is an integer, otherwise in
 /// the order they were added.
-#[derive(Debug, Clone)]
+///
+/// The buffer is the whole collection, exactly sized: a header (member
+/// count, members with a deadline, flags, and a sorted set's score base),
+/// the entries, and only while a member has a deadline (or the keyspace
+/// still records one) a trailer of three words: the deadline base, the
+/// earliest deadline and the one the keyspace recorded. The trailer sits
+/// after the entries, so adding or dropping it never moves an entry.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Pack<const SCORED: bool> {
-    buf: Vec<u8>,
-    len: u16,
-    /// How many entries have a deadline.
-    timed: u16,
-    /// A set's: every member is an integer (Redis's `intset` shape), kept
-    /// in ascending numeric order. Once a member is not, the set keeps the
-    /// order members were added in, even after that member goes (as Redis
-    /// never converts a set back to an intset).
-    ints: bool,
-    score_base: i64,
-    deadline_base: u64,
-    /// The earliest deadline ([`NO_DEADLINE`] when none), kept so that the
-    /// keyspace's member index reads it without a walk after each write.
-    first_due: u64,
+    buf: Box<[u8]>,
+}
+
+/// Header byte positions.
+const H_LEN: usize = 0;
+const H_TIMED: usize = 1;
+const H_FLAGS: usize = 2;
+/// A sorted set's score base (8 bytes) follows the flags.
+const H_SCORE_BASE: usize = 3;
+/// Flag: a set holds (or held since it was last empty) a member that is
+/// not an integer. Unset in a new set: Redis's `intset` shape.
+const NOT_INTS: u8 = 1;
+/// Flag: the buffer ends with the deadline trailer.
+const HAS_DUES: u8 = 2;
+/// The trailer's size and its words' positions from its start.
+const DUES: usize = 24;
+const T_DEADLINE_BASE: usize = 0;
+const T_FIRST_DUE: usize = 8;
+const T_INDEXED_DUE: usize = 16;
+
+fn word(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(w)
 }
 
 /// A packed sorted set.
@@ -123,35 +136,126 @@ pub(crate) type ZPack = Pack<true>;
 /// A packed set.
 pub(crate) type SPack = Pack<false>;
 
-impl<const SCORED: bool> Default for Pack<SCORED> {
-    fn default() -> Self {
-        Pack {
-            buf: Vec::new(),
-            len: 0,
-            timed: 0,
-            ints: true,
-            score_base: 0,
-            deadline_base: 0,
-            first_due: NO_DEADLINE,
+impl<const SCORED: bool> Pack<SCORED> {
+    /// Header size: a sorted set's carries the score base.
+    const HEADER: usize = if SCORED { 11 } else { 3 };
+
+    fn header(&self, i: usize) -> u8 {
+        self.buf.get(i).copied().unwrap_or(0)
+    }
+
+    fn has_dues(&self) -> bool {
+        self.header(H_FLAGS) & HAS_DUES != 0
+    }
+
+    /// Where the entries start.
+    fn start(&self) -> usize {
+        Self::HEADER.min(self.buf.len())
+    }
+
+    /// Where the entries end (the trailer follows).
+    fn end(&self) -> usize {
+        self.buf.len() - if self.has_dues() { DUES } else { 0 }
+    }
+
+    /// A trailer word, [`NO_DEADLINE`] without a trailer (the base: 0).
+    fn due_word(&self, at: usize) -> u64 {
+        if !self.has_dues() {
+            return if at == T_DEADLINE_BASE {
+                0
+            } else {
+                NO_DEADLINE
+            };
+        }
+        word(&self.buf, self.buf.len() - DUES + at)
+    }
+
+    fn score_base(&self) -> i64 {
+        if SCORED && !self.buf.is_empty() {
+            word(&self.buf, H_SCORE_BASE) as i64
+        } else {
+            0
         }
     }
-}
 
-impl<const SCORED: bool> Pack<SCORED> {
+    fn deadline_base(&self) -> u64 {
+        self.due_word(T_DEADLINE_BASE)
+    }
+
+    fn first_due_raw(&self) -> u64 {
+        self.due_word(T_FIRST_DUE)
+    }
+
+    /// Edits the buffer as a vector (the header made if missing), then
+    /// keeps it at its exact size: small collections are many, and spare
+    /// room in each would add up (a listpack is sized exactly as well).
+    fn edit<R>(&mut self, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+        let mut v = std::mem::take(&mut self.buf).into_vec();
+        if v.is_empty() {
+            v.resize(Self::HEADER, 0);
+        }
+        let r = f(&mut v);
+        self.buf = v.into_boxed_slice();
+        r
+    }
+
+    /// Stores the trailer's words, adding or dropping it: it stays while a
+    /// member has a deadline or the keyspace records one.
+    fn set_dues(&mut self, base: u64, first: u64, recorded: u64) {
+        let want = self.timed() > 0 || first != NO_DEADLINE || recorded != NO_DEADLINE;
+        let had = self.has_dues();
+        if !want && !had {
+            return;
+        }
+        self.edit(|v| {
+            if had {
+                v.truncate(v.len() - DUES);
+            }
+            if want {
+                v.reserve_exact(DUES);
+                v.extend_from_slice(&base.to_le_bytes());
+                v.extend_from_slice(&first.to_le_bytes());
+                v.extend_from_slice(&recorded.to_le_bytes());
+                v[H_FLAGS] |= HAS_DUES;
+            } else {
+                v[H_FLAGS] &= !HAS_DUES;
+            }
+        });
+    }
+
+    fn set_first_due(&mut self, t: u64) {
+        if t != self.first_due_raw() {
+            self.set_dues(self.deadline_base(), t, self.indexed_due());
+        }
+    }
+
+    /// The earliest deadline the keyspace's member index recorded for this
+    /// collection ([`NO_DEADLINE`] for none).
+    pub(crate) fn indexed_due(&self) -> u64 {
+        self.due_word(T_INDEXED_DUE)
+    }
+
+    /// Records what the keyspace's member index holds for it.
+    pub(crate) fn set_indexed_due(&mut self, t: u64) {
+        if t != self.indexed_due() {
+            self.set_dues(self.deadline_base(), self.first_due_raw(), t);
+        }
+    }
+
     /// Number of members.
     pub(crate) fn len(&self) -> usize {
-        self.len as usize
+        self.header(H_LEN) as usize
     }
 
     /// How many members carry a deadline.
     pub(crate) fn timed(&self) -> usize {
-        self.timed as usize
+        self.header(H_TIMED) as usize
     }
 
     /// A set's: whether it has the shape of Redis's `intset` (every member
     /// an integer, ever since it was last empty).
     pub(crate) fn ints(&self) -> bool {
-        self.ints
+        self.header(H_FLAGS) & NOT_INTS == 0
     }
 
     /// Whether one more member, `m`, can be packed.
@@ -161,7 +265,7 @@ impl<const SCORED: bool> Pack<SCORED> {
 
     /// Bytes held by the buffer.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.buf.capacity()
+        self.buf.len()
     }
 
     fn varint_at(&self, o: &mut usize) -> u64 {
@@ -192,7 +296,7 @@ impl<const SCORED: bool> Pack<SCORED> {
                 *p += 8;
                 f64::from_le_bytes(raw)
             }
-            v => (self.score_base + unzigzag(v - 1)) as f64,
+            v => (self.score_base() + unzigzag(v - 1)) as f64,
         }
     }
 
@@ -204,7 +308,7 @@ impl<const SCORED: bool> Pack<SCORED> {
         let score = if SCORED { self.score_at(&mut p) } else { 0.0 };
         let deadline = match self.varint_at(&mut p) {
             0 => NO_DEADLINE,
-            v => (self.deadline_base as i64).wrapping_add(unzigzag(v - 1)) as u64,
+            v => (self.deadline_base() as i64).wrapping_add(unzigzag(v - 1)) as u64,
         };
         ZEntry {
             member,
@@ -220,9 +324,10 @@ impl<const SCORED: bool> Pack<SCORED> {
 
     /// Offsets of the entries, in order.
     pub(crate) fn offsets(&self) -> impl Iterator<Item = usize> + '_ {
-        let mut o = 0;
+        let mut o = self.start();
+        let end = self.end();
         std::iter::from_fn(move || {
-            (o < self.buf.len()).then(|| {
+            (o < end).then(|| {
                 let at = o;
                 o += self.size(at);
                 at
@@ -238,15 +343,17 @@ impl<const SCORED: bool> Pack<SCORED> {
             .map(|(r, o)| (o, r))
     }
 
-    /// Offset of the entry at rank `r` (the buffer's end for `len`).
+    /// Offset of the entry at rank `r` (the entries' end for `len`).
     pub(crate) fn offset_of_rank(&self, r: usize) -> usize {
-        self.offsets().nth(r).unwrap_or(self.buf.len())
+        self.offsets()
+            .nth(r)
+            .unwrap_or_else(|| self.end().max(Self::HEADER))
     }
 
     /// Offset of the last entry.
     pub(crate) fn last_offset(&self) -> Option<usize> {
-        let end = self.buf.len();
-        (end > 0).then(|| end - self.buf[end - 1] as usize)
+        let end = self.end();
+        (self.len() > 0).then(|| end - self.buf[end - 1] as usize)
     }
 
     fn encode(&self, m: &[u8], score: f64, deadline: u64) -> Encoded {
@@ -260,7 +367,7 @@ impl<const SCORED: bool> Pack<SCORED> {
         if !SCORED {
             // A set's entry has no score field.
         } else if score.fract() == 0.0 && score.abs() <= INT_LIMIT {
-            e.varint(zigzag(score as i64 - self.score_base) + 1);
+            e.varint(zigzag(score as i64 - self.score_base()) + 1);
         } else {
             e.push(0);
             e.bytes[e.len..e.len + 8].copy_from_slice(&score.to_le_bytes());
@@ -269,7 +376,7 @@ impl<const SCORED: bool> Pack<SCORED> {
         if deadline == NO_DEADLINE {
             e.push(0);
         } else {
-            e.varint(zigzag(deadline as i64 - self.deadline_base as i64) + 1);
+            e.varint(zigzag(deadline as i64 - self.deadline_base() as i64) + 1);
         }
         e.len += 1;
         e.bytes[0] = e.len as u8;
@@ -281,14 +388,15 @@ impl<const SCORED: bool> Pack<SCORED> {
     /// set: the end, or its numeric place while every member is an
     /// integer).
     fn position(&self, score: f64, m: &[u8]) -> usize {
+        let end = self.end().max(Self::HEADER);
         if !SCORED {
-            let Some(v) = parse_i64(m).filter(|_| self.ints) else {
-                return self.buf.len();
+            let Some(v) = parse_i64(m).filter(|_| self.ints()) else {
+                return end;
             };
             return self
                 .offsets()
                 .find(|&o| parse_i64(self.member_at(o)).is_some_and(|x| x > v))
-                .unwrap_or(self.buf.len());
+                .unwrap_or(end);
         }
         let key = (Score(score), m);
         self.offsets()
@@ -296,42 +404,58 @@ impl<const SCORED: bool> Pack<SCORED> {
                 let e = self.entry(o);
                 (Score(e.score), e.member).cmp(&key) == Ordering::Greater
             })
-            .unwrap_or(self.buf.len())
+            .unwrap_or(end)
     }
 
     /// Adds `m`, which must be absent and fit ([`Self::can_add`], a
     /// [`packable_deadline`]); returns its offset.
     pub(crate) fn insert(&mut self, m: &[u8], score: f64, deadline: u64) -> usize {
-        if !SCORED {
-            self.ints = (self.ints || self.len == 0) && parse_i64(m).is_some();
-        }
-        if SCORED && self.len == 0 && score.fract() == 0.0 && score.abs() <= INT_LIMIT {
-            self.score_base = score as i64;
-        }
-        if deadline != NO_DEADLINE {
-            if self.timed == 0 {
-                self.deadline_base = deadline;
+        let empty = self.len() == 0;
+        let ints = (self.ints() || empty) && parse_i64(m).is_some();
+        let base = (SCORED && empty && score.fract() == 0.0 && score.abs() <= INT_LIMIT)
+            .then_some(score as i64);
+        self.edit(|v| {
+            if ints {
+                v[H_FLAGS] &= !NOT_INTS;
+            } else {
+                v[H_FLAGS] |= NOT_INTS;
             }
-            self.timed += 1;
+            if let Some(b) = base {
+                v[H_SCORE_BASE..H_SCORE_BASE + 8].copy_from_slice(&b.to_le_bytes());
+            }
+        });
+        if deadline != NO_DEADLINE {
+            // The first deadline becomes the base the others are stored
+            // against.
+            let base = if self.timed() == 0 {
+                deadline
+            } else {
+                self.deadline_base()
+            };
+            let first = self.first_due_raw().min(deadline);
+            self.edit(|v| v[H_TIMED] += 1);
+            self.set_dues(base, first, self.indexed_due());
         }
         let o = self.position(score, m);
         let e = self.encode(m, score, deadline);
-        self.buf.reserve_exact(e.len);
-        self.buf.splice(o..o, e.as_slice().iter().copied());
-        self.len += 1;
-        self.first_due = self.first_due.min(deadline);
+        self.edit(|v| {
+            v.reserve_exact(e.len);
+            v.splice(o..o, e.as_slice().iter().copied());
+            v[H_LEN] += 1;
+        });
         o
     }
 
     /// Drops the entry at `o` (and its count) without giving memory back
     /// or looking for a new earliest deadline.
     fn cut(&mut self, o: usize) {
-        if self.entry(o).deadline != NO_DEADLINE {
-            self.timed -= 1;
-        }
+        let timed = self.entry(o).deadline != NO_DEADLINE;
         let n = self.size(o);
-        self.buf.drain(o..o + n);
-        self.len -= 1;
+        self.edit(|v| {
+            v.drain(o..o + n);
+            v[H_LEN] -= 1;
+            v[H_TIMED] -= u8::from(timed);
+        });
     }
 
     /// A copy of the member at `o` on the stack (it fits: packed members
@@ -348,10 +472,9 @@ impl<const SCORED: bool> Pack<SCORED> {
         let e = self.entry(o);
         let out = (Bytes::copy_from_slice(e.member), e.score, e.deadline);
         self.cut(o);
-        if out.2 != NO_DEADLINE && out.2 == self.first_due {
-            self.first_due = self.scan_first_due();
+        if out.2 != NO_DEADLINE && out.2 == self.first_due_raw() {
+            self.set_first_due(self.scan_first_due());
         }
-        self.shrink();
         out
     }
 
@@ -364,31 +487,31 @@ impl<const SCORED: bool> Pack<SCORED> {
         let mut to = from;
         let mut gone = Vec::with_capacity(end - start);
         let mut rescan = false;
+        let mut timed = 0u8;
+        let first = self.first_due_raw();
         for _ in start..end {
             let e = self.entry(to);
             gone.push((Bytes::copy_from_slice(e.member), e.score));
             let deadline = e.deadline;
             if deadline != NO_DEADLINE {
-                self.timed -= 1;
-                rescan |= deadline == self.first_due;
+                timed += 1;
+                rescan |= deadline == first;
             }
             to += self.size(to);
         }
-        self.buf.drain(from..to);
-        self.len -= gone.len() as u16;
+        if gone.is_empty() {
+            return gone;
+        }
+        let n = gone.len() as u8;
+        self.edit(|v| {
+            v.drain(from..to);
+            v[H_LEN] -= n;
+            v[H_TIMED] -= timed;
+        });
         if rescan {
-            self.first_due = self.scan_first_due();
+            self.set_first_due(self.scan_first_due());
         }
-        self.shrink();
         gone
-    }
-
-    /// Gives memory back when a removal left too much spare capacity.
-    fn shrink(&mut self) {
-        let spare = self.buf.capacity() - self.buf.len();
-        if spare > SLACK && spare > self.buf.len() / 4 {
-            self.buf.shrink_to_fit();
-        }
     }
 
     /// Gives the entry at `o` the score `score` (keeping its deadline, so
@@ -409,26 +532,32 @@ impl<const SCORED: bool> Pack<SCORED> {
             return;
         }
         let (member, ml) = self.member_copy(o);
+        let first = self.first_due_raw();
         match (had == NO_DEADLINE, at == NO_DEADLINE) {
             (true, false) => {
-                if self.timed == 0 {
-                    self.deadline_base = at;
-                }
-                self.timed += 1;
+                let base = if self.timed() == 0 {
+                    at
+                } else {
+                    self.deadline_base()
+                };
+                self.edit(|v| v[H_TIMED] += 1);
+                self.set_dues(base, first, self.indexed_due());
             }
-            (false, true) => self.timed -= 1,
+            (false, true) => self.edit(|v| v[H_TIMED] -= 1),
             _ => {}
         }
         let n = self.size(o);
         let e = self.encode(&member[..ml], score, at);
-        if e.len > n {
-            self.buf.reserve_exact(e.len - n);
-        }
-        self.buf.splice(o..o + n, e.as_slice().iter().copied());
-        if at < self.first_due {
-            self.first_due = at;
-        } else if had == self.first_due {
-            self.first_due = self.scan_first_due();
+        self.edit(|v| {
+            if e.len > n {
+                v.reserve_exact(e.len - n);
+            }
+            v.splice(o..o + n, e.as_slice().iter().copied());
+        });
+        if at < first {
+            self.set_first_due(at);
+        } else if had == first {
+            self.set_first_due(self.scan_first_due());
         }
     }
 
@@ -463,7 +592,7 @@ impl<const SCORED: bool> Pack<SCORED> {
 
     /// The earliest deadline, by a walk.
     fn scan_first_due(&self) -> u64 {
-        if self.timed == 0 {
+        if self.timed() == 0 {
             return NO_DEADLINE;
         }
         self.offsets()
@@ -474,7 +603,8 @@ impl<const SCORED: bool> Pack<SCORED> {
 
     /// The earliest deadline.
     pub(crate) fn first_due(&self) -> Option<u64> {
-        (self.first_due != NO_DEADLINE).then_some(self.first_due)
+        let t = self.first_due_raw();
+        (t != NO_DEADLINE).then_some(t)
     }
 
     /// The deadline of the entry at `o`, if it has one.
@@ -523,7 +653,7 @@ impl<const SCORED: bool> Pack<SCORED> {
 
     /// The latest deadline.
     pub(crate) fn latest(&self) -> Option<u64> {
-        if self.timed == 0 {
+        if self.timed() == 0 {
             return None;
         }
         self.offsets()
@@ -558,14 +688,20 @@ impl<const SCORED: bool> Pack<SCORED> {
         }
         assert_eq!(n, self.len());
         assert_eq!(timed, self.timed());
-        if !SCORED && self.ints {
+        if !SCORED && self.ints() {
             let v: Vec<i64> = self
                 .offsets()
                 .map(|o| parse_i64(self.member_at(o)).expect("an integer"))
                 .collect();
             assert!(v.windows(2).all(|w| w[0] < w[1]));
         }
-        assert_eq!(self.first_due, self.scan_first_due());
+        assert_eq!(self.first_due_raw(), self.scan_first_due());
+        if self.len() > 0 {
+            assert_eq!(
+                self.last_offset().map(|o| o + self.size(o)),
+                Some(self.end())
+            );
+        }
     }
 }
 
@@ -709,17 +845,51 @@ mod tests {
         p.insert(b"b", 2.0, 50);
         p.set_deadline_at(o, 10);
         assert_eq!(p.timed(), 2);
-        assert_eq!(p.earliest(), Some((10, 0)));
+        assert_eq!(p.earliest(), Some((10, p.offset_of_rank(0))));
         assert_eq!(p.latest(), Some(50));
         p.set_deadline_at(o, NO_DEADLINE);
         assert_eq!(p.timed(), 1);
         let (o, _) = p.find(b"b").expect("b");
         let o = p.set_score_at(o, -1.0);
-        assert_eq!(o, 0);
+        assert_eq!(o, p.offset_of_rank(0));
         assert_eq!(p.entry(o).deadline, 50);
         assert_eq!(p.remove_at(o), (Bytes::from_static(b"b"), -1.0, 50));
         assert_eq!(p.timed(), 0);
         p.check();
+    }
+
+    /// The buffer is the header, the entries and, while a deadline is to
+    /// be kept, the 24-byte trailer: nothing else, and entries stay put
+    /// when the trailer comes or goes.
+    #[test]
+    fn one_exact_buffer_with_a_trailer_only_for_deadlines() {
+        let mut p = SPack::default();
+        assert_eq!(p.heap_bytes(), 0);
+        p.insert(b"123456", 0.0, NO_DEADLINE);
+        // header 3 + entry (size, length, 6 bytes, deadline 0, size)
+        assert_eq!(p.heap_bytes(), 3 + 10);
+        assert!(p.ints());
+        p.insert(b"654321", 0.0, 1_700_000_000_000);
+        p.check();
+        // The first deadline is the base: stored as a one-byte delta.
+        assert_eq!(p.heap_bytes(), 3 + 10 + 10 + DUES);
+        p.set_indexed_due(1_700_000_000_000);
+        let (o, _) = p.find(b"654321").expect("present");
+        p.set_deadline_at(o, NO_DEADLINE);
+        p.check();
+        assert_eq!(p.heap_bytes(), 3 + 10 + 10 + DUES);
+        p.set_indexed_due(NO_DEADLINE);
+        assert_eq!(p.heap_bytes(), 3 + 10 + 10);
+        assert_eq!(p.find(b"654321"), Some((o, 1)));
+        p.insert(b"x", 0.0, NO_DEADLINE);
+        assert!(!p.ints());
+        p.check();
+        let mut z = ZPack::default();
+        z.insert(b"a", 1_700_000_000_000.0, NO_DEADLINE);
+        // header 11 (with the score base) + entry (size, length, a, score
+        // delta, deadline 0, size)
+        assert_eq!(z.heap_bytes(), 11 + 6);
+        z.check();
     }
 
     #[test]

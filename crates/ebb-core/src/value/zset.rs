@@ -35,13 +35,12 @@ pub struct MemberRef(u32);
 /// then its members (with scores) stored once in a [`MemberTable`] plus the
 /// ids in (score, member) order. Like Redis, a set that outgrew the packed
 /// form keeps the large one.
+///
+/// The value is 16 bytes: a packed sorted set is its buffer alone, a
+/// large one a box.
 #[derive(Debug, Clone)]
 pub struct ZSetValue {
     repr: Repr,
-    /// The earliest member deadline as the keyspace's member index last
-    /// recorded it (`u64::MAX` for none): only the keyspace reads or
-    /// writes it, to find the key's pair in that index.
-    pub(crate) indexed_due: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -54,16 +53,18 @@ impl Default for ZSetValue {
     fn default() -> Self {
         ZSetValue {
             repr: Repr::Packed(ZPack::default()),
-            indexed_due: u64::MAX,
         }
     }
 }
 
-/// The large form: a member table and the order of its members.
-#[derive(Debug, Default, Clone)]
+/// The large form: a member table and the order of its members, and the
+/// earliest member deadline the keyspace's member index recorded
+/// ([`NO_DEADLINE`] for none; a packed sorted set keeps it in its buffer).
+#[derive(Debug, Clone)]
 struct Large {
     table: MemberTable<f64>,
     order: Chunked<Ranked>,
+    indexed_due: u64,
 }
 
 /// A member's place in the order: its score (a copy of the node's) and
@@ -168,7 +169,11 @@ impl Large {
             };
             order.insert(e, &score_cmp(table.nodes()));
         }
-        Large { table, order }
+        Large {
+            table,
+            order,
+            indexed_due: p.indexed_due(),
+        }
     }
 
     fn pair(&self, id: u32) -> Option<(&[u8], f64)> {
@@ -266,6 +271,22 @@ impl ZSetValue {
     }
 
     /// The large form, converting a packed set to it first.
+    /// The earliest member deadline the keyspace's member index recorded.
+    pub(crate) fn indexed_due(&self) -> u64 {
+        match &self.repr {
+            Repr::Packed(p) => p.indexed_due(),
+            Repr::Large(l) => l.indexed_due,
+        }
+    }
+
+    /// Records what the keyspace's member index holds for this sorted set.
+    pub(crate) fn set_indexed_due(&mut self, at: u64) {
+        match &mut self.repr {
+            Repr::Packed(p) => p.set_indexed_due(at),
+            Repr::Large(l) => l.indexed_due = at,
+        }
+    }
+
     fn large(&mut self) -> &mut Large {
         if let Repr::Packed(p) = &self.repr {
             self.repr = Repr::Large(Box::new(Large::from_packed(p)));
@@ -559,7 +580,7 @@ impl ZSetValue {
     fn first_ref(&self, max: bool) -> Option<MemberRef> {
         match &self.repr {
             Repr::Packed(p) if max => p.last_offset().map(|o| MemberRef(o as u32)),
-            Repr::Packed(p) => (p.len() > 0).then_some(MemberRef(0)),
+            Repr::Packed(p) => (p.len() > 0).then(|| MemberRef(p.offset_of_rank(0) as u32)),
             Repr::Large(l) if max => l.order.last().map(|e| MemberRef(e.id())),
             Repr::Large(l) => l.order.first().map(|e| MemberRef(e.id())),
         }

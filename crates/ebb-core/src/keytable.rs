@@ -7,14 +7,9 @@
 //! per slot. Removing a key moves the last slot into the hole, so
 //! positions stay dense (SCAN and RANDOMKEY walk them) and callers that
 //! track positions follow the one slot that moved.
-//!
-//! Past a few thousand keys the index is split into [`SEGMENTS`] tables
-//! by hash, each growing on its own: growing rehashes one segment's keys,
-//! not the whole keyspace's (a single table of 7 million keys stalled the
-//! server for most of a second when it doubled).
+//! The index grows a segment at a time ([`SegIndex`]).
 
-use hashbrown::HashTable;
-
+use crate::segindex::SegIndex;
 use crate::value::member::Member;
 use crate::value::table::hash_of;
 
@@ -22,24 +17,17 @@ use crate::value::table::hash_of;
 #[derive(Debug, Clone)]
 pub(crate) struct KeyTable<V> {
     slots: Vec<(Member, V)>,
-    /// One table, or [`SEGMENTS`] of them once the keys passed
-    /// [`SPLIT_AT`] (none before the first key).
-    index: Vec<HashTable<u32>>,
+    index: SegIndex,
 }
 
 impl<V> Default for KeyTable<V> {
     fn default() -> Self {
         KeyTable {
             slots: Vec::new(),
-            index: Vec::new(),
+            index: SegIndex::default(),
         }
     }
 }
-
-/// Index segments of a large table (a power of two).
-const SEGMENTS: usize = 1024;
-/// Keys from which the index is segmented.
-const SPLIT_AT: usize = 4096;
 
 /// A position as the index stores it. The table holds at most 2^32 keys
 /// (at about 70 bytes a key, far more memory than a server has).
@@ -65,32 +53,15 @@ impl<V> KeyTable<V> {
 
     /// Buckets of the hash index (4 bytes and a control byte each).
     pub fn index_buckets(&self) -> usize {
-        // The index keeps a seventh of its buckets free.
-        self.index
-            .iter()
-            .map(|t| (t.capacity() * 8).div_ceil(7))
-            .sum()
-    }
-
-    /// The index segment a hash belongs to. Its bits are apart from the
-    /// ones a table uses for the bucket (low) and the control byte (top
-    /// seven), so each segment's keys still spread over its buckets.
-    fn segment(&self, hash: u64) -> usize {
-        if self.index.len() == SEGMENTS {
-            (hash >> 40) as usize & (SEGMENTS - 1)
-        } else {
-            0
-        }
+        self.index.buckets()
     }
 
     /// The position of `key`.
     pub fn find(&self, key: &[u8]) -> Option<usize> {
         let slots = &self.slots;
-        let h = hash_of(key);
         self.index
-            .get(self.segment(h))?
-            .find(h, |&i| slots[i as usize].0[..] == *key)
-            .map(|&i| i as usize)
+            .find(hash_of(key), |i| slots[i as usize].0[..] == *key)
+            .map(|i| i as usize)
     }
 
     /// The value of `key`.
@@ -130,31 +101,10 @@ impl<V> KeyTable<V> {
     pub fn push(&mut self, key: &[u8], value: V) -> usize {
         let i = self.slots.len();
         self.slots.push((Member::new(key), value));
-        if self.index.is_empty() {
-            self.index.push(HashTable::new());
-        } else if self.index.len() == 1 && i >= SPLIT_AT {
-            self.split();
-        }
-        let h = hash_of(key);
-        let seg = self.segment(h);
         let slots = &self.slots;
-        self.index[seg].insert_unique(h, pos(i), |&j| hash_of(&slots[j as usize].0));
+        self.index
+            .insert(hash_of(key), pos(i), |j| hash_of(&slots[j as usize].0));
         i
-    }
-
-    /// Moves the index of the keys before the last one into [`SEGMENTS`]
-    /// tables (the last one is indexed by the caller).
-    fn split(&mut self) {
-        let per = self.slots.len() / SEGMENTS + 1;
-        self.index = (0..SEGMENTS)
-            .map(|_| HashTable::with_capacity(per + per / 4))
-            .collect();
-        let slots = &self.slots;
-        for (i, (k, _)) in slots.iter().enumerate().take(slots.len() - 1) {
-            let h = hash_of(k);
-            let seg = (h >> 40) as usize & (SEGMENTS - 1);
-            self.index[seg].insert_unique(h, pos(i), |&j| hash_of(&slots[j as usize].0));
-        }
     }
 
     /// Removes the key at position `i`, moving the last key into its
@@ -165,16 +115,9 @@ impl<V> KeyTable<V> {
             return None;
         }
         let at = pos(i);
-        let h = hash_of(&self.slots[i].0);
-        let seg = self.segment(h);
-        if let Ok(e) = self.index[seg].find_entry(h, |&j| j == at) {
-            e.remove();
-        }
+        self.index.remove(hash_of(&self.slots[i].0), at);
         if i != last {
-            let from = pos(last);
-            let h = hash_of(&self.slots[last].0);
-            let seg = self.segment(h);
-            if let Some(j) = self.index[seg].find_mut(h, |&j| j == from) {
+            if let Some(j) = self.index.find_mut(hash_of(&self.slots[last].0), pos(last)) {
                 *j = at;
             }
         }
@@ -184,7 +127,7 @@ impl<V> KeyTable<V> {
     /// Removes every key.
     pub fn clear(&mut self) {
         self.slots.clear();
-        self.index = Vec::new();
+        self.index.clear();
     }
 
     /// Every key and value, by position.
@@ -257,20 +200,17 @@ mod tests {
         assert!(t.swap_remove_index(t.len()).is_none());
     }
 
-    /// Past [`SPLIT_AT`] keys the index is segmented: every key stays
+    /// Past a few thousand keys the index is segmented: every key stays
     /// found through the split, removals that move the last key, and
     /// growth of single segments.
     #[test]
     fn keys_stay_found_across_the_split() {
         let mut t: KeyTable<usize> = KeyTable::default();
-        let n = SPLIT_AT * 6;
+        let n = 25_000;
         for i in 0..n {
             assert_eq!(t.push(format!("key:{i}").as_bytes(), i), i);
-            if i == SPLIT_AT - 1 {
-                assert_eq!(t.index.len(), 1);
-            }
         }
-        assert_eq!(t.index.len(), SEGMENTS);
+        assert!(t.index.segmented());
         // Remove every third key (the last key moves into each hole).
         for i in (0..n).step_by(3) {
             let at = t.find(format!("key:{i}").as_bytes()).expect("present");
@@ -289,7 +229,7 @@ mod tests {
         t.clear();
         assert!(t.find(b"key:1").is_none());
         t.push(b"again", 1);
-        assert_eq!(t.index.len(), 1);
+        assert!(!t.index.segmented());
         assert_eq!(t.get(b"again"), Some(&1));
     }
 }

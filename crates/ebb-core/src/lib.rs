@@ -17,6 +17,7 @@ pub mod glob;
 mod keytable;
 pub mod lfu;
 pub mod reply;
+mod segindex;
 pub mod table;
 pub mod testing;
 pub mod value;

@@ -22,6 +22,7 @@
 
 use bytes::Bytes;
 
+use super::exact;
 use super::member::Member;
 use super::table::MemberTable;
 use super::zpack::PackDeadlines;
@@ -113,26 +114,12 @@ impl HPack {
         if !self.has_dues() {
             return (NO_DEADLINE, NO_DEADLINE);
         }
-        let t = &self.buf[self.buf.len() - DUES..];
-        let word = |i: usize| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&t[i..i + 8]);
-            u64::from_le_bytes(b)
-        };
-        (word(0), word(8))
+        let t = self.buf.len() - DUES;
+        (exact::word(&self.buf, t), exact::word(&self.buf, t + 8))
     }
 
-    /// Edits the buffer as a vector (header included), then keeps it at
-    /// its exact size: small hashes are many, and spare room in each would
-    /// add up (a listpack is sized exactly as well).
     fn edit<R>(&mut self, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
-        let mut v = std::mem::take(&mut self.buf).into_vec();
-        if v.is_empty() {
-            v.resize(HEADER, 0);
-        }
-        let r = f(&mut v);
-        self.buf = v.into_boxed_slice();
-        r
+        exact::edit(&mut self.buf, HEADER, f)
     }
 
     /// Stores both deadlines, adding or dropping the trailer as needed.
@@ -141,19 +128,9 @@ impl HPack {
         if !want && !self.has_dues() {
             return;
         }
-        let had = self.has_dues();
+        let words = want.then_some([first, recorded]);
         self.edit(|v| {
-            if had {
-                v.truncate(v.len() - DUES);
-            }
-            if want {
-                v.reserve_exact(DUES);
-                v.extend_from_slice(&first.to_le_bytes());
-                v.extend_from_slice(&recorded.to_le_bytes());
-                v[H_PEAK_ITEM] |= HAS_DUES;
-            } else {
-                v[H_PEAK_ITEM] &= !HAS_DUES;
-            }
+            exact::set_trailer(v, H_PEAK_ITEM, HAS_DUES, words.as_ref().map(|w| &w[..]), 2)
         });
     }
 

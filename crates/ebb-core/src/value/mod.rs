@@ -1,5 +1,6 @@
 //! Values stored under keys.
 
+pub(crate) mod exact;
 pub mod hash;
 pub(crate) mod hpack;
 pub mod list;

@@ -9,11 +9,11 @@
 //! order an index map's `swap_remove` gives) or, for small hashes, shifts
 //! the nodes above it down (`shift_remove`); every index is fixed up.
 
-use hashbrown::HashTable;
 use std::sync::OnceLock;
 
 use super::member::{Member, INLINE};
 use crate::expiry::{DeadlineIndex, Due, MemberDeadlines, MemberNames, NO_DEADLINE};
+use crate::segindex::SegIndex;
 
 /// One member and what it maps to (nothing, a score or a value).
 #[derive(Debug, Clone)]
@@ -35,7 +35,7 @@ pub struct MemberTable<V> {
     nodes: Vec<Node<V>>,
     /// Ids by member hash, once the table passes [`LINEAR_MAX`] members
     /// (boxed: a small table pays one null pointer for it).
-    index: Option<Box<HashTable<u32>>>,
+    index: Option<Box<SegIndex>>,
     deadlines: Option<Box<DeadlineIndex>>,
 }
 
@@ -98,11 +98,9 @@ impl<V> MemberTable<V> {
             };
             return found.map(|i| i as u32);
         };
-        index
-            .find(hash_of(member), |&id| {
-                nodes[id as usize].member[..] == *member
-            })
-            .copied()
+        index.find(hash_of(member), |id| {
+            nodes[id as usize].member[..] == *member
+        })
     }
 
     /// Mutable access to the value of node `id` (not to be used for a
@@ -123,15 +121,15 @@ impl<V> MemberTable<V> {
             d.at.push(NO_DEADLINE);
         }
         let nodes = &self.nodes;
-        let rehash = |&i: &u32| hash_of(&nodes[i as usize].member);
+        let rehash = |i: u32| hash_of(&nodes[i as usize].member);
         if let Some(index) = &mut self.index {
-            index.insert_unique(hash_of(member), id, rehash);
+            index.insert(hash_of(member), id, rehash);
         } else if nodes.len() > LINEAR_MAX {
             // Large enough to be worth a hash index and a deadline order:
             // index every node.
-            let mut index = Box::new(HashTable::with_capacity(nodes.len()));
+            let mut index = Box::new(SegIndex::with_capacity(nodes.len()));
             for (i, n) in nodes.iter().enumerate() {
-                index.insert_unique(hash_of(&n.member), i as u32, rehash);
+                index.insert(hash_of(&n.member), i as u32, rehash);
             }
             self.index = Some(index);
             if let Some(d) = &mut self.deadlines {
@@ -213,10 +211,7 @@ impl<V> MemberTable<V> {
     /// Takes node `id` out of the hash index and the deadline order.
     fn unlink(&mut self, id: u32) {
         if let Some(index) = &mut self.index {
-            let h = hash_of(&self.nodes[id as usize].member);
-            if let Ok(e) = index.find_entry(h, |&x| x == id) {
-                e.remove();
-            }
+            index.remove(hash_of(&self.nodes[id as usize].member), id);
             if index.is_empty() {
                 self.index = None;
             }
@@ -243,7 +238,7 @@ impl<V> MemberTable<V> {
         if id != last {
             if let Some(index) = &mut self.index {
                 let h = hash_of(&self.nodes[last as usize].member);
-                if let Some(x) = index.find_mut(h, |&x| x == last) {
+                if let Some(x) = index.find_mut(h, last) {
                     *x = id;
                 }
             }
@@ -314,7 +309,7 @@ impl<V> MemberTable<V> {
         self.nodes.shrink_to(target);
         let nodes = &self.nodes;
         if let Some(index) = &mut self.index {
-            index.shrink_to(len, |&i| hash_of(&nodes[i as usize].member));
+            index.shrink(|i| hash_of(&nodes[i as usize].member));
         }
         if let Some(d) = &mut self.deadlines {
             d.at.shrink_to(target);
@@ -326,7 +321,7 @@ impl<V> MemberTable<V> {
     pub fn heap_bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<Node<V>>()
             + self.index.as_ref().map_or(0, |ix| {
-                std::mem::size_of::<HashTable<u32>>() + ix.allocation_size()
+                std::mem::size_of::<SegIndex>() + ix.allocation_size()
             })
             + self.deadlines.as_ref().map_or(0, |d| {
                 std::mem::size_of::<DeadlineIndex>() + d.at.capacity() * 8 + d.order.heap_bytes()
@@ -442,6 +437,31 @@ mod tests {
         }
         t.check();
         assert!(t.deadlines.is_none());
+    }
+
+    /// A table large enough for a segmented index: members stay found
+    /// through swap removals (the last member taking the hole's id) and
+    /// shrinking.
+    #[test]
+    fn large_tables_keep_finding_members() {
+        let mut t: MemberTable<u32> = MemberTable::default();
+        let n = 20_000u32;
+        for i in 0..n {
+            t.push(format!("member:{i}").as_bytes(), i);
+        }
+        assert!(t.index.as_ref().is_some_and(|ix| ix.segmented()));
+        for i in (0..n).filter(|i| i % 4 != 0) {
+            let id = t.find(format!("member:{i}").as_bytes()).expect("present");
+            assert_eq!(t.swap_remove(id).map(|n| n.value), Some(i));
+        }
+        t.check();
+        for i in 0..n {
+            let got = t.find(format!("member:{i}").as_bytes());
+            assert_eq!(
+                got.and_then(|id| t.node(id)).map(|n| n.value),
+                (i % 4 == 0).then_some(i)
+            );
+        }
     }
 
     /// Random deadline moves, clears and removals on a large table,

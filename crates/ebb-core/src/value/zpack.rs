@@ -27,6 +27,7 @@
 use bytes::Bytes;
 use std::cmp::Ordering;
 
+use super::exact::{self, word};
 use super::table::MemberTable;
 use super::zset::Score;
 use crate::args::parse_i64;
@@ -125,12 +126,6 @@ const T_DEADLINE_BASE: usize = 0;
 const T_FIRST_DUE: usize = 8;
 const T_INDEXED_DUE: usize = 16;
 
-fn word(b: &[u8], at: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&b[at..at + 8]);
-    u64::from_le_bytes(w)
-}
-
 /// A packed sorted set.
 pub(crate) type ZPack = Pack<true>;
 /// A packed set.
@@ -186,17 +181,8 @@ impl<const SCORED: bool> Pack<SCORED> {
         self.due_word(T_FIRST_DUE)
     }
 
-    /// Edits the buffer as a vector (the header made if missing), then
-    /// keeps it at its exact size: small collections are many, and spare
-    /// room in each would add up (a listpack is sized exactly as well).
     fn edit<R>(&mut self, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
-        let mut v = std::mem::take(&mut self.buf).into_vec();
-        if v.is_empty() {
-            v.resize(Self::HEADER, 0);
-        }
-        let r = f(&mut v);
-        self.buf = v.into_boxed_slice();
-        r
+        exact::edit(&mut self.buf, Self::HEADER, f)
     }
 
     /// Stores the trailer's words, adding or dropping it: it stays while a
@@ -207,20 +193,8 @@ impl<const SCORED: bool> Pack<SCORED> {
         if !want && !had {
             return;
         }
-        self.edit(|v| {
-            if had {
-                v.truncate(v.len() - DUES);
-            }
-            if want {
-                v.reserve_exact(DUES);
-                v.extend_from_slice(&base.to_le_bytes());
-                v.extend_from_slice(&first.to_le_bytes());
-                v.extend_from_slice(&recorded.to_le_bytes());
-                v[H_FLAGS] |= HAS_DUES;
-            } else {
-                v[H_FLAGS] &= !HAS_DUES;
-            }
-        });
+        let words = want.then_some([base, first, recorded]);
+        self.edit(|v| exact::set_trailer(v, H_FLAGS, HAS_DUES, words.as_ref().map(|w| &w[..]), 3));
     }
 
     fn set_first_due(&mut self, t: u64) {

@@ -1,0 +1,47 @@
+//! The byte buffer a packed hash, set or sorted set lives in: one exactly
+//! sized allocation holding a header, the entries and, while there are
+//! deadlines to keep, a trailer of 8-byte words after the entries.
+
+/// The buffer as a vector for editing (a missing header made, `header`
+/// zero bytes), then back at its exact size: small collections are many,
+/// and spare room in each would add up (a listpack is sized exactly too).
+pub(crate) fn edit<R>(buf: &mut Box<[u8]>, header: usize, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    let mut v = std::mem::take(buf).into_vec();
+    if v.is_empty() {
+        v.resize(header, 0);
+    }
+    let r = f(&mut v);
+    *buf = v.into_boxed_slice();
+    r
+}
+
+/// The little-endian word at `at`.
+pub(crate) fn word(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// Replaces the trailer (present when `flags & flag` is set in the byte at
+/// `flags_at`) with `words`, or drops it when `words` is `None`.
+pub(crate) fn set_trailer(
+    v: &mut Vec<u8>,
+    flags_at: usize,
+    flag: u8,
+    words: Option<&[u64]>,
+    len: usize,
+) {
+    if v[flags_at] & flag != 0 {
+        v.truncate(v.len() - len * 8);
+    }
+    match words {
+        Some(ws) => {
+            v.reserve_exact(len * 8);
+            for w in ws {
+                v.extend_from_slice(&w.to_le_bytes());
+            }
+            v[flags_at] |= flag;
+        }
+        None => v[flags_at] &= !flag,
+    }
+}

@@ -107,7 +107,34 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
                 "ERR CONFIG SET failed (possibly related to argument '{name}') - can't set immutable config"
             ));
         }
-        for name in ["port", "bind", "databases", "dir", "io-threads"] {
+        // New listening sockets are bound before anything is applied: a
+        // port or address that cannot be had changes nothing.
+        let mut rebound = None;
+        let listen_changed = ["port", "bind"]
+            .iter()
+            .any(|n| names.contains(*n) && next.get(n) != cfg.get(n));
+        if listen_changed {
+            let port = u16::try_from(next.get_i64("port")).unwrap_or(0);
+            // On the same port, an address listened on already keeps its
+            // socket (binding it twice would fail).
+            let keep: Vec<String> = if next.get("port") == cfg.get("port") {
+                crate::listen::listening(shared)
+            } else {
+                Vec::new()
+            };
+            match crate::listen::bind_all(&crate::listen::binds_of(&next), port, &keep) {
+                Ok(l) => rebound = Some((l, keep)),
+                Err(e) => {
+                    tracing::warn!(addr = %e.addr, port, error = %e.error, "could not bind");
+                    return err(if next.get("port") != cfg.get("port") {
+                        "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port"
+                    } else {
+                        "ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to specified addresses."
+                    });
+                }
+            }
+        }
+        for name in ["databases", "dir", "io-threads"] {
             if names.contains(name) && next.get(name) != cfg.get(name) {
                 if name == "dir" {
                     let d = next.get("dir").unwrap_or_default();
@@ -124,6 +151,14 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
         let fsync = next.get("appendfsync").unwrap_or_default();
         *cfg = next;
         drop(cfg);
+        if let Some((fresh, keep)) = rebound {
+            let keep: Vec<String> = keep
+                .into_iter()
+                .filter(|a| crate::listen::binds_of(&shared.config.read()).contains(a))
+                .collect();
+            let port = crate::listen::serve(shared, fresh, &keep);
+            tracing::info!(port, "Listening anew after CONFIG SET");
+        }
         let store = guard.get_or_insert_with(|| shared.store.lock());
         if aof_now && !aof_was {
             if let Err(e) = shared.enable_aof(store) {

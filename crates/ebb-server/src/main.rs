@@ -14,6 +14,7 @@ mod durability;
 mod evict;
 mod info;
 mod latency;
+mod listen;
 mod notify;
 mod observe;
 mod outbuf;
@@ -27,7 +28,6 @@ mod sweeper;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use tokio::net::TcpListener;
 
 use crate::config::Config;
 use crate::server::Shared;
@@ -96,13 +96,8 @@ fn main() {
 }
 
 async fn serve(cfg: Config) -> i32 {
-    let port = cfg.get_i64("port");
-    let binds: Vec<String> = cfg
-        .get("bind")
-        .unwrap_or_default()
-        .split_whitespace()
-        .map(|s| s.trim_start_matches('-').to_string())
-        .collect();
+    let port = u16::try_from(cfg.get_i64("port")).unwrap_or(0);
+    let binds = listen::binds_of(&cfg);
     let users = (
         cfg.get("requirepass").unwrap_or_default(),
         cfg.users.clone(),
@@ -120,35 +115,23 @@ async fn serve(cfg: Config) -> i32 {
         return 1;
     }
     crate::script::load_libraries(&shared);
-    let mut listeners = Vec::new();
-    for addr in &binds {
-        let host = if addr.contains(':') {
-            format!("[{addr}]")
-        } else {
-            addr.clone()
-        };
-        match TcpListener::bind(format!("{host}:{port}")).await {
-            Ok(l) => listeners.push(l),
-            Err(e) if binds.len() > 1 && addr.contains(':') => {
-                tracing::warn!(%addr, error = %e, "could not bind optional address");
-            }
-            Err(e) => {
-                tracing::error!(%addr, port, error = %e, "could not bind");
-                return 1;
-            }
+    let listeners = match listen::bind_all(&binds, port, &[]) {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::error!(addr = %e.addr, port, error = %e.error, "could not bind");
+            return 1;
         }
-    }
-    if let Some(Ok(a)) = listeners.first().map(|l| l.local_addr()) {
-        shared.port.store(a.port() as usize, Ordering::Relaxed);
+    };
+    if !listeners.is_empty() {
+        let port = listen::serve(&shared, listeners, &[]);
+        // `port 0` asked for any free port: CONFIG GET names the one taken.
+        let _ = shared.config.write().set("port", &port.to_string());
         // Machine-readable line the test harness waits for.
-        println!("ebb-server ready port={}", a.port());
-        tracing::info!(port = a.port(), "Ready to accept connections");
+        println!("ebb-server ready port={port}");
+        tracing::info!(port, "Ready to accept connections");
     }
     tokio::spawn(sweeper::run(shared.clone()));
     tokio::spawn(durability::run_background(shared.clone()));
-    for l in listeners {
-        tokio::spawn(accept_loop(l, shared.clone()));
-    }
     let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
         Ok(s) => s,
         Err(e) => {
@@ -172,44 +155,4 @@ fn shutdown(shared: &Arc<Shared>) {
     let nosave = shared.shutdown_nosave.load(Ordering::SeqCst);
     shared.persist_on_shutdown(&store, nosave);
     tracing::info!("ebb is now ready to exit, bye bye...");
-}
-
-/// Protected mode, as in Redis: with `protected-mode yes` and no password,
-/// only clients on the loopback interface are served.
-fn protected(shared: &Shared) -> bool {
-    let c = shared.config.read();
-    c.get_bool("protected-mode") && c.get("requirepass").unwrap_or_default().is_empty()
-}
-
-/// Tells a refused client why, then closes its connection.
-async fn deny(mut stream: tokio::net::TcpStream) {
-    use tokio::io::AsyncWriteExt;
-    let _ = stream
-        .write_all(
-            b"-DENIED ebb is running in protected mode because protected mode is enabled and no \
-              password is set for the default user. In this mode only clients on the loopback \
-              interface are served. To accept other clients, set a password (requirepass), or \
-              turn protected mode off (CONFIG SET protected-mode no from this host, or start with \
-              --protected-mode no) once you are sure the server cannot be reached from the \
-              internet.\r\n",
-        )
-        .await;
-}
-
-async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
-    loop {
-        match listener.accept().await {
-            Ok((stream, peer)) => {
-                if !peer.ip().is_loopback() && protected(&shared) {
-                    tokio::spawn(deny(stream));
-                    continue;
-                }
-                tokio::spawn(conn::serve(stream, shared.clone()));
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "accept failed");
-                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-            }
-        }
-    }
 }

@@ -190,6 +190,8 @@ pub struct Shared {
     pub shutdown: tokio::sync::Notify,
     /// The port actually bound.
     pub port: AtomicUsize,
+    /// The accept loops serving the listening sockets.
+    pub listeners: Mutex<Vec<crate::listen::Listening>>,
     /// Unix time of the last successful save.
     pub last_save: AtomicU64,
     /// The append-only file, when enabled.
@@ -261,6 +263,7 @@ impl Shared {
             shutdown_nosave: AtomicBool::new(false),
             shutdown: tokio::sync::Notify::new(),
             port: AtomicUsize::new(0),
+            listeners: Mutex::new(Vec::new()),
             last_save: AtomicU64::new(now_ms() / 1000),
             aof: crate::persist::aof::AofSlot::new(None),
             aof_write_ok: AtomicBool::new(true),

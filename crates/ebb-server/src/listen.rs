@@ -1,0 +1,152 @@
+//! Listening sockets: bound from `bind` and `port` at start, and bound
+//! anew when CONFIG SET changes either (as Redis does). New sockets are
+//! bound before the old ones close, so a port or address that cannot be
+//! had leaves the server listening where it was; an address kept on the
+//! same port keeps its socket.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+use crate::config::Config;
+use crate::server::Shared;
+
+/// One listening socket's address (as `bind` names it) and the task
+/// accepting on it.
+pub struct Listening {
+    addr: String,
+    task: tokio::task::AbortHandle,
+}
+
+/// The addresses of the `bind` option (a leading `-` marks one that may
+/// be missing; it is bound like the others when it can be).
+pub fn binds_of(cfg: &Config) -> Vec<String> {
+    cfg.get("bind")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// Why binding failed: the address, and the error.
+pub struct BindError {
+    pub addr: String,
+    pub error: std::io::Error,
+}
+
+/// Binds every address of `binds` but those in `keep` (already listening)
+/// on `port` (0: a port the system picks, the same on every address after
+/// the first). An address marked optional (`-`), or an IPv6 one among
+/// several, may fail alone.
+pub fn bind_all(
+    binds: &[String],
+    port: u16,
+    keep: &[String],
+) -> Result<Vec<(String, TcpListener)>, BindError> {
+    let mut out = Vec::new();
+    let mut port = port;
+    for raw in binds.iter().filter(|b| !keep.contains(b)) {
+        let optional = raw.starts_with('-') || (binds.len() > 1 && raw.contains(':'));
+        let addr = raw.trim_start_matches('-');
+        let host = if addr.contains(':') {
+            format!("[{addr}]")
+        } else {
+            addr.to_string()
+        };
+        let bound = std::net::TcpListener::bind(format!("{host}:{port}")).and_then(|l| {
+            l.set_nonblocking(true)?;
+            TcpListener::from_std(l)
+        });
+        match bound {
+            Ok(l) => {
+                if port == 0 {
+                    port = l.local_addr().map(|a| a.port()).unwrap_or(0);
+                }
+                out.push((raw.clone(), l));
+            }
+            Err(e) if optional => {
+                tracing::warn!(%addr, error = %e, "could not bind optional address");
+            }
+            Err(error) => {
+                return Err(BindError {
+                    addr: addr.to_string(),
+                    error,
+                })
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Serves `fresh` from now on besides the sockets listening on `keep`,
+/// closing the others, and records the port. Returns the port listened on.
+pub fn serve(shared: &Arc<Shared>, fresh: Vec<(String, TcpListener)>, keep: &[String]) -> u16 {
+    let mut list = shared.listeners.lock();
+    list.retain(|l| {
+        let kept = keep.contains(&l.addr);
+        if !kept {
+            l.task.abort();
+        }
+        kept
+    });
+    let mut port = None;
+    for (addr, l) in fresh {
+        port = port.or_else(|| l.local_addr().ok().map(|a| a.port()));
+        let task = tokio::spawn(accept_loop(l, shared.clone())).abort_handle();
+        list.push(Listening { addr, task });
+    }
+    if let Some(p) = port {
+        shared.port.store(usize::from(p), Ordering::Relaxed);
+    }
+    shared.port.load(Ordering::Relaxed) as u16
+}
+
+/// The addresses listened on now.
+pub fn listening(shared: &Shared) -> Vec<String> {
+    shared
+        .listeners
+        .lock()
+        .iter()
+        .map(|l| l.addr.clone())
+        .collect()
+}
+
+/// Protected mode, as in Redis: with `protected-mode yes` and no password,
+/// only clients on the loopback interface are served.
+fn protected(shared: &Shared) -> bool {
+    let c = shared.config.read();
+    c.get_bool("protected-mode") && c.get("requirepass").unwrap_or_default().is_empty()
+}
+
+/// Tells a refused client why, then closes its connection.
+async fn deny(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let _ = stream
+        .write_all(
+            b"-DENIED ebb is running in protected mode because protected mode is enabled and no \
+              password is set for the default user. In this mode only clients on the loopback \
+              interface are served. To accept other clients, set a password (requirepass), or \
+              turn protected mode off (CONFIG SET protected-mode no from this host, or start with \
+              --protected-mode no) once you are sure the server cannot be reached from the \
+              internet.\r\n",
+        )
+        .await;
+}
+
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, peer)) => {
+                if !peer.ip().is_loopback() && protected(&shared) {
+                    tokio::spawn(deny(stream));
+                    continue;
+                }
+                tokio::spawn(crate::conn::serve(stream, shared.clone()));
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+"""CONFIG SET port / bind rebind the listening sockets, as Redis 7.0 does:
+the new ones are bound first, so a port or address that cannot be had is
+an error that changes nothing (other options in the same CONFIG SET
+included) and the server keeps listening where it was.
+
+Checked against redis-server 7.0.15 too: `AGAINST_REDIS=1 pytest
+tests/python/test_config_listen.py`.
+"""
+
+import socket
+
+import pytest
+import redis
+
+from conftest import _free_port
+
+
+def test_config_set_port_moves_the_listener(srv):
+    c = srv.client()
+    new = _free_port()
+    assert c.config_set("port", new) is True
+    moved = redis.Redis(port=new)
+    assert moved.ping() is True
+    assert moved.config_get("port") == {"port": str(new)}
+    assert moved.info("server")["tcp_port"] == new
+    # The old port is closed for new clients; the connection that asked
+    # keeps working.
+    with pytest.raises(redis.ConnectionError):
+        redis.Redis(port=srv.port, socket_connect_timeout=1).ping()
+    assert c.ping() is True
+    moved.close()
+
+
+def test_a_port_in_use_changes_nothing(srv):
+    c = srv.client()
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    used = taken.getsockname()[1]
+    before = c.config_get("maxmemory")["maxmemory"]
+    try:
+        with pytest.raises(redis.ResponseError) as e:
+            c.execute_command("CONFIG", "SET", "maxmemory", "10000001", "port", used)
+        assert str(e.value).startswith(
+            "CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port")
+    finally:
+        taken.close()
+    # Rolled back: the other option too, and still on the first port.
+    assert c.config_get("maxmemory")["maxmemory"] == before
+    fresh = redis.Redis(port=srv.port)
+    assert fresh.ping() is True
+    assert fresh.config_get("port") == {"port": str(srv.port)}
+    fresh.close()
+
+
+def test_a_bad_bind_address_changes_nothing(srv):
+    c = srv.client()
+    before = c.config_get("bind")["bind"]
+    with pytest.raises(redis.ResponseError, match="Failed to bind to specified addresses"):
+        c.config_set("bind", "999.999.999.999")
+    assert c.config_get("bind")["bind"] == before
+    fresh = redis.Redis(port=srv.port)
+    assert fresh.ping() is True
+    fresh.close()
+
+
+def test_bind_on_the_same_port_keeps_the_listening_address(srv):
+    c = srv.client()
+    # Same port, an extra optional address: the loopback socket stays.
+    assert c.config_set("bind", "127.0.0.1 -::1") is True
+    fresh = redis.Redis(port=srv.port)
+    assert fresh.ping() is True
+    assert c.config_set("bind", "127.0.0.1") is True
+    assert fresh.ping() is True
+    again = redis.Redis(port=srv.port)
+    assert again.ping() is True
+    fresh.close()
+    again.close()

@@ -76,3 +76,22 @@ def test_bind_on_the_same_port_keeps_the_listening_address(srv):
     assert again.ping() is True
     fresh.close()
     again.close()
+
+
+def test_bind_star_and_empty(srv):
+    c = srv.client()
+    new = _free_port()
+    # Every IPv4 interface, on a new port in the same CONFIG SET.
+    assert c.execute_command("CONFIG", "SET", "bind", "*", "port", new) in (True, "OK", b"OK")
+    moved = redis.Redis(port=new)
+    assert moved.ping() is True
+    # An empty bind listens nowhere (as in Redis); this connection stays.
+    assert moved.config_set("bind", "") is True
+    with pytest.raises(redis.ConnectionError):
+        redis.Redis(port=new, socket_connect_timeout=1).ping()
+    assert moved.ping() is True
+    assert moved.config_set("bind", "127.0.0.1") is True
+    again = redis.Redis(port=new)
+    assert again.ping() is True
+    again.close()
+    moved.close()

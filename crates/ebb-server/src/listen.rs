@@ -19,7 +19,8 @@ pub struct Listening {
 }
 
 /// The addresses of the `bind` option (a leading `-` marks one that may
-/// be missing; it is bound like the others when it can be).
+/// be missing; it is bound like the others when it can be). An empty
+/// `bind` listens nowhere, as in Redis.
 pub fn binds_of(cfg: &Config) -> Vec<String> {
     cfg.get("bind")
         .unwrap_or_default()
@@ -47,7 +48,12 @@ pub fn bind_all(
     let mut port = port;
     for raw in binds.iter().filter(|b| !keep.contains(b)) {
         let optional = raw.starts_with('-') || (binds.len() > 1 && raw.contains(':'));
-        let addr = raw.trim_start_matches('-');
+        // `*` and `::*` are Redis's names for every IPv4 / IPv6 interface.
+        let addr = match raw.trim_start_matches('-') {
+            "*" => "0.0.0.0",
+            "::*" => "::",
+            a => a,
+        };
         let host = if addr.contains(':') {
             format!("[{addr}]")
         } else {

@@ -38,7 +38,7 @@ pub struct BindError {
 /// Binds every address of `binds` but those in `keep` (already listening)
 /// on `port` (0: a port the system picks, the same on every address after
 /// the first). An address marked optional (`-`), or an IPv6 one among
-/// several, may fail alone.
+/// several, may fail alone. Names (`localhost`) are resolved.
 pub fn bind_all(
     binds: &[String],
     port: u16,
@@ -59,10 +59,7 @@ pub fn bind_all(
         } else {
             addr.to_string()
         };
-        let bound = std::net::TcpListener::bind(format!("{host}:{port}")).and_then(|l| {
-            l.set_nonblocking(true)?;
-            TcpListener::from_std(l)
-        });
+        let bound = bind_one(&format!("{host}:{port}"));
         match bound {
             Ok(l) => {
                 if port == 0 {
@@ -82,6 +79,56 @@ pub fn bind_all(
         }
     }
     Ok(out)
+}
+
+/// Binds and listens on the first address `spec` resolves to that can be
+/// had. As in Redis, an IPv6 socket is IPv6-only (so `::*` and `*` can both
+/// listen on one port) and the backlog is 511.
+fn bind_one(spec: &str) -> std::io::Result<TcpListener> {
+    use std::net::ToSocketAddrs;
+    let mut last = std::io::Error::new(std::io::ErrorKind::InvalidInput, "no address");
+    for sa in spec.to_socket_addrs()? {
+        let socket = if sa.is_ipv6() {
+            tokio::net::TcpSocket::new_v6()
+        } else {
+            tokio::net::TcpSocket::new_v4()
+        };
+        let bound = socket.and_then(|s| {
+            s.set_reuseaddr(true)?;
+            if sa.is_ipv6() {
+                v6_only(&s)?;
+            }
+            s.bind(sa)?;
+            s.listen(511)
+        });
+        match bound {
+            Ok(l) => return Ok(l),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// Sets IPV6_V6ONLY on an IPv6 socket.
+fn v6_only(s: &tokio::net::TcpSocket) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let on: libc::c_int = 1;
+    // SAFETY: the descriptor is the socket's own, open for the call; the
+    // option value is a c_int and its length is given.
+    let r = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::IPPROTO_IPV6,
+            libc::IPV6_V6ONLY,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// Serves `fresh` from now on besides the sockets listening on `keep`,

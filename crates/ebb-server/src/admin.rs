@@ -122,7 +122,8 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
             } else {
                 Vec::new()
             };
-            match crate::listen::bind_all(&crate::listen::binds_of(&next), port, &keep) {
+            let binds = crate::listen::binds_of(&next);
+            match crate::listen::bind_all(&binds, port, &keep, crate::listen::backlog_of(&next)) {
                 Ok(l) => rebound = Some((l, keep)),
                 Err(e) => {
                     tracing::warn!(addr = %e.addr, port, error = %e.error, "could not bind");

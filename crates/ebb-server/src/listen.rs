@@ -29,6 +29,11 @@ pub fn binds_of(cfg: &Config) -> Vec<String> {
         .collect()
 }
 
+/// The `tcp-backlog` option.
+pub fn backlog_of(cfg: &Config) -> u32 {
+    u32::try_from(cfg.get_i64("tcp-backlog")).unwrap_or(511)
+}
+
 /// Why binding failed: the address, and the error.
 pub struct BindError {
     pub addr: String,
@@ -43,6 +48,7 @@ pub fn bind_all(
     binds: &[String],
     port: u16,
     keep: &[String],
+    backlog: u32,
 ) -> Result<Vec<(String, TcpListener)>, BindError> {
     let mut out = Vec::new();
     let mut port = port;
@@ -59,7 +65,7 @@ pub fn bind_all(
         } else {
             addr.to_string()
         };
-        let bound = bind_one(&format!("{host}:{port}"));
+        let bound = bind_one(&format!("{host}:{port}"), backlog);
         match bound {
             Ok(l) => {
                 if port == 0 {
@@ -82,9 +88,10 @@ pub fn bind_all(
 }
 
 /// Binds and listens on the first address `spec` resolves to that can be
-/// had. As in Redis, an IPv6 socket is IPv6-only (so `::*` and `*` can both
-/// listen on one port) and the backlog is 511.
-fn bind_one(spec: &str) -> std::io::Result<TcpListener> {
+/// had, with a `backlog` of pending connections (`tcp-backlog`). As in
+/// Redis, an IPv6 socket is IPv6-only, so `::*` and `*` can both listen on
+/// one port.
+fn bind_one(spec: &str, backlog: u32) -> std::io::Result<TcpListener> {
     use std::net::ToSocketAddrs;
     let mut last = std::io::Error::new(std::io::ErrorKind::InvalidInput, "no address");
     for sa in spec.to_socket_addrs()? {
@@ -99,7 +106,7 @@ fn bind_one(spec: &str) -> std::io::Result<TcpListener> {
                 v6_only(&s)?;
             }
             s.bind(sa)?;
-            s.listen(511)
+            s.listen(backlog)
         });
         match bound {
             Ok(l) => return Ok(l),

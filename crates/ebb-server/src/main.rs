@@ -98,6 +98,7 @@ fn main() {
 async fn serve(cfg: Config) -> i32 {
     let port = u16::try_from(cfg.get_i64("port")).unwrap_or(0);
     let binds = listen::binds_of(&cfg);
+    let backlog = listen::backlog_of(&cfg);
     let users = (
         cfg.get("requirepass").unwrap_or_default(),
         cfg.users.clone(),
@@ -115,7 +116,7 @@ async fn serve(cfg: Config) -> i32 {
         return 1;
     }
     crate::script::load_libraries(&shared);
-    let listeners = match listen::bind_all(&binds, port, &[]) {
+    let listeners = match listen::bind_all(&binds, port, &[], backlog) {
         Ok(l) => l,
         Err(e) => {
             tracing::error!(addr = %e.addr, port, error = %e.error, "could not bind");

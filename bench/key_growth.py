@@ -9,19 +9,12 @@ the worst. Runs ebb and, when given, redis-server the same way.
 """
 
 import argparse
-import socket
 import subprocess
 import time
 
 import redis
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+from compare import free_port
 
 
 def run(binary, keys, sets):

@@ -95,3 +95,18 @@ def test_bind_star_and_empty(srv):
     assert again.ping() is True
     again.close()
     moved.close()
+
+
+def test_widening_bind_on_the_same_port(srv):
+    # `*` overlaps the loopback socket on the same port: the sockets close
+    # and the new ones are bound, as Redis does; then back again.
+    c = srv.client()
+    assert c.config_set("bind", "* -::*") is True
+    fresh = redis.Redis(port=srv.port)
+    assert fresh.ping() is True
+    assert c.config_set("bind", "127.0.0.1 -::1") is True
+    again = redis.Redis(port=srv.port)
+    assert again.ping() is True
+    assert c.config_get("bind") == {"bind": "127.0.0.1 -::1"}
+    fresh.close()
+    again.close()

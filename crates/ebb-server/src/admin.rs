@@ -110,6 +110,7 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
         // New listening sockets are bound before anything is applied: a
         // port or address that cannot be had changes nothing.
         let mut rebound = None;
+        let mut in_place = None;
         let listen_changed = ["port", "bind"]
             .iter()
             .any(|n| names.contains(*n) && next.get(n) != cfg.get(n));
@@ -125,6 +126,15 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
             let binds = crate::listen::binds_of(&next);
             match crate::listen::bind_all(&binds, port, &keep, crate::listen::backlog_of(&next)) {
                 Ok(l) => rebound = Some((l, keep)),
+                // An address overlapping one listened on (`*` while
+                // `127.0.0.1` listens) on the same port: Redis's order,
+                // once the checks below have passed.
+                Err(e)
+                    if e.error.kind() == std::io::ErrorKind::AddrInUse
+                        && next.get("port") == cfg.get("port") =>
+                {
+                    in_place = Some(binds);
+                }
                 Err(e) => {
                     tracing::warn!(addr = %e.addr, port, error = %e.error, "could not bind");
                     return err(if next.get("port") != cfg.get("port") {
@@ -145,6 +155,15 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
                     continue;
                 }
                 return err(format!("ERR CONFIG SET failed (possibly related to argument '{name}') - can't set immutable config"));
+            }
+        }
+        if let Some(binds) = in_place {
+            let port = u16::try_from(next.get_i64("port")).unwrap_or(0);
+            let old = crate::listen::binds_of(&cfg);
+            let backlog = crate::listen::backlog_of(&next);
+            if let Err(e) = crate::listen::rebind_in_place(shared, &binds, &old, port, backlog) {
+                tracing::warn!(addr = %e.addr, port, error = %e.error, "could not bind");
+                return err("ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to specified addresses.");
             }
         }
         let aof_was = cfg.get_bool("appendonly");

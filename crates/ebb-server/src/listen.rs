@@ -161,6 +161,53 @@ pub fn serve(shared: &Arc<Shared>, fresh: Vec<(String, TcpListener)>, keep: &[St
     shared.port.load(Ordering::Relaxed) as u16
 }
 
+/// Redis's order for a change of addresses on the same port: closes every
+/// listening socket, then binds `binds` (retrying for a moment while the
+/// closed sockets are released); if that fails, binds `old` again and
+/// gives the error.
+pub fn rebind_in_place(
+    shared: &Arc<Shared>,
+    binds: &[String],
+    old: &[String],
+    port: u16,
+    backlog: u32,
+) -> Result<(), BindError> {
+    // The closed sockets are released by their accept tasks, which another
+    // worker runs while this one waits.
+    tokio::task::block_in_place(|| {
+        let closing: Vec<Listening> = shared.listeners.lock().drain(..).collect();
+        for l in &closing {
+            l.task.abort();
+        }
+        let bind = |addrs: &[String]| {
+            let until = std::time::Instant::now() + std::time::Duration::from_millis(500);
+            loop {
+                match bind_all(addrs, port, &[], backlog) {
+                    Err(e)
+                        if e.error.kind() == std::io::ErrorKind::AddrInUse
+                            && std::time::Instant::now() < until =>
+                    {
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                    r => return r,
+                }
+            }
+        };
+        match bind(binds) {
+            Ok(fresh) => {
+                serve(shared, fresh, &[]);
+                Ok(())
+            }
+            Err(e) => {
+                if let Ok(back) = bind(old) {
+                    serve(shared, back, &[]);
+                }
+                Err(e)
+            }
+        }
+    })
+}
+
 /// The addresses listened on now.
 pub fn listening(shared: &Shared) -> Vec<String> {
     shared
@@ -197,11 +244,17 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {
-                if !peer.ip().is_loopback() && protected(&shared) {
-                    tokio::spawn(deny(stream));
-                    continue;
-                }
-                tokio::spawn(crate::conn::serve(stream, shared.clone()));
+                // The protected-mode check reads the configuration, which a
+                // CONFIG SET may hold while it rebinds (and aborts this
+                // loop): it runs in the connection's own task.
+                let shared = shared.clone();
+                tokio::spawn(async move {
+                    if !peer.ip().is_loopback() && protected(&shared) {
+                        deny(stream).await;
+                    } else {
+                        crate::conn::serve(stream, shared).await;
+                    }
+                });
             }
             Err(e) => {
                 tracing::warn!(error = %e, "accept failed");

@@ -9,8 +9,9 @@ Workloads:
   memory  used_memory_rss per member: 1,000,000 sorted-set members with
           TTLs over 1,000 keys, and 10,000 keys of 30 members; 1,000,000 set
           members (SADDEX) and hash fields (HSET + HPEXPIRE) with TTLs over
-          1,000 keys against Redis's without TTL; per key: 1,000,000 string
-          keys (each case on a freshly started server)
+          1,000 keys against Redis's without TTL; per key: 100,000 small
+          lists and 1,000,000 string keys (each case on a freshly started
+          server)
   expiry  1,000,000 members of one sorted set sharing one deadline
 """
 
@@ -324,6 +325,16 @@ def fill_small_hashes(s, keys):
         p.execute()
 
 
+def fill_lists(s, keys):
+    """Small lists (three 2-byte elements), RPUSH on both servers: Redis
+    keeps each in a listpack."""
+    for start in range(0, keys, 1000):
+        p = s.c.pipeline(transaction=False)
+        for k in range(start, min(keys, start + 1000)):
+            p.rpush(f"list:{k:07d}", "a1", "b2", "c3")
+        p.execute()
+
+
 def fill_strings(s, n):
     """Plain string keys: SET key:NNNNNNN with a 10-byte value."""
     for start in range(0, n, 10000):
@@ -347,6 +358,7 @@ def memory_workload(servers, binaries, cores):
         ("1M hash fields / 1,000 keys, Redis without TTL (B/field)", lambda s: fill_hash_fields(s, 1000, 1000), 1_000_000),
         ("100,000 keys x 3 members, limit admission (B/key)", lambda s: fill_admissions(s, 100_000), 100_000),
         ("100,000 hashes of 5 fields, no TTL on either (B/key)", lambda s: fill_small_hashes(s, 100_000), 100_000),
+        ("100,000 lists of 3 elements, no TTL on either (B/key)", lambda s: fill_lists(s, 100_000), 100_000),
         ("1M string keys (B/key)", lambda s: fill_strings(s, 1_000_000), 1_000_000),
     ]
     res = {"redis": {}, "ebb": {}}

@@ -273,6 +273,33 @@ def test_shutdown_command(server_factory):
     assert s.proc.returncode == 0
 
 
+def test_shutdown_nosave_and_save(server_factory):
+    # NOSAVE: nothing is written, though the default save rules would.
+    s = server_factory()
+    c = s.client()
+    c.set("lost", "1")
+    assert str(raw_or_error(c, "SHUTDOWN", "SAVE", "NOSAVE")) == "syntax error"
+    c.shutdown(nosave=True)
+    s.proc.wait(5)
+    # SAVE: a snapshot is written, though no save rule asks for one.
+    s = server_factory("--save", "")
+    c = s.client()
+    assert c.get("lost") is None
+    c.set("kept", "1")
+    c.shutdown(save=True)
+    s.proc.wait(5)
+    c = server_factory().client()
+    assert c.get("kept") == "1"
+    assert c.get("lost") is None
+
+
+def raw_or_error(c, *args):
+    try:
+        return c.execute_command(*args)
+    except redis.ResponseError as e:
+        return e
+
+
 def test_random_garbage_never_kills_the_server(ebb):
     import random
 

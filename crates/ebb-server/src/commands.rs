@@ -413,6 +413,10 @@ pub(crate) fn reply_for<'a>(
                 .all(|a| ["nosave", "save", "now", "force"].iter().any(|k| eq(a, k)))
             {
                 let nosave = argv[1..].iter().any(|a| eq(a, "nosave"));
+                let save = argv[1..].iter().any(|a| eq(a, "save"));
+                if nosave && save {
+                    return Some(Error::Syntax.into());
+                }
                 if shared.scripting.busy() {
                     // Only SHUTDOWN NOSAVE ends a busy script: the server
                     // exits at once, with the log flushed but nothing saved.
@@ -423,6 +427,10 @@ pub(crate) fn reply_for<'a>(
                     shared.exit_now();
                 }
                 tracing::info!("User requested shutdown...");
+                // NOSAVE skips the snapshot the save rules would take; SAVE
+                // takes one even without rules.
+                shared.shutdown_nosave.store(nosave, Ordering::SeqCst);
+                shared.shutdown_save.store(save, Ordering::SeqCst);
                 shared.shutting_down.store(true, Ordering::SeqCst);
                 shared.shutdown.notify_waiters();
                 shared.shutdown.notify_one();

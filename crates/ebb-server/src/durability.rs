@@ -303,13 +303,13 @@ impl Shared {
         std::process::exit(0);
     }
 
-    pub fn persist_on_shutdown(&self, store: &Store, nosave: bool) {
+    pub fn persist_on_shutdown(&self, store: &Store, nosave: bool, force: bool) {
         if let Some(a) = self.aof.lock().as_mut() {
             let _ = a.flush();
             let _ = a.sync();
         }
         let rules = self.config.read().get("save").unwrap_or_default();
-        if !nosave && !rules.trim().is_empty() {
+        if !nosave && (force || !rules.trim().is_empty()) {
             match self.save_now(store) {
                 Ok(()) => tracing::info!("DB saved on disk"),
                 Err(e) => tracing::error!(error = %e, "error saving on shutdown"),

@@ -154,6 +154,7 @@ fn shutdown(shared: &Arc<Shared>) {
     // Taking the store lock waits for any command in flight to finish.
     let store = shared.store.lock();
     let nosave = shared.shutdown_nosave.load(Ordering::SeqCst);
-    shared.persist_on_shutdown(&store, nosave);
+    let save = shared.shutdown_save.load(Ordering::SeqCst);
+    shared.persist_on_shutdown(&store, nosave, save);
     tracing::info!("ebb is now ready to exit, bye bye...");
 }

@@ -186,6 +186,8 @@ pub struct Shared {
     pub shutting_down: AtomicBool,
     /// SHUTDOWN NOSAVE was asked for.
     pub shutdown_nosave: AtomicBool,
+    /// SHUTDOWN SAVE: snapshot at exit even without save rules.
+    pub shutdown_save: AtomicBool,
     /// Wakes the accept loop for shutdown.
     pub shutdown: tokio::sync::Notify,
     /// The port actually bound.
@@ -261,6 +263,7 @@ impl Shared {
             scripts_any_command: AtomicBool::new(false),
             shutting_down: AtomicBool::new(false),
             shutdown_nosave: AtomicBool::new(false),
+            shutdown_save: AtomicBool::new(false),
             shutdown: tokio::sync::Notify::new(),
             port: AtomicUsize::new(0),
             listeners: Mutex::new(Vec::new()),

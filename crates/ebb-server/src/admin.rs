@@ -1,7 +1,6 @@
-//! CONFIG, COMMAND and DEBUG.
+//! CONFIG and COMMAND (DEBUG is in debug_cmd.rs).
 
 use bytes::Bytes;
-use ebb_core::args::{parse_f64, parse_i64};
 use ebb_core::error::unknown_subcommand;
 use ebb_core::table::flag;
 use ebb_core::{CommandSpec, Error, Reply, Store};
@@ -9,21 +8,20 @@ use parking_lot::MutexGuard;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use crate::conn::Session;
 use crate::server::{apply_core_config, Shared};
 use ebb_core::glob::glob_match;
 
 type Guard<'a> = Option<MutexGuard<'a, Store>>;
 
-fn eq(a: &[u8], b: &str) -> bool {
+pub(crate) fn eq(a: &[u8], b: &str) -> bool {
     a.eq_ignore_ascii_case(b.as_bytes())
 }
 
-fn err(s: impl Into<String>) -> Reply {
+pub(crate) fn err(s: impl Into<String>) -> Reply {
     Reply::Error(s.into().into())
 }
 
-fn lossy(b: &[u8]) -> String {
+pub(crate) fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
@@ -565,281 +563,4 @@ pub fn command(argv: &[Bytes]) -> Reply {
     } else {
         unknown_subcommand(sub, "command").into()
     }
-}
-
-/// DEBUG SLEEP / SET-ACTIVE-EXPIRE / OBJECT / DIGEST / DIGEST-VALUE / RELOAD / HELP.
-pub fn debug<'a>(
-    s: &mut Session,
-    shared: &'a Arc<Shared>,
-    guard: &mut Guard<'a>,
-    argv: &[Bytes],
-) -> Reply {
-    let sub = &argv[1];
-    if eq(sub, "sleep") && argv.len() == 3 {
-        let secs = parse_f64(&argv[2]).unwrap_or(0.0).max(0.0);
-        // Like Redis, DEBUG SLEEP stalls the whole keyspace.
-        let _store = guard.get_or_insert_with(|| shared.store.lock());
-        std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(3600.0)));
-        Reply::Ok
-    } else if eq(sub, "set-active-expire") && argv.len() == 3 {
-        match parse_i64(&argv[2]) {
-            Some(v) => {
-                shared.active_expire.store(v != 0, Ordering::Relaxed);
-                Reply::Ok
-            }
-            None => Error::NotInteger.into(),
-        }
-    } else if eq(sub, "set-disable-deny-scripts") && argv.len() == 3 {
-        match parse_i64(&argv[2]) {
-            Some(v) => {
-                shared.scripts_any_command.store(v != 0, Ordering::Relaxed);
-                Reply::Ok
-            }
-            None => Error::NotInteger.into(),
-        }
-    } else if eq(sub, "object") && argv.len() == 3 {
-        // Looks at the table as it is: a key past its TTL that nobody has
-        // touched yet is still shown, as in Redis.
-        let store = guard.get_or_insert_with(|| shared.store.lock());
-        match store.dbs[s.db].raw_get(&argv[2]) {
-            Some(e) => {
-                let enc = ebb_core::cmd::keys_object::encoding_name(&e.value, &store.cfg);
-                Reply::Simple(
-                    format!("Value at:0x0 refcount:1 encoding:{enc} serializedlength:0 lru:0 lru_seconds_idle:0").into(),
-                )
-            }
-            None => err("ERR no such key"),
-        }
-    } else if eq(sub, "digest") && argv.len() == 2 {
-        use ebb_core::cmd::debug_digest;
-        let store = guard.get_or_insert_with(|| shared.store.lock());
-        let d = debug_digest::dataset_digest(store.dbs.iter(), crate::server::now_ms());
-        Reply::Simple(lossy(&debug_digest::hex(&d)).into())
-    } else if eq(sub, "digest-value") {
-        use ebb_core::cmd::debug_digest;
-        let store = guard.get_or_insert_with(|| shared.store.lock());
-        let now = crate::server::now_ms();
-        Reply::Array(
-            argv[2..]
-                .iter()
-                .map(|k| {
-                    let d = debug_digest::key_digest(&store.dbs[s.db], k, now);
-                    Reply::Simple(lossy(&debug_digest::hex(&d)).into())
-                })
-                .collect(),
-        )
-    } else if eq(sub, "quicklist-packed-threshold") && argv.len() == 3 {
-        // ebb keeps every list element the same way whatever its size, so
-        // the size above which Redis gives an element a node of its own
-        // changes nothing here; the argument is still checked as Redis does.
-        let size = std::str::from_utf8(&argv[2])
-            .ok()
-            .and_then(crate::config::parse_memory);
-        match size {
-            Some(n) if n < 1 << 32 => Reply::Ok,
-            _ => err("ERR argument must be a memory value bigger than 1 and smaller than 4gb"),
-        }
-    } else if eq(sub, "loadaof") && argv.len() == 2 {
-        // Empties the dataset and loads it back from the append only file
-        // (written by the AOF or by BGREWRITEAOF).
-        shared.flush_aof();
-        let data = match std::fs::read(shared.aof_path()) {
-            Ok(d) => d,
-            Err(e) => return err(format!("ERR Error reading the append only file: {e}")),
-        };
-        let store = guard.get_or_insert_with(|| shared.store.lock());
-        for db in store.dbs.iter_mut() {
-            db.clear();
-        }
-        match crate::persist::replay(store, &data, crate::server::now_ms()) {
-            Ok(_) => Reply::Ok,
-            Err(_) => err("ERR Bad file format reading the append only file"),
-        }
-    } else if eq(sub, "reload") {
-        debug_reload(shared, guard, argv)
-    } else if eq(sub, "protocol") && argv.len() == 3 {
-        // Reached from scripts only (a connection's DEBUG PROTOCOL writes
-        // its reply itself).
-        crate::commands::protocol_sample(&argv[2], false).1
-    } else if eq(sub, "populate") && (3..=5).contains(&argv.len()) {
-        populate(s, shared, guard, argv)
-    } else if eq(sub, "help") && argv.len() == 2 {
-        Reply::bulks(
-            [
-                "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                "DIGEST",
-                "    Output a hex signature representing the current DB content.",
-                "DIGEST-VALUE <key> [<key> ...]",
-                "    Output a hex signature of the values of all the specified keys.",
-                "LOADAOF",
-                "    Flush the AOF buffers on disk and reload the AOF in memory.",
-                "OBJECT <key>",
-                "    Show low level info about the `key` and associated value.",
-                "POPULATE <count> [<prefix>] [<size>]",
-                "    Create <count> string keys named key:<num>. If <prefix> is specified then",
-                "    it is used instead of the 'key' prefix. These are not propagated to",
-                "    replicas. Cache master and replica results.",
-                "PROTOCOL <type>",
-                "    Reply with a test value of the specified type. <type> can be: string,",
-                "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
-                "    true, false.",
-                "QUICKLIST-PACKED-THRESHOLD <size>",
-                "    Sets the threshold for elements to be inserted as plain vs packed nodes",
-                "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
-                "RELOAD",
-                "    Save the dataset to a snapshot, empty it and load it back.",
-                "SET-ACTIVE-EXPIRE <0|1>",
-                "    Setting it to 0 disables expiring keys (and members) in background.",
-                "SET-DISABLE-DENY-SCRIPTS <0|1>",
-                "    Setting it to 1 lets scripts run commands that they normally may not.",
-                "SLEEP <seconds>",
-                "    Stop the server for <seconds>. Decimals allowed.",
-                "HELP",
-                "    Prints this help.",
-            ]
-            .iter()
-            .map(|s| Bytes::from_static(s.as_bytes())),
-        )
-    } else {
-        ebb_core::error::subcommand_syntax(sub, "debug").into()
-    }
-}
-
-/// DEBUG POPULATE count [prefix] [size]: creates string keys
-/// `<prefix>:<n>` (prefix `key`) holding `value:<n>`, or that text padded
-/// with zero bytes (or cut) to `size` bytes, for n in 0..count; keys that
-/// exist are left alone. Unlike Redis (which skips its log here) the keys
-/// are logged as SET commands when the AOF is on, so a restart keeps them.
-fn populate<'a>(
-    s: &mut Session,
-    shared: &'a Arc<Shared>,
-    guard: &mut Guard<'a>,
-    argv: &[Bytes],
-) -> Reply {
-    let positive = |b: &Bytes| parse_i64(b).filter(|n| *n >= 0);
-    let Some(count) = positive(&argv[2]) else {
-        return err("ERR value is out of range, must be positive");
-    };
-    let size = match argv.get(4) {
-        None => None,
-        Some(b) => match positive(b) {
-            Some(0) => None,
-            Some(n) => Some(n as usize),
-            None => return err("ERR value is out of range, must be positive"),
-        },
-    };
-    let prefix = argv.get(3).map_or(&b"key"[..], |p| &p[..]);
-    let Some(set) = ebb_core::lookup(b"set") else {
-        return err("ERR no SET command");
-    };
-    let store = guard.get_or_insert_with(|| shared.store.lock());
-    let mut cmd = vec![
-        Bytes::from_static(b"SET"),
-        Bytes::new(),
-        Bytes::new(),
-        Bytes::from_static(b"NX"),
-    ];
-    for n in 0..count {
-        let mut key = prefix.to_vec();
-        key.push(b':');
-        key.extend_from_slice(n.to_string().as_bytes());
-        let text = format!("value:{n}");
-        let value = match size {
-            None => text.into_bytes(),
-            Some(len) => {
-                let mut v = vec![0u8; len];
-                let k = len.min(text.len());
-                v[..k].copy_from_slice(&text.as_bytes()[..k]);
-                v
-            }
-        };
-        cmd[1] = Bytes::from(key);
-        cmd[2] = Bytes::from(value);
-        if let Err(e) = s.run_core(store, set, &cmd, false) {
-            return e.into();
-        }
-    }
-    Reply::Ok
-}
-
-/// DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: saves a snapshot (unless
-/// NOSAVE) and loads it back, into an emptied dataset (unless NOFLUSH, when
-/// a key or library already present fails the load, or with MERGE is
-/// replaced).
-fn debug_reload<'a>(
-    shared: &'a Arc<Shared>,
-    guard: &mut Option<parking_lot::MutexGuard<'a, Store>>,
-    argv: &[Bytes],
-) -> Reply {
-    let (mut merge, mut flush, mut save) = (false, true, true);
-    for opt in &argv[2..] {
-        if eq(opt, "merge") {
-            merge = true;
-        } else if eq(opt, "noflush") {
-            flush = false;
-        } else if eq(opt, "nosave") {
-            save = false;
-        } else {
-            return err("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
-        }
-    }
-    let store = guard.get_or_insert_with(|| shared.store.lock());
-    let now = crate::server::now_ms();
-    let data = if save {
-        let data = crate::persist::snapshot::encode(store, now);
-        if let Err(e) = crate::persist::snapshot::write_file(&shared.snapshot_path(), &data) {
-            return err(format!("ERR Error trying to save the DB: {e}"));
-        }
-        data
-    } else {
-        match std::fs::read(shared.snapshot_path()) {
-            Ok(d) => d,
-            Err(_) => return err("ERR Error trying to load the RDB dump"),
-        }
-    };
-    let Ok(body) = crate::persist::snapshot::decode(&data) else {
-        return err("ERR Error trying to load the RDB dump");
-    };
-    if flush {
-        for db in store.dbs.iter_mut() {
-            db.clear();
-        }
-        store.functions.clear();
-        return match crate::persist::replay(store, body, now) {
-            Ok(_) => Reply::Ok,
-            Err(_) => err("ERR Error trying to load the RDB dump"),
-        };
-    }
-    // Into a scratch store first, then merged.
-    let mut loaded = Store::new(store.dbs.len());
-    loaded.cfg = store.cfg.clone();
-    if crate::persist::replay(&mut loaded, body, now).is_err() {
-        return err("ERR Error trying to load the RDB dump");
-    }
-    if !merge {
-        let clash = loaded
-            .functions
-            .iter()
-            .any(|(n, _)| store.functions.get(n).is_some())
-            || loaded
-                .dbs
-                .iter()
-                .zip(&store.dbs)
-                .any(|(l, d)| l.raw_iter().any(|(k, _)| d.raw_get(k).is_some()));
-        if clash {
-            return err("ERR Error trying to load the RDB dump");
-        }
-    }
-    for (name, code) in loaded.functions.iter() {
-        store.functions.insert(name.clone(), code.clone());
-    }
-    for (l, d) in loaded.dbs.iter_mut().zip(store.dbs.iter_mut()) {
-        let keys: Vec<Bytes> = l.keys().map(Bytes::copy_from_slice).collect();
-        for k in keys {
-            if let Some(e) = l.remove(&k) {
-                d.insert_entry(&k, e);
-            }
-        }
-    }
-    Reply::Ok
 }

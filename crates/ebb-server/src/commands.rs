@@ -403,7 +403,7 @@ pub(crate) fn reply_for<'a>(
                 Err(e) => err(e),
             }
         }
-        "debug" => crate::admin::debug(s, shared, guard, argv),
+        "debug" => crate::debug_cmd::debug(s, shared, guard, argv),
         "shutdown" => {
             let abort = argv[1..].iter().any(|a| eq(a, "abort"));
             if abort {

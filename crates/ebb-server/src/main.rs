@@ -10,6 +10,7 @@ mod cmdstats;
 mod commands;
 mod config;
 mod conn;
+mod debug_cmd;
 mod durability;
 mod evict;
 mod info;

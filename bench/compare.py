@@ -335,6 +335,19 @@ def fill_lists(s, keys):
         p.execute()
 
 
+def fill_capped_lists(s, keys, cap):
+    """Capped recency lists, the plain-Redis way on both servers: LPUSH a
+    page id then LTRIM to the newest `cap`, 40 pushes per key."""
+    for start in range(0, keys, 250):
+        p = s.c.pipeline(transaction=False)
+        for k in range(start, min(keys, start + 250)):
+            key = f"viewed:{k:07d}"
+            for i in range(40):
+                p.lpush(key, f"/page/{(k * 7 + i) % 5000:05d}")
+                p.ltrim(key, 0, cap - 1)
+        p.execute()
+
+
 def fill_strings(s, n):
     """Plain string keys: SET key:NNNNNNN with a 10-byte value."""
     for start in range(0, n, 10000):
@@ -348,7 +361,7 @@ def rss(s):
     return int(s.c.info("memory")["used_memory_rss"])
 
 
-def memory_workload(servers, binaries, cores):
+def memory_workload(servers, binaries, cores, memory_cases=()):
     """Each measurement on a freshly started server, so RSS deltas are not
     blurred by memory a previous workload freed but the allocator kept."""
     cases = [
@@ -359,8 +372,11 @@ def memory_workload(servers, binaries, cores):
         ("100,000 keys x 3 members, limit admission (B/key)", lambda s: fill_admissions(s, 100_000), 100_000),
         ("100,000 hashes of 5 fields, no TTL on either (B/key)", lambda s: fill_small_hashes(s, 100_000), 100_000),
         ("100,000 lists of 3 elements, no TTL on either (B/key)", lambda s: fill_lists(s, 100_000), 100_000),
+        ("10,000 capped lists of 30 page ids, LPUSH+LTRIM (B/key)", lambda s: fill_capped_lists(s, 10_000, 30), 10_000),
         ("1M string keys (B/key)", lambda s: fill_strings(s, 1_000_000), 1_000_000),
     ]
+    if memory_cases:
+        cases = [c for c in cases if any(w in c[0] for w in memory_cases)]
     res = {"redis": {}, "ebb": {}}
     for name, fill, count in cases:
         for kind in ("redis", "ebb"):
@@ -384,6 +400,7 @@ def main():
     ap.add_argument("--cores", default="", help="taskset CPU list for the servers, e.g. 0 or 0-1")
     ap.add_argument("--only", default="std,recipes,memory,expiry")
     ap.add_argument("--rounds", type=int, default=3, help="paired rounds per workload (not with --quick)")
+    ap.add_argument("--memory-cases", default="", help="comma-separated words: only memory cases whose name has one")
     ap.add_argument("--io-threads", type=int, default=1, help="ebb's io-threads (threads serving connections)")
     a = ap.parse_args()
     n = 20000 if a.quick else 100000
@@ -399,7 +416,8 @@ def main():
         if "recipes" in only:
             recipes_workload(servers, n, rounds)
         if "memory" in only:
-            memory_workload(servers, {"redis": a.redis, "ebb": a.ebb}, a.cores)
+            memory_workload(servers, {"redis": a.redis, "ebb": a.ebb}, a.cores,
+                            [w for w in a.memory_cases.split(",") if w])
         if "expiry" in only:
             ebb = servers[1]
             print("\n## mass expiry on ebb (1,000,000 members, one deadline)\n")

@@ -5,6 +5,7 @@
 # flipping each round), prints medians and ebb/redis ratios, and stops both
 # servers.
 # Usage: bench/run.sh [--quick] [--cores 0|0-1] [--only std,recipes,memory,expiry] [--rounds N] [--io-threads N]
+#        [--memory-cases lists,strings]  (only the memory cases whose name has one of the words)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p ebb-server >&2

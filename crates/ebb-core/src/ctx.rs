@@ -95,7 +95,7 @@ impl Kind for StrValue {
     }
     const COLLECTION: bool = false;
 }
-kind!(ListValue, List, Box::default());
+kind!(ListValue, List, ListValue::new());
 kind!(HashValue, Hash, HashValue::new());
 kind!(SetValue, Set, SetValue::new());
 kind!(ZSetValue, ZSet, ZSetValue::new());

@@ -47,10 +47,10 @@ pub fn value_commands(key: &Bytes, value: &Value, now: u64, emit: &mut dyn FnMut
     match value {
         Value::Str(v) => emit(vec![b("SET"), key.clone(), v.to_bytes()]),
         Value::List(l) => {
-            let items: Vec<&Bytes> = l.iter().collect();
+            let items: Vec<Bytes> = l.iter_bytes().collect();
             for c in items.chunks(CHUNK) {
                 let mut cmd = vec![b("RPUSH"), key.clone()];
-                cmd.extend(c.iter().map(|x| (*x).clone()));
+                cmd.extend(c.iter().cloned());
                 emit(cmd);
             }
         }

@@ -92,7 +92,7 @@ pub fn value_digest(v: &Value, now: u64) -> Digest {
     let live = |d: Option<u64>| d.is_none_or(|t| t > now);
     let m = match v {
         Value::Str(s) => Mix::of(&[b"string", s]),
-        Value::List(l) => ordered(b"list", l.iter().map(|b| &b[..])),
+        Value::List(l) => ordered(b"list", l.iter()),
         Value::Set(s) => {
             let dl = s.deadlines();
             unordered(

@@ -24,7 +24,7 @@ use crate::reply::Reply;
 use crate::table::CommandSpec;
 use crate::value::member::{Member, INLINE};
 use crate::value::strval::LARGE;
-use crate::value::{HashValue, ListValue, SetValue, Value, ZSetValue};
+use crate::value::{HashValue, SetValue, Value, ZSetValue};
 
 /// OBJECT and MEMORY.
 pub const COMMANDS: &[CommandSpec] = &[
@@ -368,15 +368,10 @@ pub fn value_usage(v: &Value, samples: usize) -> usize {
     match v {
         Value::Str(s) if s.len() < LARGE => stored(s),
         Value::Str(s) => alloc(HANDLE) + alloc(s.len()),
+        // The elements are in the packed buffer.
+        Value::List(l) if l.is_packed() => alloc(l.heap_bytes()),
         Value::List(l) => {
-            let cap = if l.is_empty() {
-                0
-            } else {
-                l.len().next_power_of_two().max(4)
-            };
-            alloc(size_of::<ListValue>())
-                + alloc(cap * HANDLE)
-                + sampled(l.iter().map(|x| alloc(x.len())), l.len(), samples)
+            alloc(l.heap_bytes()) + sampled(l.iter().map(|x| alloc(x.len())), l.len(), samples)
         }
         Value::Set(s) => set_usage(s, samples),
         Value::Hash(h) => hash_usage(h, samples),

@@ -9,7 +9,7 @@ use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
-use crate::value::list::{resolve_index, resolve_range, End, ListOps, PosQuery};
+use crate::value::list::{resolve_index, resolve_range, End, PosQuery};
 use crate::value::{ListValue, Value};
 
 /// The lists family's commands.
@@ -47,12 +47,7 @@ fn push(ctx: &mut Ctx, argv: &[Bytes], end: End, only_existing: bool) -> CmdResu
     if only_existing && !ctx.check_type::<ListValue>(key)? {
         return Ok(Reply::Int(0));
     }
-    let len = push_all(
-        ctx,
-        key,
-        end,
-        items.iter().map(|v| Bytes::copy_from_slice(v)),
-    )? as i64;
+    let len = push_all(ctx, key, end, items.iter().map(|v| &v[..]))? as i64;
     changed(ctx, key, items.len());
     ctx.notify(b'l', end.push_name(), key);
     ctx.ready(key);
@@ -155,7 +150,7 @@ fn lrange(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     };
     Ok(match resolve_range(list.len(), start, stop) {
         None => Reply::Array(Vec::new()),
-        Some((s, e)) => Reply::bulks(list.range(s..=e).cloned()),
+        Some((s, e)) => Reply::bulks(list.range(s, e)),
     })
 }
 
@@ -172,7 +167,7 @@ fn lindex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     };
     let index = parse_i64(raw).ok_or(Error::NotInteger)?;
     Ok(match resolve_index(list.len(), index) {
-        Some(i) => Reply::Bulk(list[i].clone()),
+        Some(i) => list.get(i).map_or(Reply::Nil, Reply::Bulk),
         None => Reply::Nil,
     })
 }
@@ -190,7 +185,7 @@ fn lset(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     };
     let index = parse_i64(raw).ok_or(Error::NotInteger)?;
     let i = resolve_index(list.len(), index).ok_or(Error::IndexOutOfRange)?;
-    list[i] = value;
+    list.set(i, value);
     changed(ctx, key, 1);
     ctx.notify(b'l', "lset", key);
     Ok(Reply::Ok)
@@ -354,18 +349,18 @@ fn lmpop_keys(argv: &[Bytes]) -> Vec<usize> {
 /// Pushes `items` at `end` of the list at `key`, creating it when absent;
 /// returns the new length. A new list is built before it is stored, as the
 /// keyspace drops empty collections as soon as they are stored.
-fn push_all(
+fn push_all<'v>(
     ctx: &mut Ctx,
     key: &[u8],
     end: End,
-    items: impl Iterator<Item = Bytes>,
+    items: impl Iterator<Item = &'v [u8]>,
 ) -> CmdResult<usize> {
     if let Some(list) = ctx.get_mut::<ListValue>(key)? {
-        items.for_each(|v| list.push_at(end, v));
+        items.for_each(|v| list.push_slice(end, v));
         return Ok(list.len());
     }
     let mut list = ListValue::new();
-    items.for_each(|v| list.push_at(end, v));
+    items.for_each(|v| list.push_slice(end, v));
     let len = list.len();
     ctx.set_value(key, Value::from(list));
     Ok(len)
@@ -415,7 +410,7 @@ pub(crate) fn move_element(
     };
     // The source may be the destination; it is still present (emptied lists
     // are only deleted when the command finishes), so the push reuses it.
-    push_all(ctx, dst, to, std::iter::once(v.clone()))?;
+    push_all(ctx, dst, to, std::iter::once(&v[..]))?;
     // One element moved: one change in the dirty count, two keys touched.
     ctx.fx.touched.push((ctx.db, Bytes::copy_from_slice(dst)));
     ctx.notify(b'l', to.push_name(), dst);

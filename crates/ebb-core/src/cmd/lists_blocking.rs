@@ -14,7 +14,7 @@ use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
-use crate::value::list::{End, ListOps};
+use crate::value::list::End;
 use crate::value::ListValue;
 
 /// The blocking list commands.

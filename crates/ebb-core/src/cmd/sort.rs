@@ -162,7 +162,7 @@ fn sort_generic(ctx: &mut Ctx, argv: &[Bytes], readonly: bool) -> CmdResult<Repl
     let mut elems: Vec<Bytes> = match ctx.value(&argv[1]) {
         None => Vec::new(),
         Some(Value::List(l)) => {
-            let mut v: Vec<Bytes> = l.iter().cloned().collect();
+            let mut v: Vec<Bytes> = l.iter_bytes().collect();
             if c.dont_sort && c.desc {
                 v.reverse();
             }

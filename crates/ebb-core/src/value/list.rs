@@ -1,11 +1,11 @@
-//! Lists: a double-ended queue of byte strings, plus the index arithmetic
-//! and scans the list commands share ([`ListOps`]).
+//! Lists: a packed buffer while small, a double-ended queue of byte
+//! strings beyond, plus the index arithmetic and scans the list commands
+//! share.
 
 use bytes::Bytes;
 use std::collections::VecDeque;
 
-/// A list value.
-pub type ListValue = VecDeque<Bytes>;
+use super::lpack::LPack;
 
 /// Which end of a list an operation works on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,56 +95,241 @@ pub struct PosQuery {
     pub maxlen: i64,
 }
 
-/// List operations shared by the list commands, on top of `VecDeque`.
-pub trait ListOps {
-    /// Pushes one element at `end`.
-    fn push_at(&mut self, end: End, v: Bytes);
-    /// Pops one element from `end`.
-    fn pop_at(&mut self, end: End) -> Option<Bytes>;
-    /// Pops up to `n` elements from `end`, in pop order.
-    fn pop_many(&mut self, end: End, n: usize) -> Vec<Bytes>;
-    /// Inserts `v` before (or after) the first element equal to `pivot`
-    /// from the head; false when there is no such element.
-    fn insert_at_pivot(&mut self, pivot: &[u8], v: Bytes, after: bool) -> bool;
-    /// LREM: removes elements equal to `v`: the first `count` from the head
-    /// if positive, from the tail if negative, all if 0. Returns how many.
-    fn remove_matching(&mut self, v: &[u8], count: i64) -> usize;
-    /// LTRIM: keeps only `start..=stop`; returns how many were removed.
-    fn trim_to(&mut self, start: i64, stop: i64) -> usize;
-    /// LPOS: indexes of the elements equal to `v`, per the query.
-    fn positions(&self, v: &[u8], q: PosQuery) -> Vec<usize>;
+/// A list. Up to [`lpack::MAX_LEN`] elements of at most
+/// [`lpack::MAX_ITEM`] bytes it is one packed buffer ([`LPack`], as Redis
+/// keeps a listpack); past that, a double-ended queue of shared byte
+/// strings. A list never goes back to the packed form (it is deleted when
+/// emptied). OBJECT ENCODING says `quicklist` for both, as Redis 7.0 does.
+///
+/// The value is 16 bytes: the packed buffer alone, or a box with the queue.
+#[derive(Debug, Clone, Default)]
+pub struct ListValue {
+    repr: Repr,
 }
 
-impl ListOps for ListValue {
-    fn push_at(&mut self, end: End, v: Bytes) {
-        match end {
-            End::Left => self.push_front(v),
-            End::Right => self.push_back(v),
+#[derive(Debug, Clone)]
+enum Repr {
+    Packed(LPack),
+    Deque(Box<VecDeque<Bytes>>),
+}
+
+impl Default for Repr {
+    fn default() -> Self {
+        Repr::Packed(LPack::default())
+    }
+}
+
+/// A list's elements in order, from either form.
+pub enum ListIter<'a> {
+    /// A packed list's elements, decoded.
+    Packed(std::vec::IntoIter<&'a [u8]>),
+    /// A queue's elements.
+    Deque(std::collections::vec_deque::Iter<'a, Bytes>),
+}
+
+impl<'a> Iterator for ListIter<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        match self {
+            ListIter::Packed(it) => it.next(),
+            ListIter::Deque(it) => it.next().map(|b| &b[..]),
         }
     }
 
-    fn pop_at(&mut self, end: End) -> Option<Bytes> {
-        match end {
-            End::Left => self.pop_front(),
-            End::Right => self.pop_back(),
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            ListIter::Packed(it) => it.size_hint(),
+            ListIter::Deque(it) => it.size_hint(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for ListIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match self {
+            ListIter::Packed(it) => it.next_back(),
+            ListIter::Deque(it) => it.next_back().map(|b| &b[..]),
+        }
+    }
+}
+
+impl ExactSizeIterator for ListIter<'_> {}
+
+impl FromIterator<Bytes> for ListValue {
+    fn from_iter<I: IntoIterator<Item = Bytes>>(iter: I) -> ListValue {
+        let mut l = ListValue::new();
+        for v in iter {
+            l.push_back(v);
+        }
+        l
+    }
+}
+
+impl ListValue {
+    /// An empty list.
+    pub fn new() -> ListValue {
+        ListValue::default()
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match &self.repr {
+            Repr::Packed(p) => p.len(),
+            Repr::Deque(d) => d.len(),
         }
     }
 
-    fn pop_many(&mut self, end: End, n: usize) -> Vec<Bytes> {
-        let n = n.min(self.len());
+    /// Whether the list has no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the list is in its packed form.
+    pub fn is_packed(&self) -> bool {
+        matches!(self.repr, Repr::Packed(_))
+    }
+
+    /// The elements from the head.
+    pub fn iter(&self) -> ListIter<'_> {
+        match &self.repr {
+            Repr::Packed(p) => ListIter::Packed(p.iter().collect::<Vec<_>>().into_iter()),
+            Repr::Deque(d) => ListIter::Deque(d.iter()),
+        }
+    }
+
+    /// The elements from the head as shared byte strings (a queue's are
+    /// shared, a packed list's copied).
+    pub fn iter_bytes(&self) -> Box<dyn Iterator<Item = Bytes> + '_> {
+        match &self.repr {
+            Repr::Packed(p) => Box::new(p.iter().map(Bytes::copy_from_slice)),
+            Repr::Deque(d) => Box::new(d.iter().cloned()),
+        }
+    }
+
+    /// Element `i` (from the head), if there is one.
+    pub fn get(&self, i: usize) -> Option<Bytes> {
+        match &self.repr {
+            Repr::Packed(p) => p.get(i).map(Bytes::copy_from_slice),
+            Repr::Deque(d) => d.get(i).cloned(),
+        }
+    }
+
+    /// Elements `start..=stop` (both within the list).
+    pub fn range(&self, start: usize, stop: usize) -> Vec<Bytes> {
+        let n = stop + 1 - start;
+        match &self.repr {
+            Repr::Packed(p) => p
+                .iter()
+                .skip(start)
+                .take(n)
+                .map(Bytes::copy_from_slice)
+                .collect(),
+            Repr::Deque(d) => d.range(start..=stop).cloned().collect(),
+        }
+    }
+
+    /// The queue, the packed elements moved into it first if need be.
+    fn deque(&mut self) -> &mut VecDeque<Bytes> {
+        if let Repr::Packed(p) = &self.repr {
+            let d: VecDeque<Bytes> = p.iter().map(Bytes::copy_from_slice).collect();
+            self.repr = Repr::Deque(Box::new(d));
+        }
+        match &mut self.repr {
+            Repr::Deque(d) => d,
+            Repr::Packed(_) => unreachable!("moved to a queue above"),
+        }
+    }
+
+    /// The packed buffer when it can take one more element of `item`
+    /// bytes; otherwise `None` (and the list is a queue from then on).
+    fn packed_room(&mut self, item: usize) -> Option<&mut LPack> {
+        match &mut self.repr {
+            Repr::Packed(p) if LPack::fits(p.len() + 1, item) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Replaces element `i` (which must exist).
+    pub fn set(&mut self, i: usize, v: Bytes) {
+        match &mut self.repr {
+            Repr::Packed(p) if LPack::fits(p.len(), v.len()) => p.set(i, &v),
+            _ => self.deque()[i] = v,
+        }
+    }
+
+    /// Inserts `v` so that it becomes element `i` (`i <= len`).
+    fn insert(&mut self, i: usize, v: Bytes) {
+        match self.packed_room(v.len()) {
+            Some(p) => p.insert(i, &v),
+            None => self.deque().insert(i, v),
+        }
+    }
+
+    /// Appends `v` at the tail.
+    pub fn push_back(&mut self, v: Bytes) {
+        self.push_at(End::Right, v);
+    }
+
+    /// Pushes one element at `end`.
+    pub fn push_at(&mut self, end: End, v: Bytes) {
+        match self.packed_room(v.len()) {
+            Some(p) => match end {
+                End::Left => p.insert(0, &v),
+                End::Right => p.push_back(&v),
+            },
+            None => match end {
+                End::Left => self.deque().push_front(v),
+                End::Right => self.deque().push_back(v),
+            },
+        }
+    }
+
+    /// Pushes a copy of `v` at `end` (a packed list copies it into its
+    /// buffer, a queue into a buffer of its own).
+    pub fn push_slice(&mut self, end: End, v: &[u8]) {
+        match self.packed_room(v.len()) {
+            Some(p) => match end {
+                End::Left => p.insert(0, v),
+                End::Right => p.push_back(v),
+            },
+            None => self.push_at(end, Bytes::copy_from_slice(v)),
+        }
+    }
+
+    /// Pops one element from `end`.
+    pub fn pop_at(&mut self, end: End) -> Option<Bytes> {
+        match &mut self.repr {
+            Repr::Packed(p) => p.pop_many(end == End::Left, 1).pop(),
+            Repr::Deque(d) => match end {
+                End::Left => d.pop_front(),
+                End::Right => d.pop_back(),
+            },
+        }
+    }
+
+    /// Pops up to `n` elements from `end`, in pop order.
+    pub fn pop_many(&mut self, end: End, n: usize) -> Vec<Bytes> {
+        let d = match &mut self.repr {
+            Repr::Packed(p) => return p.pop_many(end == End::Left, n),
+            Repr::Deque(d) => d,
+        };
+        let n = n.min(d.len());
         match end {
-            End::Left => self.drain(..n).collect(),
+            End::Left => d.drain(..n).collect(),
             End::Right => {
-                let at = self.len() - n;
-                let mut out: Vec<Bytes> = self.drain(at..).collect();
+                let at = d.len() - n;
+                let mut out: Vec<Bytes> = d.drain(at..).collect();
                 out.reverse();
                 out
             }
         }
     }
 
-    fn insert_at_pivot(&mut self, pivot: &[u8], v: Bytes, after: bool) -> bool {
-        match self.iter().position(|e| &e[..] == pivot) {
+    /// Inserts `v` before (or after) the first element equal to `pivot`
+    /// from the head; false when there is no such element.
+    pub fn insert_at_pivot(&mut self, pivot: &[u8], v: Bytes, after: bool) -> bool {
+        match self.iter().position(|e| e == pivot) {
             Some(i) => {
                 self.insert(if after { i + 1 } else { i }, v);
                 true
@@ -153,60 +338,61 @@ impl ListOps for ListValue {
         }
     }
 
-    fn remove_matching(&mut self, v: &[u8], count: i64) -> usize {
+    /// LREM: removes elements equal to `v`: the first `count` from the head
+    /// if positive, from the tail if negative, all if 0. Returns how many.
+    pub fn remove_matching(&mut self, v: &[u8], count: i64) -> usize {
         // i64::MIN has no positive counterpart; Redis then removes them all.
         let limit = match count.unsigned_abs() {
             0 => u64::MAX,
             n => n,
         };
-        let before = self.len();
+        let mut keep = vec![true; self.len()];
         let mut removed: u64 = 0;
+        let mut mark = |(i, e): (usize, &[u8])| {
+            if removed < limit && e == v {
+                keep[i] = false;
+                removed += 1;
+            }
+        };
         if count >= 0 {
-            self.retain(|e| {
-                if removed < limit && &e[..] == v {
-                    removed += 1;
-                    false
-                } else {
-                    true
-                }
-            });
+            self.iter().enumerate().for_each(&mut mark);
         } else {
-            // Mark from the tail, then compact in one pass.
-            let mut drop = vec![false; self.len()];
-            for (i, e) in self.iter().enumerate().rev() {
-                if removed == limit {
-                    break;
+            self.iter().enumerate().rev().for_each(&mut mark);
+        }
+        if removed > 0 {
+            match &mut self.repr {
+                Repr::Packed(p) => p.retain_flags(&keep),
+                Repr::Deque(d) => {
+                    let mut i = 0;
+                    d.retain(|_| {
+                        i += 1;
+                        keep[i - 1]
+                    });
                 }
-                if &e[..] == v {
-                    drop[i] = true;
-                    removed += 1;
-                }
-            }
-            if removed > 0 {
-                let mut i = 0;
-                self.retain(|_| {
-                    let keep = !drop[i];
-                    i += 1;
-                    keep
-                });
             }
         }
-        before - self.len()
+        removed as usize
     }
 
-    fn trim_to(&mut self, start: i64, stop: i64) -> usize {
+    /// LTRIM: keeps only `start..=stop`; returns how many were removed.
+    pub fn trim_to(&mut self, start: i64, stop: i64) -> usize {
         let before = self.len();
-        match resolve_range(before, start, stop) {
-            None => self.clear(),
-            Some((s, e)) => {
-                self.truncate(e + 1);
-                self.drain(..s);
+        let (s, e) = resolve_range(before, start, stop).map_or((0, 0), |(s, e)| (s, e + 1));
+        match &mut self.repr {
+            Repr::Packed(p) => {
+                p.remove_range(e, before);
+                p.remove_range(0, s);
+            }
+            Repr::Deque(d) => {
+                d.truncate(e);
+                d.drain(..s);
             }
         }
         before - self.len()
     }
 
-    fn positions(&self, v: &[u8], q: PosQuery) -> Vec<usize> {
+    /// LPOS: indexes of the elements equal to `v`, per the query.
+    pub fn positions(&self, v: &[u8], q: PosQuery) -> Vec<usize> {
         let from_tail = q.rank < 0;
         // Redis negates with wrapping: RANK i64::MIN stays negative and then
         // accepts every match, with no COUNT stop.
@@ -215,16 +401,15 @@ impl ListOps for ListValue {
         } else {
             q.rank
         };
-        let len = self.len();
         let mut out = Vec::new();
         let mut matches: i64 = 0;
         let mut scanned: i64 = 0;
-        let mut check = |idx: usize, e: &Bytes, out: &mut Vec<usize>| -> bool {
+        let mut check = |&(idx, e): &(usize, &[u8])| -> bool {
             if q.maxlen != 0 && scanned >= q.maxlen {
                 return false;
             }
             scanned += 1;
-            if &e[..] != v {
+            if e != v {
                 return true;
             }
             matches += 1;
@@ -238,20 +423,29 @@ impl ListOps for ListValue {
             }
         };
         if from_tail {
-            for (i, e) in self.iter().enumerate().rev() {
-                if !check(i, e, &mut out) {
-                    break;
-                }
-            }
+            self.iter()
+                .enumerate()
+                .rev()
+                .take_while(|x| check(x))
+                .for_each(drop);
         } else {
-            for (i, e) in self.iter().enumerate() {
-                if !check(i, e, &mut out) {
-                    break;
-                }
+            self.iter()
+                .enumerate()
+                .take_while(|x| check(x))
+                .for_each(drop);
+        }
+        out
+    }
+
+    /// Bytes on the heap for the list's own structure: the packed buffer,
+    /// or the queue's box and slots (not the elements' buffers).
+    pub fn heap_bytes(&self) -> usize {
+        match &self.repr {
+            Repr::Packed(p) => p.heap_bytes(),
+            Repr::Deque(d) => {
+                std::mem::size_of::<VecDeque<Bytes>>() + d.capacity() * std::mem::size_of::<Bytes>()
             }
         }
-        debug_assert!(out.iter().all(|&i| i < len));
-        out
     }
 }
 
@@ -340,6 +534,8 @@ mod tests {
         Insert(u8, u8, bool),
         Remove(u8, i64),
         Trim(i64, i64),
+        Set(i64, u8),
+        PopOne(bool),
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -349,11 +545,16 @@ mod tests {
             (0u8..4, 0u8..4, any::<bool>()).prop_map(|(p, v, a)| Op::Insert(p, v, a)),
             (0u8..4, -3i64..4).prop_map(|(v, c)| Op::Remove(v, c)),
             (-8i64..8, -8i64..8).prop_map(|(s, e)| Op::Trim(s, e)),
+            (-6i64..6, 0u8..4).prop_map(|(i, v)| Op::Set(i, v)),
+            any::<bool>().prop_map(Op::PopOne),
         ]
     }
 
+    /// One-byte elements, but `d` is longer than a packed list holds: a
+    /// list that ever held it is a queue from then on.
     fn b(v: u8) -> Bytes {
-        Bytes::from(vec![b'a' + v])
+        let n = if v == 3 { 70 } else { 1 };
+        Bytes::from(vec![b'a' + v; n])
     }
 
     /// A plain Vec model with the index rules written out directly.
@@ -425,6 +626,27 @@ mod tests {
                 }
                 before - m.len()
             }
+            Op::Set(i, v) => {
+                let len = m.len() as i64;
+                let i = if i < 0 { len + i } else { i };
+                if (0..len).contains(&i) {
+                    m[i as usize] = b(v);
+                    1
+                } else {
+                    0
+                }
+            }
+            Op::PopOne(left) => match (left, m.is_empty()) {
+                (_, true) => 0,
+                (true, false) => {
+                    m.remove(0);
+                    1
+                }
+                (false, false) => {
+                    m.pop();
+                    1
+                }
+            },
         }
     }
 
@@ -440,6 +662,16 @@ mod tests {
             Op::Insert(p, v, after) => l.insert_at_pivot(&b(p), b(v), after) as usize,
             Op::Remove(v, c) => l.remove_matching(&b(v), c),
             Op::Trim(s, e) => l.trim_to(s, e),
+            Op::Set(i, v) => match resolve_index(l.len(), i) {
+                Some(i) => {
+                    l.set(i, b(v));
+                    1
+                }
+                None => 0,
+            },
+            Op::PopOne(left) => l
+                .pop_at(if left { End::Left } else { End::Right })
+                .map_or(0, |_| 1),
         }
     }
 
@@ -448,11 +680,14 @@ mod tests {
         fn list_ops_match_model(ops in proptest::collection::vec(op(), 0..60)) {
             let mut l = ListValue::new();
             let mut m: Vec<Bytes> = Vec::new();
+            let mut spilled = false;
             for o in &ops {
                 let got = apply(&mut l, o);
                 let want = model_apply(&mut m, o);
                 prop_assert_eq!(got, want, "{:?}", o);
-                prop_assert_eq!(l.iter().cloned().collect::<Vec<_>>(), m.clone());
+                prop_assert_eq!(l.iter_bytes().collect::<Vec<_>>(), m.clone());
+                spilled |= m.iter().any(|e| e.len() > 1);
+                prop_assert_eq!(l.is_packed(), !spilled);
             }
         }
 
@@ -465,7 +700,7 @@ mod tests {
             let n = l.len();
             let order: Vec<usize> = if rank > 0 { (0..n).collect() } else { (0..n).rev().collect() };
             let scan = if maxlen == 0 { n } else { (maxlen as usize).min(n) };
-            let hits: Vec<usize> = order[..scan].iter().copied().filter(|&i| l[i] == b(0)).collect();
+            let hits: Vec<usize> = order[..scan].iter().copied().filter(|&i| l.get(i) == Some(b(0))).collect();
             let skip = (rank.unsigned_abs() - 1) as usize;
             let rest: Vec<usize> = hits.into_iter().skip(skip).collect();
             let want: Vec<usize> = match count {

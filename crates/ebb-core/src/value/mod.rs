@@ -4,6 +4,7 @@ pub(crate) mod exact;
 pub mod hash;
 pub(crate) mod hpack;
 pub mod list;
+pub(crate) mod lpack;
 pub(crate) mod member;
 pub(crate) mod order;
 pub mod set;
@@ -29,8 +30,8 @@ use bytes::Bytes;
 pub enum Value {
     /// A string (also used for counters and bitmaps).
     Str(StrValue),
-    /// A list.
-    List(Box<ListValue>),
+    /// A list (16 bytes: see [`ListValue`]).
+    List(ListValue),
     /// A hash whose fields may carry deadlines (16 bytes: see
     /// [`HashValue`]).
     Hash(HashValue),
@@ -60,7 +61,7 @@ impl From<SetValue> for Value {
 
 impl From<ListValue> for Value {
     fn from(l: ListValue) -> Value {
-        Value::List(Box::new(l))
+        Value::List(l)
     }
 }
 

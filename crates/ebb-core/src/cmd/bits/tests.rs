@@ -1,7 +1,7 @@
 //! Tests of the bitmap commands against Redis 7.0's replies and errors.
 
+use crate::value::ListValue;
 use bytes::Bytes;
-use std::collections::VecDeque;
 
 use crate::reply::Reply;
 use crate::testing::{bulk, err, Harness};
@@ -32,7 +32,7 @@ fn setup() -> Harness {
     let mut h = Harness::new();
     h.run(&["SET", "s", "foobar"]);
     h.run(&["SET", "e", ""]);
-    let mut l = VecDeque::new();
+    let mut l = ListValue::new();
     l.push_back(Bytes::from_static(b"a"));
     h.store.dbs[0].set(Bytes::from_static(b"l"), Value::from(l));
     h.run_bytes(&[

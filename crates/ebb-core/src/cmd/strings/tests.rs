@@ -1,8 +1,8 @@
 //! Tests of the string family against Redis 7.0's replies, errors, TTL
 //! handling, keyspace events and logged forms.
 
+use crate::value::ListValue;
 use bytes::Bytes;
-use std::collections::VecDeque;
 
 use crate::reply::Reply;
 use crate::testing::{bulk, err, Harness};
@@ -49,7 +49,7 @@ fn expire_at(h: &Harness, key: &str) -> Option<u64> {
 }
 
 fn with_list(h: &mut Harness, key: &str) {
-    let mut l = VecDeque::new();
+    let mut l = ListValue::new();
     l.push_back(Bytes::from_static(b"a"));
     h.store.dbs[0].set(Bytes::copy_from_slice(key.as_bytes()), Value::from(l));
 }

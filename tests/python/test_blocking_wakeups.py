@@ -163,3 +163,48 @@ def test_blmove_to_a_wrong_type_destination_gets_wrongtype(srv, r):
     assert t.result is not None and t.result.startswith(b"-WRONGTYPE")
     assert r.lrange("blist", 0, -1) == [b"foo"] or r.lrange("blist", 0, -1) == ["foo"]
     assert blocked_count(r) == 0
+
+
+def test_exec_sent_first_runs_before_a_later_push(server_factory):
+    """A client's EXEC that reaches the server before another client's LPUSH
+    runs first (one connection thread, the default): the push then wakes a
+    BRPOPLPUSH whose write to the WATCHed destination comes after the EXEC,
+    so the transaction is not aborted. Redis's own list tests rely on this
+    order; the last-woken connection used to be served first."""
+    srv = server_factory()
+
+    def conn():
+        s = socket.create_connection(("127.0.0.1", srv.port))
+        return s, s.makefile("rb")
+
+    def cmd(*a):
+        out = b"*%d\r\n" % len(a)
+        for x in a:
+            x = x.encode()
+            out += b"$%d\r\n%s\r\n" % (len(x), x)
+        return out
+
+    r, rf = conn()
+    r.sendall(cmd("SET", "k", "v"))
+    assert read_reply(rf) == b"+OK\r\n"
+    admin = srv.client()
+    aborted = 0
+    for _ in range(10):
+        t = blocked(srv.port, "BRPOPLPUSH", "src", "dst", 0)
+        wait_until(lambda: blocked_count(admin) == 1)
+        w, wf = conn()
+        for c in (cmd("WATCH", "dst"), cmd("MULTI"), cmd("GET", "k")):
+            w.sendall(c)
+            read_reply(wf)
+        w.sendall(cmd("EXEC"))
+        r.sendall(cmd("LPUSH", "src", "e"))
+        assert read_reply(rf) == b":1\r\n"
+        if read_reply(wf) != b"*1\r\n$1\r\nv\r\n":
+            aborted += 1
+        t.join(5)
+        assert t.result == b"$1\r\ne\r\n"
+        t.sock.close()
+        w.close()
+        r.sendall(cmd("DEL", "dst"))
+        read_reply(rf)
+    assert aborted == 0

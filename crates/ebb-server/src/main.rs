@@ -77,15 +77,20 @@ fn main() {
     // lock whatever the count; more threads spread reading, parsing,
     // reply encoding and socket writes over cores.
     let threads = cfg.get_i64("io-threads").clamp(1, 128) as usize;
-    let rt = match tokio::runtime::Builder::new_multi_thread()
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder
         .worker_threads(threads)
         // Scripts recurse over nested data (up to 1000 levels, see
         // script/libs.rs and script/msgpack.rs): room for that even in a
         // debug build.
         .thread_stack_size(8 << 20)
-        .enable_all()
-        .build()
-    {
+        .enable_all();
+    // Connections that became readable together are served in that order
+    // (the last one woken would otherwise run first): a command sent
+    // before another client's is executed first, as in Redis's event loop.
+    #[cfg(tokio_unstable)]
+    builder.disable_lifo_slot();
+    let rt = match builder.build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("cannot start runtime: {e}");

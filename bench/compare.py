@@ -348,12 +348,13 @@ def fill_capped_lists(s, keys, cap):
         p.execute()
 
 
-def fill_strings(s, n):
-    """Plain string keys: SET key:NNNNNNN with a 10-byte value."""
+def fill_strings(s, n, ttl=None):
+    """Plain string keys: SET key:NNNNNNN with a 10-byte value (with EX
+    ttl when given: session-style keys)."""
     for start in range(0, n, 10000):
         p = s.c.pipeline(transaction=False)
         for i in range(start, min(n, start + 10000)):
-            p.set(f"key:{i:07d}", "value:%04d" % (i % 10000))
+            p.set(f"key:{i:07d}", "value:%04d" % (i % 10000), ex=ttl)
         p.execute()
 
 
@@ -374,6 +375,7 @@ def memory_workload(servers, binaries, cores, memory_cases=()):
         ("100,000 lists of 3 elements, no TTL on either (B/key)", lambda s: fill_lists(s, 100_000), 100_000),
         ("10,000 capped lists of 30 page ids, LPUSH+LTRIM (B/key)", lambda s: fill_capped_lists(s, 10_000, 30), 10_000),
         ("1M string keys (B/key)", lambda s: fill_strings(s, 1_000_000), 1_000_000),
+        ("1M string keys with a TTL, SET EX (B/key)", lambda s: fill_strings(s, 1_000_000, 3600), 1_000_000),
     ]
     if memory_cases:
         cases = [c for c in cases if any(w in c[0] for w in memory_cases)]

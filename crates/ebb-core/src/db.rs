@@ -1,8 +1,8 @@
 //! The keyspace: databases of keys, key TTLs, and the keyspace-wide index of
 //! keys whose members carry deadlines, ordered by their earliest one.
 
+use crate::dueset::DueSet;
 use bytes::Bytes;
-use std::collections::BTreeSet;
 
 use crate::effects::Effects;
 use crate::keytable::KeyTable;
@@ -78,25 +78,32 @@ pub struct DbStats {
 }
 
 /// Keys by deadline (a key TTL or a key's earliest member deadline), as
-/// (deadline, position in the key table) pairs: 16 bytes each and no copy
-/// of the key. The table moves its last key into the hole a removal leaves,
+/// (deadline, position in the key table) pairs: 12 bytes each in sorted
+/// blocks ([`DueSet`]) and no copy of the key. The table moves its last key into the hole a removal leaves,
 /// and [`Db::remove`] moves that key's pairs along. Also keeps the sum of
 /// the deadlines (for INFO's `avg_ttl`).
 #[derive(Debug, Default, Clone)]
 struct DueIndex {
-    set: BTreeSet<(u64, usize)>,
+    set: DueSet,
     sum: u128,
+}
+
+/// A key table position as the index stores it (a table holds at most
+/// 2^32 keys).
+fn pos(i: usize) -> u32 {
+    debug_assert!(u32::try_from(i).is_ok());
+    i as u32
 }
 
 impl DueIndex {
     fn insert(&mut self, t: u64, i: usize) {
-        if self.set.insert((t, i)) {
+        if self.set.insert(t, pos(i)) {
             self.sum += u128::from(t);
         }
     }
 
     fn remove(&mut self, t: u64, i: usize) {
-        if self.set.remove(&(t, i)) {
+        if self.set.remove(t, pos(i)) {
             self.sum -= u128::from(t);
         }
     }
@@ -113,8 +120,8 @@ impl DueIndex {
 
     /// The pair of a key that moved from position `from` to `to`.
     fn moved(&mut self, t: u64, from: usize, to: usize) {
-        if self.set.remove(&(t, from)) {
-            self.set.insert((t, to));
+        if self.set.remove(t, pos(from)) {
+            self.set.insert(t, pos(to));
         }
     }
 
@@ -124,7 +131,7 @@ impl DueIndex {
     }
 
     fn first(&self) -> Option<(u64, usize)> {
-        self.set.first().copied()
+        self.set.first().map(|(t, i)| (t, i as usize))
     }
 
     fn len(&self) -> usize {
@@ -132,8 +139,8 @@ impl DueIndex {
     }
 
     #[cfg(test)]
-    fn iter(&self) -> impl Iterator<Item = &(u64, usize)> {
-        self.set.iter()
+    fn iter(&self) -> impl Iterator<Item = (u64, usize)> + '_ {
+        self.set.iter().map(|(t, i)| (t, i as usize))
     }
 }
 
@@ -172,12 +179,12 @@ impl Db {
     /// and values themselves, as MEMORY STATS reports a database's
     /// overhead: `(key table, deadline indexes)`. The table's slots count
     /// at its capacity (a slot holds the key's inline bytes and the entry),
-    /// its hash index at 4 bytes and a control byte per bucket; each
-    /// deadline index pair is 16 bytes.
+    /// its hash index at 4 bytes and a control byte per bucket; the
+    /// deadline indexes at their blocks' size.
     pub fn overhead(&self) -> (usize, usize) {
         let slot = size_of::<Member>() + size_of::<Entry>();
         let main = self.map.capacity() * slot + self.map.index_buckets() * 5;
-        let deadlines = (self.key_expiry.len() + self.member_expiry.len()) * 16;
+        let deadlines = self.key_expiry.set.heap_bytes() + self.member_expiry.set.heap_bytes();
         (main, deadlines)
     }
 
@@ -637,7 +644,7 @@ mod index_tests {
     fn named(db: &Db, index: &DueIndex) -> BTreeSet<(u64, Vec<u8>)> {
         index
             .iter()
-            .map(|&(t, i)| (t, db.map.get_index(i).expect("indexed position").0.to_vec()))
+            .map(|(t, i)| (t, db.map.get_index(i).expect("indexed position").0.to_vec()))
             .collect()
     }
 

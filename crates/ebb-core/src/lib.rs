@@ -8,6 +8,7 @@ pub mod ctx;
 pub mod db;
 pub mod docs;
 pub mod docs_table;
+mod dueset;
 pub mod dump;
 pub mod effects;
 pub mod error;

@@ -11,7 +11,15 @@ pub(crate) fn edit<R>(buf: &mut Box<[u8]>, header: usize, f: impl FnOnce(&mut Ve
         v.resize(header, 0);
     }
     let r = f(&mut v);
-    *buf = v.into_boxed_slice();
+    *buf = if v.capacity() > v.len() {
+        // A new buffer: the allocator often shrinks one in place without
+        // giving the freed tail back (glibc keeps a chunk whole when less
+        // than 32 bytes would be split off), so a shrunk buffer would keep
+        // costing what it used to.
+        Box::from(&v[..])
+    } else {
+        v.into_boxed_slice()
+    };
     r
 }
 
@@ -23,20 +31,21 @@ pub(crate) fn word(b: &[u8], at: usize) -> u64 {
 }
 
 /// Replaces the trailer (present when `flags & flag` is set in the byte at
-/// `flags_at`) with `words`, or drops it when `words` is `None`.
+/// `flags_at`, then `old_words` long) with `words`, or drops it when
+/// `words` is `None`.
 pub(crate) fn set_trailer(
     v: &mut Vec<u8>,
     flags_at: usize,
     flag: u8,
     words: Option<&[u64]>,
-    len: usize,
+    old_words: usize,
 ) {
     if v[flags_at] & flag != 0 {
-        v.truncate(v.len() - len * 8);
+        v.truncate(v.len() - old_words * 8);
     }
     match words {
         Some(ws) => {
-            v.reserve_exact(len * 8);
+            v.reserve_exact(ws.len() * 8);
             for w in ws {
                 v.extend_from_slice(&w.to_le_bytes());
             }

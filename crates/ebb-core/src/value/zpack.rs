@@ -102,8 +102,10 @@ impl Encoded {
 /// count, members with a deadline, flags, and a sorted set's score base),
 /// the entries, and only while a member has a deadline (or the keyspace
 /// still records one) a trailer of three words: the deadline base, the
-/// earliest deadline and the one the keyspace recorded. The trailer sits
-/// after the entries, so adding or dropping it never moves an entry.
+/// earliest deadline and the one the keyspace recorded. The last word is
+/// left out while the recorded deadline is the earliest one (as it is
+/// between commands). The trailer sits after the entries, so adding or
+/// dropping it never moves an entry.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Pack<const SCORED: bool> {
     buf: Box<[u8]>,
@@ -120,8 +122,13 @@ const H_SCORE_BASE: usize = 3;
 const NOT_INTS: u8 = 1;
 /// Flag: the buffer ends with the deadline trailer.
 const HAS_DUES: u8 = 2;
+/// Flag: the trailer has no recorded-deadline word, the keyspace recorded
+/// the earliest deadline.
+const RECORDED_FIRST: u8 = 4;
 /// The trailer's size and its words' positions from its start.
 const DUES: usize = 24;
+/// The trailer's size without the recorded-deadline word.
+const SHORT_DUES: usize = 16;
 const T_DEADLINE_BASE: usize = 0;
 const T_FIRST_DUE: usize = 8;
 const T_INDEXED_DUE: usize = 16;
@@ -148,9 +155,18 @@ impl<const SCORED: bool> Pack<SCORED> {
         Self::HEADER.min(self.buf.len())
     }
 
+    /// The trailer's size in bytes.
+    fn dues_len(&self) -> usize {
+        match self.header(H_FLAGS) & (HAS_DUES | RECORDED_FIRST) {
+            0 => 0,
+            HAS_DUES => DUES,
+            _ => SHORT_DUES,
+        }
+    }
+
     /// Where the entries end (the trailer follows).
     fn end(&self) -> usize {
-        self.buf.len() - if self.has_dues() { DUES } else { 0 }
+        self.buf.len() - self.dues_len()
     }
 
     /// A trailer word, [`NO_DEADLINE`] without a trailer (the base: 0).
@@ -162,7 +178,12 @@ impl<const SCORED: bool> Pack<SCORED> {
                 NO_DEADLINE
             };
         }
-        word(&self.buf, self.buf.len() - DUES + at)
+        let at = if at == T_INDEXED_DUE && self.header(H_FLAGS) & RECORDED_FIRST != 0 {
+            T_FIRST_DUE
+        } else {
+            at
+        };
+        word(&self.buf, self.buf.len() - self.dues_len() + at)
     }
 
     fn score_base(&self) -> i64 {
@@ -193,8 +214,21 @@ impl<const SCORED: bool> Pack<SCORED> {
         if !want && !had {
             return;
         }
-        let words = want.then_some([base, first, recorded]);
-        self.edit(|v| exact::set_trailer(v, H_FLAGS, HAS_DUES, words.as_ref().map(|w| &w[..]), 3));
+        let all = [base, first, recorded];
+        let words = match (want, first == recorded) {
+            (false, _) => None,
+            (true, true) => Some(&all[..2]),
+            (true, false) => Some(&all[..]),
+        };
+        let old_words = self.dues_len() / 8;
+        self.edit(|v| {
+            exact::set_trailer(v, H_FLAGS, HAS_DUES, words, old_words);
+            if words.is_some_and(|w| w.len() == 2) {
+                v[H_FLAGS] |= RECORDED_FIRST;
+            } else {
+                v[H_FLAGS] &= !RECORDED_FIRST;
+            }
+        });
     }
 
     fn set_first_due(&mut self, t: u64) {

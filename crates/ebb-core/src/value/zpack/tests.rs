@@ -66,7 +66,8 @@ fn deadlines_change_in_place_and_counts_follow() {
 }
 
 /// The buffer is the header, the entries and, while a deadline is to
-/// be kept, the 24-byte trailer: nothing else, and entries stay put
+/// be kept, the trailer (16 bytes while the recorded deadline is the
+/// earliest, 24 otherwise): nothing else, and entries stay put
 /// when the trailer comes or goes.
 #[test]
 fn one_exact_buffer_with_a_trailer_only_for_deadlines() {
@@ -78,13 +79,23 @@ fn one_exact_buffer_with_a_trailer_only_for_deadlines() {
     assert!(p.ints());
     p.insert(b"654321", 0.0, 1_700_000_000_000);
     p.check();
-    // The first deadline is the base: stored as a one-byte delta.
+    // The first deadline is the base: stored as a one-byte delta. The
+    // keyspace has not recorded it yet: three words.
     assert_eq!(p.heap_bytes(), 3 + 10 + 10 + DUES);
+    assert_eq!(p.indexed_due(), NO_DEADLINE);
     p.set_indexed_due(1_700_000_000_000);
+    // Recorded = earliest: the third word goes.
+    assert_eq!(p.heap_bytes(), 3 + 10 + 10 + SHORT_DUES);
+    assert_eq!(p.indexed_due(), 1_700_000_000_000);
+    assert_eq!(p.first_due(), Some(1_700_000_000_000));
     let (o, _) = p.find(b"654321").expect("present");
     p.set_deadline_at(o, NO_DEADLINE);
     p.check();
+    // The earliest is gone, the recorded one stays until the keyspace
+    // moves it.
     assert_eq!(p.heap_bytes(), 3 + 10 + 10 + DUES);
+    assert_eq!(p.indexed_due(), 1_700_000_000_000);
+    assert_eq!(p.first_due(), None);
     p.set_indexed_due(NO_DEADLINE);
     assert_eq!(p.heap_bytes(), 3 + 10 + 10);
     assert_eq!(p.find(b"654321"), Some((o, 1)));

@@ -78,6 +78,7 @@ impl<E: Copy + PartialEq> Chunked<E> {
     pub fn insert(&mut self, id: E, cmp: &impl Fn(E, E) -> Ordering) -> bool {
         if self.chunks.is_empty() {
             self.chunks.push(vec![id]);
+            self.tops.push(id);
             self.len = 1;
             self.rebuild();
             return true;
@@ -102,8 +103,11 @@ impl<E: Copy + PartialEq> Chunked<E> {
             let tail = chunk.split_off(chunk.len() / 2);
             // The head grew past its capacity just before the split.
             chunk.shrink_to_fit();
+            let head_top = chunk[chunk.len() - 1];
+            self.tops[ci] = head_top;
+            self.tops.insert(ci + 1, tail[tail.len() - 1]);
             self.chunks.insert(ci + 1, tail);
-            self.rebuild();
+            self.rebuild_from(ci);
         } else {
             self.add(ci, 1);
         }
@@ -165,11 +169,12 @@ impl<E: Copy + PartialEq> Chunked<E> {
         }
         if n == 0 {
             self.chunks.remove(ci);
+            self.tops.remove(ci);
             if self.chunks.is_empty() {
                 // Release everything once the order is empty.
                 *self = Chunked::default();
             } else {
-                self.rebuild();
+                self.rebuild_from(ci);
             }
         } else if n < LOAD / 2 && self.chunks.len() > 1 {
             // Merge into a neighbour so chunks never get tiny.
@@ -180,13 +185,16 @@ impl<E: Copy + PartialEq> Chunked<E> {
             };
             let moved = self.chunks.remove(b);
             self.chunks[a].extend(moved);
+            // The merged chunk ends where the later of the two did.
+            self.tops.remove(a);
             if self.chunks[a].len() > 2 * LOAD {
                 let half = self.chunks[a].len() / 2;
                 let tail = self.chunks[a].split_off(half);
                 self.chunks[a].shrink_to_fit();
+                self.tops.insert(a, self.chunks[a][half - 1]);
                 self.chunks.insert(a + 1, tail);
             }
-            self.rebuild();
+            self.rebuild_from(a);
         } else {
             self.add(ci, usize::MAX); // -1 in wrapping arithmetic
         }
@@ -229,6 +237,7 @@ impl<E: Copy + PartialEq> Chunked<E> {
         }
         self.len = kept.len();
         self.chunks = kept.chunks(LOAD).map(|c| c.to_vec()).collect();
+        self.tops = kept.chunks(LOAD).map(|c| c[c.len() - 1]).collect();
         self.rebuild();
     }
 
@@ -261,10 +270,11 @@ impl<E: Copy + PartialEq> Chunked<E> {
             self.add(ci, gone.wrapping_neg());
         } else {
             self.chunks.remove(ci);
+            self.tops.remove(ci);
             if self.chunks.is_empty() {
                 *self = Chunked::default();
             } else {
-                self.rebuild();
+                self.rebuild_from(ci);
             }
         }
         gone
@@ -368,21 +378,46 @@ impl<E: Copy + PartialEq> Chunked<E> {
         }
     }
 
-    /// Rebuilds the Fenwick tree from the chunk lengths in O(chunks). A
+    /// Rebuilds the Fenwick tree from the chunk lengths in O(chunks): it
+    /// reads only the chunks' headers, which are contiguous (the tops are
+    /// kept up to date by the caller, so no chunk's elements are read). A
     /// single chunk needs no tree (small collections save its allocation).
     fn rebuild(&mut self) {
-        self.tops.clear();
-        self.tops
-            .extend(self.chunks.iter().filter_map(|c| c.last().copied()));
+        self.rebuild_from(0);
+    }
+
+    /// As [`rebuild`](Self::rebuild) when the first `kept` chunks are
+    /// unchanged (same lengths, same places): only the tree nodes past
+    /// them are recomputed, O(chunks - kept + log chunks). A chunk split or
+    /// merged near the end (new deadlines are the latest) costs almost
+    /// nothing.
+    fn rebuild_from(&mut self, kept: usize) {
+        debug_assert_eq!(self.tops.len(), self.chunks.len());
         let n = self.chunks.len();
         if n <= 1 {
             self.tree = Vec::new();
             return;
         }
-        self.tree.clear();
+        // Nodes 1..=kept cover only kept chunks; a tree that was not
+        // built for as many chunks starts over.
+        let kept = if self.tree.len() > kept { kept } else { 0 };
+        self.tree.truncate(kept + 1);
         self.tree.resize(n + 1, 0);
-        for i in 1..=n {
-            self.tree[i] += self.chunks[i - 1].len();
+        for i in kept + 1..=n {
+            self.tree[i] = self.chunks[i - 1].len();
+        }
+        // Kept nodes whose parent is past them: exactly the nodes whose
+        // ranges make up the prefix of `kept` chunks.
+        let mut i = kept;
+        while i > 0 {
+            let j = i + (i & i.wrapping_neg());
+            if j <= n {
+                let v = self.tree[i];
+                self.tree[j] += v;
+            }
+            i -= i & i.wrapping_neg();
+        }
+        for i in kept + 1..=n {
             let j = i + (i & i.wrapping_neg());
             if j <= n {
                 let v = self.tree[i];
@@ -550,5 +585,57 @@ mod tests {
         assert_eq!(o.count_while(|_| false), 0);
         o.renumber(|e| e + 1000);
         assert_eq!(o.first(), Some(1000));
+    }
+
+    /// Appends at the end (new deadlines), removals anywhere, thinning of
+    /// one chunk: the tree, tops and ranks match a sorted model after every
+    /// step, through splits, merges and partial tree rebuilds.
+    #[test]
+    fn partial_rebuilds_keep_ranks_exact() {
+        use proptest::prelude::*;
+        use proptest::test_runner::TestRunner;
+        let cmp = |a: u32, b: u32| a.cmp(&b);
+        let op = prop_oneof![
+            4 => (0u32..5000).prop_map(|v| (0u8, v)),
+            3 => (0u32..5000).prop_map(|v| (1u8, v)),
+            1 => (0u32..64).prop_map(|v| (2u8, v)),
+        ];
+        let mut runner = TestRunner::new(ProptestConfig::with_cases(24));
+        runner
+            .run(&proptest::collection::vec(op, 0..4000), |ops| {
+                let mut o: Chunked<u32> = Chunked::new();
+                let mut m = std::collections::BTreeSet::new();
+                let mut next = 0u32;
+                for (kind, v) in ops {
+                    match kind {
+                        0 => {
+                            // Mostly appends, as deadlines arrive.
+                            let e = if v % 4 == 0 { v } else { 5000 + next };
+                            next += 1;
+                            prop_assert_eq!(o.insert(e, &cmp), m.insert(e));
+                        }
+                        1 => prop_assert_eq!(o.remove(v, &cmp), m.remove(&v)),
+                        _ => {
+                            let ci = v as usize % o.chunk_count().max(1);
+                            let doomed: Vec<u32> = o.chunks.get(ci).map_or(Vec::new(), |c| {
+                                c.iter().copied().filter(|e| e % 3 == 0).collect()
+                            });
+                            prop_assert_eq!(o.retain_chunk(ci, |e| e % 3 != 0), doomed.len());
+                            for e in doomed {
+                                m.remove(&e);
+                            }
+                        }
+                    }
+                    o.check(&cmp);
+                    prop_assert_eq!(o.len(), m.len());
+                }
+                let all: Vec<u32> = o.iter().collect();
+                prop_assert_eq!(all, m.iter().copied().collect::<Vec<_>>());
+                for (r, e) in m.iter().enumerate().step_by(37) {
+                    prop_assert_eq!(o.get(r), Some(*e));
+                }
+                Ok(())
+            })
+            .expect("order matches the model");
     }
 }

@@ -165,8 +165,28 @@ fn undo_all(z: &mut ZSetValue, undo: Vec<Undo>) {
     }
 }
 
+/// The hasher of [`Applied`]'s maps: fixed keys, so that a command does not
+/// draw a new random seed each time (they only hold the command's own
+/// arguments).
+fn arg_hasher() -> ahash::RandomState {
+    ahash::RandomState::with_seeds(0x5851_f42d, 0x4c95_7f2d, 0x14057b7e, 0xf767_814f)
+}
+
+impl Default for Applied {
+    fn default() -> Self {
+        Applied {
+            tally: AddTally::default(),
+            written_count: 0,
+            written: IndexMap::with_hasher(arg_hasher()),
+            timed: IndexSet::with_hasher(arg_hasher()),
+            expired: Vec::new(),
+            trimmed: Vec::new(),
+            live: 0,
+        }
+    }
+}
+
 /// What one ZADDEX did, for events and the log.
-#[derive(Default)]
 struct Applied {
     tally: AddTally,
     /// Members written (not skipped by NX/XX/GT/LT), counting repeats.

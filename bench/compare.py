@@ -348,6 +348,14 @@ def fill_capped_lists(s, keys, cap):
         p.execute()
 
 
+def fill_queue(s, n):
+    """One big list, a job queue: RPUSH of 12-byte job ids."""
+    for start in range(0, n, 10000):
+        p = s.c.pipeline(transaction=False)
+        p.rpush("queue", *[f"job:{i:08d}" for i in range(start, min(n, start + 10000))])
+        p.execute()
+
+
 def fill_strings(s, n, ttl=None):
     """Plain string keys: SET key:NNNNNNN with a 10-byte value (with EX
     ttl when given: session-style keys)."""
@@ -374,6 +382,7 @@ def memory_workload(servers, binaries, cores, memory_cases=()):
         ("100,000 hashes of 5 fields, no TTL on either (B/key)", lambda s: fill_small_hashes(s, 100_000), 100_000),
         ("100,000 lists of 3 elements, no TTL on either (B/key)", lambda s: fill_lists(s, 100_000), 100_000),
         ("10,000 capped lists of 30 page ids, LPUSH+LTRIM (B/key)", lambda s: fill_capped_lists(s, 10_000, 30), 10_000),
+        ("1M-element list, a job queue (B/element)", lambda s: fill_queue(s, 1_000_000), 1_000_000),
         ("1M string keys (B/key)", lambda s: fill_strings(s, 1_000_000), 1_000_000),
         ("1M string keys with a TTL, SET EX (B/key)", lambda s: fill_strings(s, 1_000_000, 3600), 1_000_000),
     ]

@@ -368,11 +368,9 @@ pub fn value_usage(v: &Value, samples: usize) -> usize {
     match v {
         Value::Str(s) if s.len() < LARGE => stored(s),
         Value::Str(s) => alloc(HANDLE) + alloc(s.len()),
-        // The elements are in the packed buffer.
+        // The elements are in the packed buffer or the nodes.
         Value::List(l) if l.is_packed() => alloc(l.heap_bytes()),
-        Value::List(l) => {
-            alloc(l.heap_bytes()) + sampled(l.iter().map(|x| alloc(x.len())), l.len(), samples)
-        }
+        Value::List(l) => l.heap_bytes() + 16 * l.allocations(),
         Value::Set(s) => set_usage(s, samples),
         Value::Hash(h) => hash_usage(h, samples),
         Value::ZSet(z) => zset_usage(z, samples),
@@ -667,7 +665,13 @@ mod tests {
         for _ in 0..99 {
             l.push_back(b("y"));
         }
+        // A list's elements live in its nodes: counted exactly, no sampling.
         let v = Value::from(l);
-        assert!(value_usage(&v, 1) > value_usage(&v, usize::MAX));
+        let all = value_usage(&v, usize::MAX);
+        assert_eq!(value_usage(&v, 1), all);
+        assert!(
+            (1000 + 99 * 3..2 * (1000 + 99 * 3) + 512).contains(&all),
+            "{all}"
+        );
     }
 }

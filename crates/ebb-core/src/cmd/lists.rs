@@ -150,7 +150,7 @@ fn lrange(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     };
     Ok(match resolve_range(list.len(), start, stop) {
         None => Reply::Array(Vec::new()),
-        Some((s, e)) => Reply::bulks(list.range(s, e)),
+        Some((s, e)) => Reply::Bulks(list.range(s, e)),
     })
 }
 

@@ -3,9 +3,10 @@
 //! share.
 
 use bytes::Bytes;
-use std::collections::VecDeque;
 
 use super::lpack::LPack;
+use super::quick::{Quick, QuickIter};
+use crate::reply::BulkList;
 
 /// Which end of a list an operation works on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,13 +96,14 @@ pub struct PosQuery {
     pub maxlen: i64,
 }
 
-/// A list. Up to [`lpack::MAX_LEN`] elements of at most
-/// [`lpack::MAX_ITEM`] bytes it is one packed buffer ([`LPack`], as Redis
-/// keeps a listpack); past that, a double-ended queue of shared byte
-/// strings. A list never goes back to the packed form (it is deleted when
-/// emptied). OBJECT ENCODING says `quicklist` for both, as Redis 7.0 does.
+/// A list. Up to [`lpack::MAX_LEN`](super::lpack::MAX_LEN) elements of at
+/// most [`lpack::MAX_ITEM`](super::lpack::MAX_ITEM) bytes it is one packed
+/// buffer ([`LPack`], as Redis keeps a listpack); past that, a queue of
+/// packed nodes ([`Quick`], as Redis's quicklist). A list never goes back
+/// to the single buffer (it is deleted when emptied). OBJECT ENCODING says
+/// `quicklist` for both, as Redis 7.0 does.
 ///
-/// The value is 16 bytes: the packed buffer alone, or a box with the queue.
+/// The value is 16 bytes: the packed buffer alone, or a box with the nodes.
 #[derive(Debug, Clone, Default)]
 pub struct ListValue {
     repr: Repr,
@@ -110,10 +112,7 @@ pub struct ListValue {
 #[derive(Debug, Clone)]
 enum Repr {
     Packed(LPack),
-    // Boxed so that a list value stays 16 bytes in every key's entry (the
-    // queue itself is 32).
-    #[allow(clippy::box_collection)]
-    Deque(Box<VecDeque<Bytes>>),
+    Quick(Box<Quick>),
 }
 
 impl Default for Repr {
@@ -124,10 +123,10 @@ impl Default for Repr {
 
 /// A list's elements in order, from either form.
 pub enum ListIter<'a> {
-    /// A packed list's elements, decoded.
+    /// A packed list's elements.
     Packed(std::vec::IntoIter<&'a [u8]>),
-    /// A queue's elements.
-    Deque(std::collections::vec_deque::Iter<'a, Bytes>),
+    /// A node list's elements.
+    Quick(QuickIter<'a>),
 }
 
 impl<'a> Iterator for ListIter<'a> {
@@ -136,14 +135,14 @@ impl<'a> Iterator for ListIter<'a> {
     fn next(&mut self) -> Option<&'a [u8]> {
         match self {
             ListIter::Packed(it) => it.next(),
-            ListIter::Deque(it) => it.next().map(|b| &b[..]),
+            ListIter::Quick(it) => it.next(),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         match self {
             ListIter::Packed(it) => it.size_hint(),
-            ListIter::Deque(it) => it.size_hint(),
+            ListIter::Quick(it) => it.size_hint(),
         }
     }
 }
@@ -152,7 +151,7 @@ impl DoubleEndedIterator for ListIter<'_> {
     fn next_back(&mut self) -> Option<Self::Item> {
         match self {
             ListIter::Packed(it) => it.next_back(),
-            ListIter::Deque(it) => it.next_back().map(|b| &b[..]),
+            ListIter::Quick(it) => it.next_back(),
         }
     }
 }
@@ -179,7 +178,7 @@ impl ListValue {
     pub fn len(&self) -> usize {
         match &self.repr {
             Repr::Packed(p) => p.len(),
-            Repr::Deque(d) => d.len(),
+            Repr::Quick(q) => q.len(),
         }
     }
 
@@ -188,7 +187,7 @@ impl ListValue {
         self.len() == 0
     }
 
-    /// Whether the list is in its packed form.
+    /// Whether the list is in its single-buffer form.
     pub fn is_packed(&self) -> bool {
         matches!(self.repr, Repr::Packed(_))
     }
@@ -197,55 +196,52 @@ impl ListValue {
     pub fn iter(&self) -> ListIter<'_> {
         match &self.repr {
             Repr::Packed(p) => ListIter::Packed(p.iter().collect::<Vec<_>>().into_iter()),
-            Repr::Deque(d) => ListIter::Deque(d.iter()),
+            Repr::Quick(q) => ListIter::Quick(q.iter()),
         }
     }
 
-    /// The elements from the head as shared byte strings (a queue's are
-    /// shared, a packed list's copied).
-    pub fn iter_bytes(&self) -> Box<dyn Iterator<Item = Bytes> + '_> {
-        match &self.repr {
-            Repr::Packed(p) => Box::new(p.iter().map(Bytes::copy_from_slice)),
-            Repr::Deque(d) => Box::new(d.iter().cloned()),
-        }
+    /// The elements from the head, copied.
+    pub fn iter_bytes(&self) -> impl Iterator<Item = Bytes> + '_ {
+        self.iter().map(Bytes::copy_from_slice)
     }
 
     /// Element `i` (from the head), if there is one.
     pub fn get(&self, i: usize) -> Option<Bytes> {
         match &self.repr {
             Repr::Packed(p) => p.get(i).map(Bytes::copy_from_slice),
-            Repr::Deque(d) => d.get(i).cloned(),
+            Repr::Quick(q) => q.get(i).map(Bytes::copy_from_slice),
         }
     }
 
-    /// Elements `start..=stop` (both within the list).
-    pub fn range(&self, start: usize, stop: usize) -> Vec<Bytes> {
+    /// Elements `start..=stop` (both within the list), copied back to back
+    /// into one reply buffer.
+    pub fn range(&self, start: usize, stop: usize) -> BulkList {
         let n = stop + 1 - start;
+        let fill = |it: &mut dyn Iterator<Item = &[u8]>| -> BulkList {
+            let mut out = BulkList::with_capacity(n, 0);
+            it.take(n).for_each(|e| out.push(e));
+            out
+        };
         match &self.repr {
-            Repr::Packed(p) => p
-                .iter()
-                .skip(start)
-                .take(n)
-                .map(Bytes::copy_from_slice)
-                .collect(),
-            Repr::Deque(d) => d.range(start..=stop).cloned().collect(),
+            Repr::Packed(p) => fill(&mut p.iter().skip(start)),
+            Repr::Quick(q) => fill(&mut q.iter_from(start)),
         }
     }
 
-    /// The queue, the packed elements moved into it first if need be.
-    fn deque(&mut self) -> &mut VecDeque<Bytes> {
+    /// The node form, the packed elements moved into it first if need be.
+    fn quick(&mut self) -> &mut Quick {
         if let Repr::Packed(p) = &self.repr {
-            let d: VecDeque<Bytes> = p.iter().map(Bytes::copy_from_slice).collect();
-            self.repr = Repr::Deque(Box::new(d));
+            let q = Quick::from_items(p.iter());
+            self.repr = Repr::Quick(Box::new(q));
         }
         match &mut self.repr {
-            Repr::Deque(d) => d,
-            Repr::Packed(_) => unreachable!("moved to a queue above"),
+            Repr::Quick(q) => q,
+            Repr::Packed(_) => unreachable!("moved to nodes above"),
         }
     }
 
     /// The packed buffer when it can take one more element of `item`
-    /// bytes; otherwise `None` (and the list is a queue from then on).
+    /// bytes; otherwise `None`.
     fn packed_room(&mut self, item: usize) -> Option<&mut LPack> {
         match &mut self.repr {
             Repr::Packed(p) if LPack::fits(p.len() + 1, item) => Some(p),
@@ -257,76 +253,63 @@ impl ListValue {
     pub fn set(&mut self, i: usize, v: Bytes) {
         match &mut self.repr {
             Repr::Packed(p) if LPack::fits(p.len(), v.len()) => p.set(i, &v),
-            _ => self.deque()[i] = v,
+            _ => self.quick().set(i, &v),
         }
     }
 
     /// Inserts `v` so that it becomes element `i` (`i <= len`).
-    fn insert(&mut self, i: usize, v: Bytes) {
+    fn insert(&mut self, i: usize, v: &[u8]) {
         match self.packed_room(v.len()) {
-            Some(p) => p.insert(i, &v),
-            None => self.deque().insert(i, v),
+            Some(p) => p.insert(i, v),
+            None => self.quick().insert(i, v),
         }
     }
 
     /// Appends `v` at the tail.
     pub fn push_back(&mut self, v: Bytes) {
-        self.push_at(End::Right, v);
+        self.push_slice(End::Right, &v);
     }
 
     /// Pushes one element at `end`.
     pub fn push_at(&mut self, end: End, v: Bytes) {
-        match self.packed_room(v.len()) {
-            Some(p) => match end {
-                End::Left => p.insert(0, &v),
-                End::Right => p.push_back(&v),
-            },
-            None => match end {
-                End::Left => self.deque().push_front(v),
-                End::Right => self.deque().push_back(v),
-            },
-        }
+        self.push_slice(end, &v);
     }
 
-    /// Pushes a copy of `v` at `end` (a packed list copies it into its
-    /// buffer, a queue into a buffer of its own).
+    /// Pushes a copy of `v` at `end`.
     pub fn push_slice(&mut self, end: End, v: &[u8]) {
-        match self.packed_room(v.len()) {
-            Some(p) => match end {
-                End::Left => p.insert(0, v),
-                End::Right => p.push_back(v),
-            },
-            None => self.push_at(end, Bytes::copy_from_slice(v)),
+        match (self.packed_room(v.len()), end) {
+            (Some(p), End::Left) => p.insert(0, v),
+            (Some(p), End::Right) => p.push_back(v),
+            (None, End::Left) => self.quick().push_front(v),
+            (None, End::Right) => self.quick().push_back(v),
         }
     }
 
     /// Pops one element from `end`.
     pub fn pop_at(&mut self, end: End) -> Option<Bytes> {
-        match &mut self.repr {
-            Repr::Packed(p) => p.pop_many(end == End::Left, 1).pop(),
-            Repr::Deque(d) => match end {
-                End::Left => d.pop_front(),
-                End::Right => d.pop_back(),
-            },
+        match (&mut self.repr, end) {
+            (Repr::Packed(p), _) => p.pop_many(end == End::Left, 1).pop(),
+            (Repr::Quick(q), End::Left) => q.pop_front(),
+            (Repr::Quick(q), End::Right) => q.pop_back(),
         }
     }
 
     /// Pops up to `n` elements from `end`, in pop order.
     pub fn pop_many(&mut self, end: End, n: usize) -> Vec<Bytes> {
-        let d = match &mut self.repr {
+        let q = match &mut self.repr {
             Repr::Packed(p) => return p.pop_many(end == End::Left, n),
-            Repr::Deque(d) => d,
+            Repr::Quick(q) => q,
         };
-        let n = n.min(d.len());
-        match end {
-            End::Left => d.drain(..n).collect(),
-            End::Right => {
-                let at = d.len() - n;
-                let mut out: Vec<Bytes> = d.drain(at..).collect();
-                out.reverse();
-                out
-            }
+        let n = n.min(q.len());
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            let v = match end {
+                End::Left => q.pop_front(),
+                End::Right => q.pop_back(),
+            };
+            out.extend(v);
         }
+        out
     }
 
     /// Inserts `v` before (or after) the first element equal to `pivot`
@@ -334,7 +317,7 @@ impl ListValue {
     pub fn insert_at_pivot(&mut self, pivot: &[u8], v: Bytes, after: bool) -> bool {
         match self.iter().position(|e| e == pivot) {
             Some(i) => {
-                self.insert(if after { i + 1 } else { i }, v);
+                self.insert(if after { i + 1 } else { i }, &v);
                 true
             }
             None => false,
@@ -365,12 +348,10 @@ impl ListValue {
         if removed > 0 {
             match &mut self.repr {
                 Repr::Packed(p) => p.retain_flags(&keep),
-                Repr::Deque(d) => {
-                    let mut i = 0;
-                    d.retain(|_| {
-                        i += 1;
-                        keep[i - 1]
-                    });
+                Repr::Quick(q) => {
+                    let kept =
+                        Quick::from_items(q.iter().zip(&keep).filter(|(_, &k)| k).map(|(e, _)| e));
+                    **q = kept;
                 }
             }
         }
@@ -386,9 +367,9 @@ impl ListValue {
                 p.remove_range(e, before);
                 p.remove_range(0, s);
             }
-            Repr::Deque(d) => {
-                d.truncate(e);
-                d.drain(..s);
+            Repr::Quick(q) => {
+                q.drop_back(before - e);
+                q.drop_front(s);
             }
         }
         before - self.len()
@@ -440,14 +421,21 @@ impl ListValue {
         out
     }
 
-    /// Bytes on the heap for the list's own structure: the packed buffer,
-    /// or the queue's box and slots (not the elements' buffers).
+    /// Bytes on the heap: the packed buffer, or the box, the node vector
+    /// and the nodes.
     pub fn heap_bytes(&self) -> usize {
         match &self.repr {
             Repr::Packed(p) => p.heap_bytes(),
-            Repr::Deque(d) => {
-                std::mem::size_of::<VecDeque<Bytes>>() + d.capacity() * std::mem::size_of::<Bytes>()
-            }
+            Repr::Quick(q) => std::mem::size_of::<Quick>() + q.heap_bytes(),
+        }
+    }
+
+    /// Separate allocations the list holds (for MEMORY USAGE's estimate
+    /// of allocator overhead).
+    pub fn allocations(&self) -> usize {
+        match &self.repr {
+            Repr::Packed(p) => usize::from(p.heap_bytes() > 0),
+            Repr::Quick(q) => 2 + q.node_count(),
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod list;
 pub(crate) mod lpack;
 pub(crate) mod member;
 pub(crate) mod order;
+pub(crate) mod quick;
 pub mod set;
 pub mod strval;
 pub(crate) mod table;

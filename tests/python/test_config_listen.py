@@ -110,3 +110,36 @@ def test_widening_bind_on_the_same_port(srv):
     assert c.config_get("bind") == {"bind": "127.0.0.1 -::1"}
     fresh.close()
     again.close()
+
+
+def _server_side_timer(server_port, client_port):
+    """The kernel timer of the server's end of a loopback connection, from
+    /proc/net/tcp: (kind, jiffies left); kind 2 is the keepalive timer."""
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            local, remote = fields[1], fields[2]
+            if int(local.split(":")[1], 16) == server_port and int(remote.split(":")[1], 16) == client_port:
+                kind, left = fields[5].split(":")
+                return int(kind, 16), int(left, 16)
+    return None
+
+
+def test_tcp_keepalive_probes_idle_connections(srv):
+    """`tcp-keepalive` (default 300 s, as in Redis) arms the kernel's
+    keepalive timer on every accepted connection; 0 leaves it off. A
+    CONFIG SET applies to connections accepted afterwards."""
+    c = srv.client()
+    assert c.config_get("tcp-keepalive") == {"tcp-keepalive": "300"}
+    s = socket.create_connection(("127.0.0.1", srv.port))
+    s.sendall(b"PING\r\n")
+    assert s.recv(16) == b"+PONG\r\n"
+    timer = _server_side_timer(srv.port, s.getsockname()[1])
+    assert timer is not None and timer[0] == 2, timer
+    c.config_set("tcp-keepalive", 0)
+    t = socket.create_connection(("127.0.0.1", srv.port))
+    t.sendall(b"PING\r\n")
+    assert t.recv(16) == b"+PONG\r\n"
+    assert _server_side_timer(srv.port, t.getsockname()[1]) == (0, 0)
+    s.close()
+    t.close()

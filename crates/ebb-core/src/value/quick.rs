@@ -96,8 +96,9 @@ struct Node {
 }
 
 impl Node {
-    fn of(item: &[u8]) -> Node {
-        let mut buf = Vec::with_capacity(entry_size(item.len()));
+    /// A node of one element, with room for `room` bytes in all.
+    fn of(item: &[u8], room: usize) -> Node {
+        let mut buf = Vec::with_capacity(entry_size(item.len()).max(room));
         put_entry(&mut buf, item);
         Node { buf, count: 1 }
     }
@@ -231,7 +232,11 @@ impl Quick {
                 return;
             }
         }
-        self.nodes.push_back(Node::of(item));
+        // A node started because the one at this end is full will most
+        // likely fill too: it gets a full node's room at once (no growing
+        // by steps, whose freed steps the allocator may keep).
+        let room = if self.nodes.is_empty() { 0 } else { NODE_BYTES };
+        self.nodes.push_back(Node::of(item, room));
     }
 
     pub(crate) fn push_front(&mut self, item: &[u8]) {
@@ -242,7 +247,11 @@ impl Quick {
                 return;
             }
         }
-        self.nodes.push_front(Node::of(item));
+        // A node started because the one at this end is full will most
+        // likely fill too: it gets a full node's room at once (no growing
+        // by steps, whose freed steps the allocator may keep).
+        let room = if self.nodes.is_empty() { 0 } else { NODE_BYTES };
+        self.nodes.push_front(Node::of(item, room));
     }
 
     pub(crate) fn pop_front(&mut self) -> Option<Bytes> {

@@ -116,9 +116,40 @@ pub struct Session {
     run: Option<Run>,
 }
 
+/// Turns on TCP keepalive probes as Redis's `tcp-keepalive` does: after
+/// `secs` idle seconds, then every third of that, giving up after 3
+/// unanswered probes (so a vanished peer's connection is closed in about
+/// twice `secs`). 0 leaves them off.
+fn keepalive(stream: &TcpStream, secs: i64) {
+    use std::os::fd::AsRawFd;
+    if secs <= 0 {
+        return;
+    }
+    let fd = stream.as_raw_fd();
+    let idle = secs.min(i64::from(libc::c_int::MAX)) as libc::c_int;
+    let set = |level: libc::c_int, name: libc::c_int, v: libc::c_int| {
+        // SAFETY: `fd` is the open socket `stream` owns, and the option
+        // value is a live c_int of the size given.
+        unsafe {
+            libc::setsockopt(
+                fd,
+                level,
+                name,
+                (&v as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        }
+    };
+    set(libc::SOL_SOCKET, libc::SO_KEEPALIVE, 1);
+    set(libc::IPPROTO_TCP, libc::TCP_KEEPIDLE, idle);
+    set(libc::IPPROTO_TCP, libc::TCP_KEEPINTVL, (idle / 3).max(1));
+    set(libc::IPPROTO_TCP, libc::TCP_KEEPCNT, 3);
+}
+
 /// Serves one accepted connection until it closes.
 pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
     let _ = stream.set_nodelay(true);
+    keepalive(&stream, shared.config.read().get_i64("tcp-keepalive"));
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
     let addr = stream
         .peer_addr()

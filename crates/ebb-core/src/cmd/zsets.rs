@@ -463,7 +463,9 @@ fn zadd_generic(ctx: &mut Ctx, argv: &[Bytes], mut f: AddFlags) -> CmdResult<Rep
     f.validate(rest.len() / 2)?;
     let pairs = parse_pairs(rest)?;
     let mut t = AddTally::default();
-    if !ctx.check_type::<ZSetValue>(key)? && f.xx {
+    // Only XX needs to know beforehand whether the key exists (the write
+    // below looks the key up anyway, type check included).
+    if f.xx && !ctx.check_type::<ZSetValue>(key)? {
         return Ok(t.reply(&f));
     }
     let failed = with_zset(ctx, key, |z| {

@@ -213,7 +213,8 @@ struct Applied {
 /// gets the deadline; with KEEPTTL members that existed keep theirs.
 pub(crate) fn zaddex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let cmd = parse(argv, ctx.now)?;
-    if !ctx.check_type::<ZSetValue>(cmd.key)? && cmd.flags.xx {
+    // Only XX needs to know beforehand whether the key exists.
+    if cmd.flags.xx && !ctx.check_type::<ZSetValue>(cmd.key)? {
         ctx.rewrite_as(Vec::new());
         return Ok(AddTally::default().reply(&cmd.flags));
     }

@@ -11,16 +11,20 @@ pub(crate) fn edit<R>(buf: &mut Box<[u8]>, header: usize, f: impl FnOnce(&mut Ve
         v.resize(header, 0);
     }
     let r = f(&mut v);
-    *buf = if v.capacity() > v.len() {
-        // A new buffer: the allocator often shrinks one in place without
-        // giving the freed tail back (glibc keeps a chunk whole when less
-        // than 32 bytes would be split off), so a shrunk buffer would keep
-        // costing what it used to.
+    *buf = if chunk(v.capacity()) == chunk(v.len()) + 16 {
+        // A new buffer: glibc shrinks a chunk in place only when at least
+        // 32 bytes can be split off, so a buffer one size class smaller
+        // would keep costing what it used to.
         Box::from(&v[..])
     } else {
         v.into_boxed_slice()
     };
     r
+}
+
+/// The size of the glibc chunk that holds an allocation of `n` bytes.
+fn chunk(n: usize) -> usize {
+    ((n + 8 + 15) & !15).max(32)
 }
 
 /// The little-endian word at `at`.

@@ -1,6 +1,49 @@
 //! Unit tests of the packed buffer.
 use super::*;
 
+impl<const SCORED: bool> Pack<SCORED> {
+    /// Checks the buffer's structure.
+    pub(crate) fn check(&self) {
+        let mut n = 0;
+        let mut timed = 0;
+        let mut prev: Option<(f64, Vec<u8>)> = None;
+        for o in self.offsets() {
+            let size = self.size(o);
+            assert_eq!(self.buf[o + size - 1] as usize, size);
+            let e = self.entry(o);
+            assert_eq!(
+                self.encode(e.member, e.score, e.deadline).as_slice(),
+                &self.buf[o..o + size]
+            );
+            if let Some((s, m)) = prev.as_ref().filter(|_| SCORED) {
+                assert_eq!(
+                    (Score(*s), &m[..]).cmp(&(Score(e.score), e.member)),
+                    Ordering::Less
+                );
+            }
+            prev = Some((e.score, e.member.to_vec()));
+            n += 1;
+            timed += usize::from(e.deadline != NO_DEADLINE);
+        }
+        assert_eq!(n, self.len());
+        assert_eq!(timed, self.timed());
+        if !SCORED && self.ints() {
+            let v: Vec<i64> = self
+                .offsets()
+                .map(|o| parse_i64(self.member_at(o)).expect("an integer"))
+                .collect();
+            assert!(v.windows(2).all(|w| w[0] < w[1]));
+        }
+        assert_eq!(self.first_due_raw(), self.scan_first_due());
+        if self.len() > 0 {
+            assert_eq!(
+                self.last_offset().map(|o| o + self.size(o)),
+                Some(self.end())
+            );
+        }
+    }
+}
+
 #[test]
 fn scores_and_deadlines_round_trip() {
     let mut p = ZPack::default();

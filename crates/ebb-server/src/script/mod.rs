@@ -10,26 +10,26 @@
 //! every script; it is made on first use.
 
 mod busy;
+mod call;
 mod convert;
 mod functions;
 mod libs;
 mod msgpack;
 mod natives;
+mod run;
 mod structlib;
 
 use bytes::Bytes;
 use ebb_core::args::parse_i64;
-use ebb_core::table::flag;
-use ebb_core::{CommandSpec, Error, Exec, Reply, Store};
-use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
+use ebb_core::{CommandSpec, Error, Reply, Store};
+use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table};
 use parking_lot::{Mutex, MutexGuard};
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use crate::conn::Session;
-use crate::server::{now_ms, Shared};
+use crate::server::Shared;
 
 type Guard<'a> = Option<MutexGuard<'a, Store>>;
 
@@ -38,7 +38,9 @@ const PRELUDE: &str = include_str!("prelude.lua");
 /// EVALSHA's reply for a digest not in the cache.
 const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
 
+use call::{with_call, Call};
 pub use functions::{fcall, function, load_libraries, replay_function};
+use run::{run_script, RunSpec};
 
 fn err(s: impl Into<String>) -> Reply {
     Reply::Error(s.into().into())
@@ -306,198 +308,6 @@ fn engine(slot: &mut Option<Engine>) -> Result<&mut Engine, Reply> {
     slot.as_mut().ok_or_else(|| err("ERR no Lua engine"))
 }
 
-/// One script run's view of the server, used by `redis.call`.
-struct Call<'s, 'a> {
-    s: &'s mut Session,
-    shared: &'a Arc<Shared>,
-    guard: &'s mut Guard<'a>,
-    /// The script's database (SELECT inside a script changes only it).
-    db: usize,
-    /// The time every command of the script sees.
-    now: u64,
-    /// The protocol the script reads replies in (`redis.setresp`).
-    resp: u8,
-    read_only: bool,
-    allow_oom: bool,
-    /// MULTI was logged ahead of the script's first write.
-    logged_multi: bool,
-    /// Keys made ready for blocked clients, served when the script ends.
-    ready: Vec<(usize, Bytes)>,
-    /// The script ran a write command (SCRIPT KILL can no longer stop it).
-    wrote: bool,
-    /// The script ran past `busy-reply-threshold`.
-    busy: bool,
-    /// The hook fires on every line (the script is being killed).
-    line_hook: bool,
-    /// The script's digest or the function's name (errors, the log).
-    name: &'s str,
-}
-
-impl Call<'_, '_> {
-    /// Runs one command for the script; failures are error replies,
-    /// counted in the error statistics here (as Redis counts them at the
-    /// command, the script's own error reply does not count them again),
-    /// and refusals count as the command's rejected calls.
-    fn run(&mut self, resp: u8, argv: &[Bytes]) -> Reply {
-        let (r, rejected) = match self.checked_run(resp, argv) {
-            Ok(r) => (r, None),
-            Err(refused) => refused,
-        };
-        if let Reply::Error(text) = &r {
-            crate::cmdstats::record_error(text);
-            if let Some(slot) = rejected {
-                crate::cmdstats::record_rejected(slot);
-            }
-        }
-        r
-    }
-
-    /// Checks then runs one command: its reply, or `Err` with the refusal
-    /// and the command's statistics slot (if it has one).
-    fn checked_run(&mut self, resp: u8, argv: &[Bytes]) -> Result<Reply, (Reply, Option<usize>)> {
-        let Some(spec) = crate::rename::lookup(&argv[0]) else {
-            return Err((err("ERR Unknown Redis command called from script"), None));
-        };
-        let plain = crate::cmdstats::plain_slot(spec);
-        if !spec.arity_ok(argv.len()) {
-            return Err((
-                err("ERR Wrong number of args calling Redis command from script"),
-                plain,
-            ));
-        }
-        let Some(slot) = crate::cmdstats::slot_of(spec, argv) else {
-            return Err((err("ERR Unknown Redis command called from script"), None));
-        };
-        let refuse = |text: &'static str| Err((err(text), Some(slot)));
-        if crate::cmdstats::sub_arity_ok(slot, argv.len()).is_err() {
-            return refuse("ERR Wrong number of args calling Redis command from script");
-        }
-        // Scripts, functions and their caches stay out of reach even with
-        // DEBUG SET-DISABLE-DENY-SCRIPTS: the running script holds the Lua
-        // state.
-        let reentrant = matches!(
-            spec.name,
-            "eval"
-                | "evalsha"
-                | "eval_ro"
-                | "evalsha_ro"
-                | "script"
-                | "fcall"
-                | "fcall_ro"
-                | "function"
-        );
-        if reentrant
-            || ((spec.has(flag::NOSCRIPT) || matches!(spec.name, "client" | "config"))
-                && !self.shared.scripts_any_command.load(Ordering::Relaxed))
-        {
-            return refuse("ERR This Redis command is not allowed from script");
-        }
-        if self.read_only && (spec.is_write() || spec.name == "publish") {
-            return refuse("ERR Write commands are not allowed from read-only scripts.");
-        }
-        if !self.s.user.unrestricted {
-            if let Err(d) = crate::acl::Acl::check(&self.s.user, spec, Some(slot), argv) {
-                let name = crate::cmdstats::slot_name(slot);
-                crate::acl_cmd::log_denied(self.shared, self.s, d, argv, name, "lua");
-                return refuse(crate::acl::script_denied(d));
-            }
-        }
-        let store = self.guard.get_or_insert_with(|| self.shared.store.lock());
-        if !self.allow_oom && spec.has(flag::DENYOOM) && crate::evict::limited() {
-            if let Err(e) = crate::evict::make_room(self.shared, store) {
-                return Err((e.into(), Some(slot)));
-            }
-        }
-        // Past the memory check, as in Redis.
-        if spec.is_write() && !self.claim_write() {
-            return refuse(busy::KILLED);
-        }
-        if crate::observe::monitoring() {
-            // MONITOR shows a script's commands as the client `lua`.
-            crate::observe::feed(u64::MAX, self.db, "lua", spec, argv);
-        }
-        let start = crate::cmdstats::ticks();
-        let r = match spec.exec {
-            Exec::Core(_) => self.core(resp, spec, argv),
-            Exec::Server => self.server(spec, argv),
-        };
-        let took = crate::cmdstats::ticks().saturating_sub(start);
-        self.s.count_call(slot, took, matches!(r, Reply::Error(_)));
-        Ok(r)
-    }
-
-    fn core(&mut self, resp: u8, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
-        let shared = self.shared;
-        if spec.is_write() && !self.logged_multi {
-            shared.log_block_begin(self.db);
-            self.logged_multi = true;
-        }
-        let store = self.guard.get_or_insert_with(|| shared.store.lock());
-        crate::commands::run_core_deferred(
-            shared,
-            store,
-            self.db,
-            self.now,
-            resp == 3,
-            true,
-            spec,
-            argv,
-            &mut self.ready,
-        )
-    }
-
-    fn server(&mut self, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
-        if spec.name == "select" {
-            return match parse_i64(&argv[1]) {
-                None => Error::NotInteger.into(),
-                Some(n) if n < 0 || n as usize >= self.shared.databases => {
-                    Error::DbIndexOutOfRange.into()
-                }
-                Some(n) => {
-                    self.db = n as usize;
-                    Reply::Ok
-                }
-            };
-        }
-        crate::commands::reply_for(self.s, self.shared, self.guard, spec, argv).unwrap_or(Reply::Ok)
-    }
-}
-
-thread_local! {
-    /// The script run on this thread, for `redis.call` (a script runs to
-    /// its end on the thread that started it, and never starts another).
-    static CURRENT: Cell<*mut ()> = const { Cell::new(std::ptr::null_mut()) };
-}
-
-/// Marks a run as this thread's current one until dropped.
-struct Current;
-
-impl Current {
-    fn enter(call: &mut Call<'_, '_>) -> Current {
-        CURRENT.with(|c| c.set(call as *mut Call<'_, '_> as *mut ()));
-        Current
-    }
-}
-
-impl Drop for Current {
-    fn drop(&mut self) {
-        CURRENT.with(|c| c.set(std::ptr::null_mut()));
-    }
-}
-
-/// Runs `f` on the current script run, if one is running on this thread.
-fn with_call<R>(f: impl FnOnce(&mut Call<'_, '_>) -> R) -> Option<R> {
-    let p = CURRENT.with(|c| c.get()) as *mut Call<'static, 'static>;
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: the pointer was set by `Current::enter` from a `Call` that
-    // outlives the Lua call it was set for, and is cleared when that call
-    // returns; the Lua state runs on this thread only, one call at a time,
-    // and nothing else touches the `Call` while Lua runs.
-    Some(f(unsafe { &mut *p }))
-}
-
 /// Whether EVAL, EVALSHA or FCALL may write (what CLIENT PAUSE WRITE
 /// holds): unless the script's `#!lua` line or the function declares
 /// `no-writes`. False for every other command.
@@ -646,109 +456,6 @@ fn run<'a>(
     run_script(how, s, shared, guard, || {
         eng.run.call::<MultiValue>(&script.func)
     })
-}
-
-/// How one script or function runs: the Lua state it runs in and what it
-/// may do.
-struct RunSpec<'e> {
-    lua: &'e Lua,
-    state: &'e Table,
-    /// The script's digest or the function's name.
-    name: &'e str,
-    read_only: bool,
-    allow_oom: bool,
-    /// A function (FCALL): other clients' BUSY replies and SCRIPT KILL
-    /// name FUNCTION KILL.
-    function: bool,
-}
-
-/// Runs a script or function (`invoke` calls it under the error handler:
-/// `ok, result | error`) atomically under the keyspace lock with one
-/// frozen clock, and converts its outcome to a reply.
-fn run_script<'a>(
-    how: RunSpec<'_>,
-    s: &mut Session,
-    shared: &'a Arc<Shared>,
-    guard: &mut Guard<'a>,
-    invoke: impl FnOnce() -> mlua::Result<MultiValue>,
-) -> mlua::Result<Reply> {
-    guard.get_or_insert_with(|| shared.store.lock());
-    let db = s.db;
-    let mut call = Call {
-        s,
-        shared,
-        guard,
-        db,
-        now: now_ms(),
-        resp: 2,
-        read_only: how.read_only,
-        allow_oom: how.allow_oom,
-        logged_multi: false,
-        ready: Vec::new(),
-        wrote: false,
-        busy: false,
-        line_hook: false,
-        name: how.name,
-    };
-    let outcome = {
-        // However the run ends, other clients see no script running after.
-        let _clear = busy::ClearState(&shared.scripting.state);
-        shared.scripting.start_run(how.function);
-        let _current = Current::enter(&mut call);
-        invoke()
-    };
-    if call.line_hook {
-        busy::set_hook(how.lua, how.state, false)?;
-    }
-    if call.logged_multi {
-        shared.log_block_end(call.db);
-    }
-    if let Some(store) = call.guard.as_mut() {
-        crate::commands::serve_ready(shared, store, std::mem::take(&mut call.ready));
-    }
-    let resp = call.resp;
-    let out = outcome?;
-    let ok = matches!(out.front(), Some(Value::Boolean(true)));
-    let value = out.get(1).cloned().unwrap_or(Value::Nil);
-    let reply = if ok {
-        convert::to_reply(&value, resp)
-    } else {
-        failure(&value, how.name)
-    };
-    if matches!(reply, Reply::Error(_)) {
-        call.s.error_counted = matches!(&value, Value::Table(t)
-            if t.raw_get::<bool>("ignore_error_stats_update").unwrap_or(false));
-    }
-    Ok(reply)
-}
-
-/// The reply for a script that raised an error: the error's text, and
-/// where it happened when known.
-fn failure(v: &Value, sha: &str) -> Reply {
-    let Value::Table(t) = v else {
-        return err("ERR Error running script");
-    };
-    let msg = match t.raw_get::<Value>("err") {
-        Ok(Value::String(s)) => convert::one_line(&s.as_bytes()),
-        Ok(other) => match convert::number(&other) {
-            Some(n) => ebb_core::reply::format_g(n, 14),
-            None => "ERR unknown error".into(),
-        },
-        Err(_) => "ERR unknown error".into(),
-    };
-    let source = match t.raw_get::<Value>("source") {
-        Ok(Value::String(s)) => Some(convert::one_line(&s.as_bytes())),
-        _ => None,
-    };
-    let line = t
-        .raw_get::<Value>("line")
-        .ok()
-        .as_ref()
-        .and_then(convert::number);
-    match (source, line) {
-        (Some(src), Some(l)) => err(format!("{msg} script: {sha}, on {src}:{}.", l as i64)),
-        _ => err(msg),
-    }
 }
 
 /// SCRIPT LOAD / EXISTS / FLUSH / KILL / HELP.

@@ -1,0 +1,195 @@
+//! ACL rules: what each of ACL SETUSER's rules does to a user (the
+//! grammar of `user` lines and ACL files too), and the password digests
+//! they name.
+
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+use std::sync::atomic::Ordering;
+
+use super::{categories, KeyPattern, User, PUBSUB_DEFAULT_ALL};
+
+impl User {
+    /// Applies one ACL rule (ACL SETUSER's grammar); Err names what is
+    /// wrong, as Redis says it.
+    pub(super) fn apply(&mut self, op: &[u8]) -> Result<(), &'static str> {
+        const SYNTAX: &str = "Syntax error";
+        const UNKNOWN: &str = "Unknown command or category name in ACL";
+        let lower = String::from_utf8_lossy(op).to_ascii_lowercase();
+        match lower.as_str() {
+            "on" => self.enabled = true,
+            "off" => self.enabled = false,
+            "nopass" => {
+                self.nopass = true;
+                self.passwords.clear();
+            }
+            "resetpass" => {
+                self.nopass = false;
+                self.passwords.clear();
+            }
+            "allkeys" => self.allow_all_keys(),
+            "resetkeys" => {
+                self.all_keys = false;
+                self.keys.clear();
+            }
+            "allchannels" => self.allow_all_channels(),
+            "resetchannels" => {
+                self.all_channels = false;
+                self.channels.clear();
+            }
+            "allcommands" | "+@all" => self.all_commands(true),
+            "nocommands" | "-@all" => self.all_commands(false),
+            "sanitize-payload" => self.sanitize = Some(true),
+            "skip-sanitize-payload" => self.sanitize = Some(false),
+            "clearselectors" => {}
+            "reset" => {
+                for r in ["resetpass", "resetkeys", "resetchannels", "off", "-@all"] {
+                    self.apply(r.as_bytes())?;
+                }
+                if PUBSUB_DEFAULT_ALL.load(Ordering::Relaxed) {
+                    self.allow_all_channels();
+                }
+                self.sanitize = Some(true);
+            }
+            _ => {
+                match op.first() {
+                    Some(b'>') => {
+                        let h = sha256_hex(&op[1..]);
+                        if !self.passwords.contains(&h) {
+                            self.passwords.push(h);
+                        }
+                        self.nopass = false;
+                    }
+                    Some(b'#') => {
+                        let h = hash_arg(&op[1..])?;
+                        if !self.passwords.contains(&h) {
+                            self.passwords.push(h);
+                        }
+                        self.nopass = false;
+                    }
+                    Some(b'<') | Some(b'!') => {
+                        let h = if op[0] == b'<' {
+                            sha256_hex(&op[1..])
+                        } else {
+                            hash_arg(&op[1..])?
+                        };
+                        let before = self.passwords.len();
+                        self.passwords.retain(|p| *p != h);
+                        if self.passwords.len() == before {
+                            return Err("The password you are trying to remove from the user does not exist");
+                        }
+                    }
+                    Some(b'~') | Some(b'%') => self.add_key_pattern(op)?,
+                    Some(b'&') => self.add_channel(&op[1..])?,
+                    Some(b'+') | Some(b'-') => {
+                        let on = op[0] == b'+';
+                        let name = &lower[1..];
+                        if let Some(cat) = name.strip_prefix('@') {
+                            for &s in categories::slots_of(cat).ok_or(UNKNOWN)? {
+                                self.set_slot(s, on);
+                            }
+                        } else if let Some((cmd, _)) = name.split_once('|') {
+                            let slot = crate::cmdstats::sub_slot(name).ok_or(UNKNOWN)?;
+                            if ebb_core::lookup(cmd.as_bytes()).is_none() {
+                                return Err(UNKNOWN);
+                            }
+                            self.set_slot(slot, on);
+                        } else {
+                            let spec = ebb_core::lookup(name.as_bytes()).ok_or(UNKNOWN)?;
+                            self.set_command(spec, on);
+                        }
+                    }
+                    _ => return Err(SYNTAX),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn all_commands(&mut self, on: bool) {
+        for w in self.commands.iter_mut() {
+            *w = if on { u64::MAX } else { 0 };
+        }
+        self.future = on;
+    }
+
+    fn allow_all_keys(&mut self) {
+        self.all_keys = true;
+        self.keys.clear();
+    }
+
+    fn allow_all_channels(&mut self) {
+        self.all_channels = true;
+        self.channels.clear();
+    }
+
+    fn add_key_pattern(&mut self, op: &[u8]) -> Result<(), &'static str> {
+        let (read, write, pattern) = if op[0] == b'~' {
+            (true, true, &op[1..])
+        } else {
+            let Some(tilde) = op.iter().position(|&c| c == b'~') else {
+                return Err("Syntax error");
+            };
+            let (mut r, mut w) = (false, false);
+            for &c in &op[1..tilde] {
+                match c.to_ascii_uppercase() {
+                    b'R' => r = true,
+                    b'W' => w = true,
+                    _ => return Err("Syntax error"),
+                }
+            }
+            if !r && !w {
+                return Err("Syntax error");
+            }
+            (r, w, &op[tilde + 1..])
+        };
+        if self.all_keys {
+            return Err("Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns");
+        }
+        if read && write && pattern == b"*" {
+            self.allow_all_keys();
+            return Ok(());
+        }
+        match self.keys.iter_mut().find(|k| k.pattern == pattern) {
+            Some(k) => {
+                k.read |= read;
+                k.write |= write;
+            }
+            None => self.keys.push(KeyPattern {
+                pattern: Bytes::copy_from_slice(pattern),
+                read,
+                write,
+            }),
+        }
+        Ok(())
+    }
+
+    fn add_channel(&mut self, pattern: &[u8]) -> Result<(), &'static str> {
+        if self.all_channels {
+            return Err("Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels");
+        }
+        if pattern == b"*" {
+            self.allow_all_channels();
+        } else if !self.channels.iter().any(|c| c == pattern) {
+            self.channels.push(Bytes::copy_from_slice(pattern));
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn sha256_hex(b: &[u8]) -> String {
+    Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
+fn hash_arg(h: &[u8]) -> Result<String, &'static str> {
+    if h.len() != 64
+        || !h
+            .iter()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+    {
+        return Err("The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters");
+    }
+    Ok(String::from_utf8_lossy(h).into_owned())
+}

@@ -58,3 +58,37 @@ pub(crate) fn set_trailer(
         None => v[flags_at] &= !flag,
     }
 }
+
+/// Replaces `v[range]` with `with` by moving the bytes after it once
+/// (`Vec::splice` goes through an iterator and moves them in steps).
+pub(crate) fn replace(v: &mut Vec<u8>, range: std::ops::Range<usize>, with: &[u8]) {
+    let (start, end) = (range.start, range.end);
+    let len = v.len();
+    let new_end = start + with.len();
+    if with.len() > end - start {
+        let grow = with.len() - (end - start);
+        v.reserve_exact(grow);
+        v.resize(len + grow, 0);
+        v.copy_within(end..len, new_end);
+    } else if with.len() < end - start {
+        v.copy_within(end..len, new_end);
+        v.truncate(len - (end - start - with.len()));
+    }
+    v[start..new_end].copy_from_slice(with);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn replace_matches_splice() {
+        for (start, end) in [(0, 0), (0, 3), (2, 2), (2, 5), (5, 7), (7, 7), (1, 7)] {
+            for with in [&b""[..], b"x", b"yyy", b"zzzzzzzz"] {
+                let mut a = b"0123456".to_vec();
+                let mut b = a.clone();
+                super::replace(&mut a, start..end, with);
+                b.splice(start..end, with.iter().copied());
+                assert_eq!(a, b, "{start}..{end} <- {with:?}");
+            }
+        }
+    }
+}

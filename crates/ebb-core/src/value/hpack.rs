@@ -261,8 +261,7 @@ impl HPack {
         };
         let timed = deadline != NO_DEADLINE;
         self.edit(|v| {
-            v.reserve_exact(e.len());
-            v.splice(at..at, e);
+            exact::replace(v, at..at, &e);
             v[H_LEN] += 1;
             v[H_TIMED] += u8::from(timed);
         });
@@ -273,12 +272,7 @@ impl HPack {
 
     /// Replaces the bytes `start..end` of the buffer with `with`.
     fn splice(&mut self, start: usize, end: usize, with: &[u8]) {
-        self.edit(|v| {
-            if with.len() > end - start {
-                v.reserve_exact(with.len() - (end - start));
-            }
-            v.splice(start..end, with.iter().copied());
-        });
+        self.edit(|v| exact::replace(v, start..end, with));
     }
 
     /// Sets the value of the entry at `o`.

@@ -134,7 +134,7 @@ impl Node {
         self.reserve(size);
         let mut e = Vec::with_capacity(size);
         put_entry(&mut e, item);
-        self.buf.splice(at..at, e);
+        super::exact::replace(&mut self.buf, at..at, &e);
         self.count += 1;
     }
 
@@ -335,7 +335,7 @@ impl Quick {
         let end = entry_at(&node.buf, at).2;
         let mut e = Vec::with_capacity(entry_size(item.len()));
         put_entry(&mut e, item);
-        node.buf.splice(at..end, e);
+        super::exact::replace(&mut node.buf, at..end, &e);
         if node.buf.len() > 2 * NODE_BYTES && node.count > 1 {
             let tail = node.split_off(k.max(1));
             self.nodes.insert(ni + 1, tail);

@@ -214,6 +214,17 @@ impl<const SCORED: bool> Pack<SCORED> {
         if !want && !had {
             return;
         }
+        if want
+            && had
+            && (base, first, recorded)
+                == (
+                    self.deadline_base(),
+                    self.first_due_raw(),
+                    self.indexed_due(),
+                )
+        {
+            return;
+        }
         let all = [base, first, recorded];
         let words = match (want, first == recorded) {
             (false, _) => None,
@@ -450,8 +461,11 @@ impl<const SCORED: bool> Pack<SCORED> {
         let o = self.position(score, m);
         let e = self.encode(m, score, deadline);
         self.edit(|v| {
+            let len = v.len();
             v.reserve_exact(e.len);
-            v.splice(o..o, e.as_slice().iter().copied());
+            v.resize(len + e.len, 0);
+            v.copy_within(o..len, o + e.len);
+            v[o..o + e.len].copy_from_slice(e.as_slice());
             v[H_LEN] += 1;
         });
         o
@@ -563,7 +577,7 @@ impl<const SCORED: bool> Pack<SCORED> {
             if e.len > n {
                 v.reserve_exact(e.len - n);
             }
-            v.splice(o..o + n, e.as_slice().iter().copied());
+            exact::replace(v, o..o + n, e.as_slice());
         });
         if at < first {
             self.set_first_due(at);

@@ -401,16 +401,27 @@ pub(crate) fn move_element(
     from: End,
     to: End,
 ) -> CmdResult<Reply> {
-    if !ctx.check_type::<ListValue>(src)? {
-        return Ok(Reply::Nil);
-    }
-    ctx.check_type::<ListValue>(dst)?;
-    let Some(v) = ctx.get_mut::<ListValue>(src)?.and_then(|l| l.pop_at(from)) else {
-        return Ok(Reply::Nil);
+    let v = if src == dst {
+        // A rotation: one lookup, the element moves within the list.
+        let Some(list) = ctx.get_mut::<ListValue>(src)? else {
+            return Ok(Reply::Nil);
+        };
+        let Some(v) = list.pop_at(from) else {
+            return Ok(Reply::Nil);
+        };
+        list.push_slice(to, &v);
+        v
+    } else {
+        if !ctx.check_type::<ListValue>(src)? {
+            return Ok(Reply::Nil);
+        }
+        ctx.check_type::<ListValue>(dst)?;
+        let Some(v) = ctx.get_mut::<ListValue>(src)?.and_then(|l| l.pop_at(from)) else {
+            return Ok(Reply::Nil);
+        };
+        push_all(ctx, dst, to, std::iter::once(&v[..]))?;
+        v
     };
-    // The source may be the destination; it is still present (emptied lists
-    // are only deleted when the command finishes), so the push reuses it.
-    push_all(ctx, dst, to, std::iter::once(&v[..]))?;
     // One element moved: one change in the dirty count, two keys touched.
     ctx.fx.touched.push((ctx.db, Bytes::copy_from_slice(dst)));
     ctx.notify(b'l', to.push_name(), dst);

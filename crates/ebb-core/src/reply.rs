@@ -48,6 +48,9 @@ pub enum Reply {
 pub struct BulkList {
     data: Vec<u8>,
     ends: Vec<usize>,
+    /// The strings are key/value pairs: a map in RESP3 (a flat array in
+    /// RESP2), as [`Reply::Map`] of bulk strings.
+    pairs: bool,
 }
 
 impl BulkList {
@@ -56,7 +59,22 @@ impl BulkList {
         BulkList {
             data: Vec::with_capacity(bytes),
             ends: Vec::with_capacity(n),
+            pairs: false,
         }
+    }
+
+    /// An empty list of key/value pairs (a map reply) with room for `n`
+    /// pairs of `bytes` bytes in all.
+    pub fn pairs_with_capacity(n: usize, bytes: usize) -> BulkList {
+        BulkList {
+            pairs: true,
+            ..BulkList::with_capacity(2 * n, bytes)
+        }
+    }
+
+    /// Whether the strings are key/value pairs (a map reply).
+    pub fn is_pairs(&self) -> bool {
+        self.pairs
     }
 
     /// Appends a copy of `b`.
@@ -86,8 +104,17 @@ impl BulkList {
         starts.zip(&self.ends).map(|(a, &b)| &self.data[a..b])
     }
 
-    /// The same reply as an array of bulk strings.
+    /// The same reply as an array of bulk strings (a map of them for
+    /// pairs).
     pub fn to_array(&self) -> Reply {
+        if self.pairs {
+            let mut it = self.iter();
+            let mut out = Vec::with_capacity(self.len() / 2);
+            while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                out.push((Reply::bulk(k), Reply::bulk(v)));
+            }
+            return Reply::Map(out);
+        }
         Reply::Array(self.iter().map(Reply::bulk).collect())
     }
 }

@@ -384,7 +384,11 @@ pub fn encode(r: &Reply, resp3: bool, out: &mut BytesMut) {
             }
         }
         Reply::Bulks(list) => {
-            put_int(out, b'*', list.len() as i64);
+            if resp3 && list.is_pairs() {
+                put_int(out, b'%', list.len() as i64 / 2);
+            } else {
+                put_int(out, b'*', list.len() as i64);
+            }
             // Room for every element and its header at once.
             out.reserve(list.bytes() + list.len() * 8);
             for b in list.iter() {

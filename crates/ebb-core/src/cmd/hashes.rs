@@ -11,7 +11,7 @@ use bytes::Bytes;
 use crate::args::{parse_i64, Args};
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
-use crate::reply::Reply;
+use crate::reply::{BulkList, Reply};
 use crate::table::CommandSpec;
 use crate::value::member::shared_copies;
 use crate::value::{HashValue, Value};
@@ -168,19 +168,17 @@ fn hmget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `HGETALL key` → a map of fields to values (a flat array in RESP2).
 fn hgetall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let pairs = match ctx.get::<HashValue>(&argv[1])? {
-        Some(h) => {
-            let items: Vec<&[u8]> = h.iter().flat_map(|(f, v)| [f, v]).collect();
-            let mut all = shared_copies(&items, |b| b);
-            let mut pairs = Vec::with_capacity(h.len());
-            while let (Some(f), Some(v)) = (all.next(), all.next()) {
-                pairs.push((Reply::Bulk(f), Reply::Bulk(v)));
-            }
-            pairs
+    // One buffer for every field and value: no allocation or reference
+    // count per element.
+    let mut out = BulkList::pairs_with_capacity(0, 0);
+    if let Some(h) = ctx.get::<HashValue>(&argv[1])? {
+        out = BulkList::pairs_with_capacity(h.len(), 0);
+        for (f, v) in h.iter() {
+            out.push(f);
+            out.push(v);
         }
-        None => Vec::new(),
-    };
-    Ok(Reply::Map(pairs))
+    }
+    Ok(Reply::Bulks(out))
 }
 
 /// # Format

@@ -83,6 +83,7 @@ pub fn to_lua(lua: &Lua, r: &Reply, resp: u8) -> mlua::Result<Value> {
             }
         }
         Reply::Array(items) => array(lua, items.iter(), resp)?,
+        Reply::Bulks(list) if resp3 && list.is_pairs() => to_lua(lua, &list.to_array(), resp)?,
         Reply::Bulks(list) => {
             let t = lua.create_table_with_capacity(list.len(), 0)?;
             for (i, b) in list.iter().enumerate() {

@@ -591,10 +591,16 @@ impl<const SCORED: bool> Pack<SCORED> {
         let end = end.min(self.len());
         let start = start.min(end);
         let front = self.offset_of_rank(start);
-        let mut back = front;
-        for _ in start..end {
-            back += self.size(back);
-        }
+        let back = if start < end && end == self.len() {
+            // Up to the last entry: the entries end where the trailer starts.
+            self.end()
+        } else {
+            let mut back = front;
+            for _ in start..end {
+                back += self.size(back);
+            }
+            back
+        };
         PackIter {
             pack: self,
             front,

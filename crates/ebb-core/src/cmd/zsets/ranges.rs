@@ -211,6 +211,20 @@ pub(crate) fn select<'a>(z: &'a ZSetValue, q: &RangeRequest) -> Vec<(&'a [u8], f
                 z.range_by_rank(lo, hi).collect()
             }
         }
+        Bounds::Score(r) if !q.rev && z.is_packed() => {
+            // One pass over the packed entries (finding the first in range
+            // and then walking from its rank would walk the buffer twice).
+            let Ok(offset) = usize::try_from(q.offset) else {
+                return Vec::new();
+            };
+            let max = usize::try_from(q.count).unwrap_or(usize::MAX);
+            z.iter()
+                .skip_while(|&(_, s)| !r.above_min(s))
+                .take_while(|&(_, s)| r.below_max(s))
+                .skip(offset)
+                .take(max)
+                .collect()
+        }
         Bounds::Score(r) => {
             if q.rev {
                 walk(z, z.score_last(r), true, q.offset, q.count, |_, s| {

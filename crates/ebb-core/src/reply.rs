@@ -43,7 +43,10 @@ pub enum Reply {
     Bulks(BulkList),
 }
 
-/// Byte strings stored back to back in one buffer.
+/// The end recorded for a nil element.
+const NIL: usize = usize::MAX;
+
+/// Byte strings (or nils) stored back to back in one buffer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BulkList {
     data: Vec<u8>,
@@ -83,6 +86,11 @@ impl BulkList {
         self.ends.push(self.data.len());
     }
 
+    /// Appends a nil (MGET's missing key).
+    pub fn push_nil(&mut self) {
+        self.ends.push(NIL);
+    }
+
     /// Number of strings.
     pub fn len(&self) -> usize {
         self.ends.len()
@@ -98,10 +106,23 @@ impl BulkList {
         self.data.len()
     }
 
-    /// The strings, in order.
+    /// The strings, in order (a nil as an empty string: see
+    /// [`Self::iter_opt`]).
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts.zip(&self.ends).map(|(a, &b)| &self.data[a..b])
+        self.iter_opt().map(|b| b.unwrap_or_default())
+    }
+
+    /// The strings and nils, in order.
+    pub fn iter_opt(&self) -> impl Iterator<Item = Option<&[u8]>> + '_ {
+        let mut at = 0;
+        self.ends.iter().map(move |&end| {
+            if end == NIL {
+                return None;
+            }
+            let s = &self.data[at..end];
+            at = end;
+            Some(s)
+        })
     }
 
     /// The same reply as an array of bulk strings (a map of them for
@@ -115,7 +136,11 @@ impl BulkList {
             }
             return Reply::Map(out);
         }
-        Reply::Array(self.iter().map(Reply::bulk).collect())
+        Reply::Array(
+            self.iter_opt()
+                .map(|b| b.map_or(Reply::Nil, Reply::bulk))
+                .collect(),
+        )
     }
 }
 

@@ -391,8 +391,11 @@ pub fn encode(r: &Reply, resp3: bool, out: &mut BytesMut) {
             }
             // Room for every element and its header at once.
             out.reserve(list.bytes() + list.len() * 8);
-            for b in list.iter() {
-                put_bulk(out, b);
+            for b in list.iter_opt() {
+                match b {
+                    Some(b) => put_bulk(out, b),
+                    None => encode(&Reply::Nil, resp3, out),
+                }
             }
         }
         Reply::Verbatim(b) => {

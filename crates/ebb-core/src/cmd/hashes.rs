@@ -155,14 +155,14 @@ fn hget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// fields, all nil for a missing key).
 fn hmget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let h = ctx.get::<HashValue>(&argv[1])?;
-    let out = argv[2..]
-        .iter()
-        .map(|f| match h.and_then(|h| h.get(f)) {
-            Some(v) => Reply::Bulk(Bytes::copy_from_slice(v)),
-            None => Reply::Nil,
-        })
-        .collect();
-    Ok(Reply::Array(out))
+    let mut out = BulkList::with_capacity(argv.len() - 2, 0);
+    for f in &argv[2..] {
+        match h.and_then(|h| h.get(f)) {
+            Some(v) => out.push(v),
+            None => out.push_nil(),
+        }
+    }
+    Ok(Reply::Bulks(out))
 }
 
 /// # Format

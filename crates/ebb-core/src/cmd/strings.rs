@@ -13,7 +13,7 @@ use bytes::{Bytes, BytesMut};
 use crate::args::{parse_i64, Args};
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
-use crate::reply::Reply;
+use crate::reply::{BulkList, Reply};
 use crate::table::CommandSpec;
 use crate::value::{StrValue, Value};
 
@@ -390,14 +390,15 @@ fn getex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `MGET key [key ...]` → an array with each value, nil for missing keys
 /// and keys of another type.
 fn mget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let mut out = Vec::with_capacity(argv.len() - 1);
+    // One buffer for every value: no allocation per element.
+    let mut out = BulkList::with_capacity(argv.len() - 1, 0);
     for key in &argv[1..] {
-        out.push(match ctx.value(key) {
-            Some(Value::Str(v)) => Reply::Bulk(v.to_bytes()),
-            _ => Reply::Nil,
-        });
+        match ctx.value(key) {
+            Some(Value::Str(v)) => out.push(v),
+            _ => out.push_nil(),
+        }
     }
-    Ok(Reply::Array(out))
+    Ok(Reply::Bulks(out))
 }
 
 fn check_pairs(argv: &[Bytes], cmd: &str) -> CmdResult<()> {

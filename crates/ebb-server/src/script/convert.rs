@@ -86,8 +86,11 @@ pub fn to_lua(lua: &Lua, r: &Reply, resp: u8) -> mlua::Result<Value> {
         Reply::Bulks(list) if resp3 && list.is_pairs() => to_lua(lua, &list.to_array(), resp)?,
         Reply::Bulks(list) => {
             let t = lua.create_table_with_capacity(list.len(), 0)?;
-            for (i, b) in list.iter().enumerate() {
-                t.raw_set(i + 1, lua.create_string(b)?)?;
+            for (i, b) in list.iter_opt().enumerate() {
+                match b {
+                    Some(b) => t.raw_set(i + 1, lua.create_string(b)?)?,
+                    None => t.raw_set(i + 1, to_lua(lua, &Reply::Nil, resp)?)?,
+                }
             }
             Value::Table(t)
         }

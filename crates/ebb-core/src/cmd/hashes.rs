@@ -13,7 +13,6 @@ use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::{BulkList, Reply};
 use crate::table::CommandSpec;
-use crate::value::member::shared_copies;
 use crate::value::{HashValue, Value};
 
 mod field_ttl;
@@ -184,27 +183,30 @@ fn hgetall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `HKEYS key` → an array of the fields.
 fn hkeys(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let out = match ctx.get::<HashValue>(&argv[1])? {
-        Some(h) => {
-            let fields: Vec<&[u8]> = h.iter().map(|(f, _)| f).collect();
-            shared_copies(&fields, |b| b).map(Reply::Bulk).collect()
-        }
-        None => Vec::new(),
-    };
-    Ok(Reply::Array(out))
+    hash_column(ctx, argv, |(f, _)| f)
 }
 
 /// # Format
 /// `HVALS key` → an array of the values.
 fn hvals(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let out = match ctx.get::<HashValue>(&argv[1])? {
-        Some(h) => {
-            let values: Vec<&[u8]> = h.iter().map(|(_, v)| v).collect();
-            shared_copies(&values, |b| b).map(Reply::Bulk).collect()
+    hash_column(ctx, argv, |(_, v)| v)
+}
+
+/// HKEYS/HVALS: one part of every pair, copied back to back into one
+/// reply buffer.
+fn hash_column(
+    ctx: &mut Ctx,
+    argv: &[Bytes],
+    part: impl for<'a> Fn((&'a [u8], &'a [u8])) -> &'a [u8],
+) -> CmdResult<Reply> {
+    let mut out = BulkList::with_capacity(0, 0);
+    if let Some(h) = ctx.get::<HashValue>(&argv[1])? {
+        out = BulkList::with_capacity(h.len(), 0);
+        for pair in h.iter() {
+            out.push(part(pair));
         }
-        None => Vec::new(),
-    };
-    Ok(Reply::Array(out))
+    }
+    Ok(Reply::Bulks(out))
 }
 
 /// # Format

@@ -289,3 +289,19 @@ class Raw:
 
     def close(self):
         self.s.close()
+
+
+@pytest.fixture
+def side_by_side(tmp_path):
+    """Raw (bytes) clients of a fresh ebb-server and a fresh redis-server,
+    for tests that send both the same traffic; skipped without
+    redis-server."""
+    import shutil
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server")
+    ebb = EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
+    red = RedisServer(cwd=str(tmp_path))
+    yield ebb.client(decode_responses=False), red.client(decode_responses=False)
+    ebb.stop()
+    red.stop()

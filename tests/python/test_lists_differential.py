@@ -5,14 +5,10 @@ than a node), so both of its list forms and the moves between them meet
 Redis's behaviour. Skipped when redis-server is not installed."""
 
 import random
-import shutil
 
 import pytest
 import redis
 
-from conftest import EbbServer, RedisServer
-
-pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 
 KEYS = ["l1", "l2", "l3"]
 
@@ -79,26 +75,20 @@ def run(client, args):
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_random_list_traffic_matches_redis(tmp_path, seed):
-    ebb = EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
-    red = RedisServer(cwd=str(tmp_path))
-    try:
-        a, b = ebb.client(decode_responses=False), red.client(decode_responses=False)
-        rng = random.Random(seed)
-        sizes = {}
-        peak = 0
-        for step in range(1500):
-            args = command(rng, sizes)
-            got, want = run(a, args), run(b, args)
-            assert got == want, f"step {step}: {args[:6]}"
-            if step % 50 == 0 or args[0] in ("LTRIM", "LMOVE", "LMPOP"):
-                sizes = {k: b.llen(k) for k in KEYS}
-                peak = max(peak, *sizes.values())
-        # The traffic did reach lists past the packed form's 128 elements.
-        assert peak > 300
-        for k in KEYS:
-            assert a.lrange(k, 0, -1) == b.lrange(k, 0, -1)
-            assert a.exists(k) == b.exists(k)
-    finally:
-        ebb.stop()
-        red.stop()
+def test_random_list_traffic_matches_redis(side_by_side, seed):
+    a, b = side_by_side
+    rng = random.Random(seed)
+    sizes = {}
+    peak = 0
+    for step in range(1500):
+        args = command(rng, sizes)
+        got, want = run(a, args), run(b, args)
+        assert got == want, f"step {step}: {args[:6]}"
+        if step % 50 == 0 or args[0] in ("LTRIM", "LMOVE", "LMPOP"):
+            sizes = {k: b.llen(k) for k in KEYS}
+            peak = max(peak, *sizes.values())
+    # The traffic did reach lists past the packed form's 128 elements.
+    assert peak > 300
+    for k in KEYS:
+        assert a.lrange(k, 0, -1) == b.lrange(k, 0, -1)
+        assert a.exists(k) == b.exists(k)

@@ -6,13 +6,9 @@ HGETALL, SPOP, ...) are compared as sets. Skipped when redis-server is not
 installed."""
 
 import random
-import shutil
 
 import pytest
 
-from conftest import EbbServer, RedisServer
-
-pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 
 # Replies whose element order is Redis's hash-table order: compared sorted.
 UNORDERED = {"SMEMBERS", "SINTER", "SUNION", "SDIFF", "HKEYS", "HVALS"}
@@ -94,20 +90,14 @@ def run(client, args):
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_random_set_and_hash_traffic_matches_redis(tmp_path, seed):
-    ebb = EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
-    red = RedisServer(cwd=str(tmp_path))
-    try:
-        a, b = ebb.client(decode_responses=False), red.client(decode_responses=False)
-        rng = random.Random(seed)
-        for step in range(2000):
-            args = set_command(rng) if rng.random() < 0.5 else hash_command(rng)
-            got, want = normalise(args, run(a, args)), normalise(args, run(b, args))
-            assert got == want, f"step {step}: {args[:5]}"
-        for k in ("s1", "s2", "s3"):
-            assert a.smembers(k) == b.smembers(k)
-        assert a.hgetall("h") == b.hgetall("h")
-        assert max(b.scard("s1"), b.scard("s2")) > 128 and b.hlen("h") > 128
-    finally:
-        ebb.stop()
-        red.stop()
+def test_random_set_and_hash_traffic_matches_redis(side_by_side, seed):
+    a, b = side_by_side
+    rng = random.Random(seed)
+    for step in range(2000):
+        args = set_command(rng) if rng.random() < 0.5 else hash_command(rng)
+        got, want = normalise(args, run(a, args)), normalise(args, run(b, args))
+        assert got == want, f"step {step}: {args[:5]}"
+    for k in ("s1", "s2", "s3"):
+        assert a.smembers(k) == b.smembers(k)
+    assert a.hgetall("h") == b.hgetall("h")
+    assert max(b.scard("s1"), b.scard("s2")) > 128 and b.hlen("h") > 128

@@ -4,13 +4,8 @@ redis-server side by side: every reply must be the same. Skipped when
 redis-server is not installed."""
 
 import random
-import shutil
 
 import pytest
-
-from conftest import EbbServer, RedisServer
-
-pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 
 
 def score(rng):
@@ -55,21 +50,15 @@ def command(rng):
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_random_sorted_set_traffic_matches_redis(tmp_path, seed):
-    ebb = EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
-    red = RedisServer(cwd=str(tmp_path))
-    try:
-        a, b = ebb.client(decode_responses=False), red.client(decode_responses=False)
-        rng = random.Random(seed)
-        peak = 0
-        for step in range(1500):
-            args = command(rng)
-            assert a.execute_command(*args) == b.execute_command(*args), f"step {step}: {args[:5]}"
-            if step % 100 == 0:
-                peak = max(peak, b.zcard("z"))
-        # The set did grow past the packed form into many chunks.
-        assert peak > 1000
-        assert a.zrange("z", 0, -1, withscores=True) == b.zrange("z", 0, -1, withscores=True)
-    finally:
-        ebb.stop()
-        red.stop()
+def test_random_sorted_set_traffic_matches_redis(side_by_side, seed):
+    a, b = side_by_side
+    rng = random.Random(seed)
+    peak = 0
+    for step in range(1500):
+        args = command(rng)
+        assert a.execute_command(*args) == b.execute_command(*args), f"step {step}: {args[:5]}"
+        if step % 100 == 0:
+            peak = max(peak, b.zcard("z"))
+    # The set did grow past the packed form into many chunks.
+    assert peak > 1000
+    assert a.zrange("z", 0, -1, withscores=True) == b.zrange("z", 0, -1, withscores=True)

@@ -169,13 +169,11 @@ fn hmget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 fn hgetall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     // One buffer for every field and value: no allocation or reference
     // count per element.
-    let mut out = BulkList::pairs_with_capacity(0, 0);
-    if let Some(h) = ctx.get::<HashValue>(&argv[1])? {
-        out = BulkList::pairs_with_capacity(h.len(), 0);
-        for (f, v) in h.iter() {
-            out.push(f);
-            out.push(v);
-        }
+    let h = ctx.get::<HashValue>(&argv[1])?;
+    let mut out = BulkList::pairs_with_capacity(h.map_or(0, HashValue::len), 0);
+    for (f, v) in h.into_iter().flat_map(HashValue::iter) {
+        out.push(f);
+        out.push(v);
     }
     Ok(Reply::Bulks(out))
 }
@@ -199,12 +197,10 @@ fn hash_column(
     argv: &[Bytes],
     part: impl for<'a> Fn((&'a [u8], &'a [u8])) -> &'a [u8],
 ) -> CmdResult<Reply> {
-    let mut out = BulkList::with_capacity(0, 0);
-    if let Some(h) = ctx.get::<HashValue>(&argv[1])? {
-        out = BulkList::with_capacity(h.len(), 0);
-        for pair in h.iter() {
-            out.push(part(pair));
-        }
+    let h = ctx.get::<HashValue>(&argv[1])?;
+    let mut out = BulkList::with_capacity(h.map_or(0, HashValue::len), 0);
+    for pair in h.into_iter().flat_map(HashValue::iter) {
+        out.push(part(pair));
     }
     Ok(Reply::Bulks(out))
 }

@@ -300,14 +300,16 @@ impl ListValue {
             Repr::Packed(p) => return p.pop_many(end == End::Left, n),
             Repr::Quick(q) => q,
         };
+        // Copied out first, then dropped a node at a time (popping one by
+        // one would move a node's bytes for every element).
         let n = n.min(q.len());
-        let mut out = Vec::with_capacity(n);
-        for _ in 0..n {
-            let v = match end {
-                End::Left => q.pop_front(),
-                End::Right => q.pop_back(),
-            };
-            out.extend(v);
+        let out: Vec<Bytes> = match end {
+            End::Left => q.iter().take(n).map(Bytes::copy_from_slice).collect(),
+            End::Right => q.iter().rev().take(n).map(Bytes::copy_from_slice).collect(),
+        };
+        match end {
+            End::Left => q.drop_front(n),
+            End::Right => q.drop_back(n),
         }
         out
     }

@@ -166,6 +166,12 @@ impl Db {
         self.map.is_empty()
     }
 
+    /// Starts loading the slot of `key` into the cache (a hint for a
+    /// lookup that follows soon; see [`KeyTable::prefetch`]).
+    pub fn prefetch(&self, key: &[u8]) {
+        self.map.prefetch(key);
+    }
+
     /// Index sizes.
     pub fn stats(&self) -> DbStats {
         DbStats {
@@ -552,6 +558,14 @@ impl Default for CoreConfig {
 }
 
 impl Store {
+    /// Starts loading the slot of `key` in database `db` into the cache,
+    /// ahead of the command that will look it up.
+    pub fn prefetch(&self, db: usize, key: &[u8]) {
+        if let Some(d) = self.dbs.get(db) {
+            d.prefetch(key);
+        }
+    }
+
     /// A store with `n` empty databases.
     pub fn new(n: usize) -> Store {
         Store {

@@ -17,6 +17,7 @@ pub mod functions;
 pub mod glob;
 mod keytable;
 pub mod lfu;
+mod prefetch;
 pub mod reply;
 mod segindex;
 pub mod table;

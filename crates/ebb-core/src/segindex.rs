@@ -48,6 +48,17 @@ impl SegIndex {
             .copied()
     }
 
+    /// The first id stored under a hash that may be `hash` (the control
+    /// byte matches), without comparing anything: what a prefetch of the
+    /// id's storage should load.
+    pub fn first_candidate(&self, hash: u64) -> Option<u32> {
+        self.tables
+            .get(self.segment(hash))?
+            .iter_hash(hash)
+            .next()
+            .copied()
+    }
+
     /// Mutable access to id `id` stored under `hash`.
     pub fn find_mut(&mut self, hash: u64, id: u32) -> Option<&mut u32> {
         let seg = self.segment(hash);

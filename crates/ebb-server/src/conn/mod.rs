@@ -486,6 +486,10 @@ impl Session {
             if req.argv.is_empty() {
                 continue;
             }
+            // The next request's key starts loading while this one runs.
+            if let (Some(store), Some(key)) = (guard.as_deref(), resp::peek_key(rbuf)) {
+                store.prefetch(self.db, key);
+            }
             match self.dispatch(shared, &mut guard, &req.argv, out) {
                 Flow::Continue => {}
                 other => return other,

@@ -139,26 +139,32 @@ impl CommandSpec {
 
     /// Positions of the keys in `argv`.
     pub fn key_positions(&self, argv: &[Bytes]) -> Vec<usize> {
-        if let Some(f) = self.keys {
-            return f(argv);
+        match self.keys {
+            Some(f) => f(argv),
+            None => self.fixed_key_positions(argv.len()).collect(),
         }
-        if self.first_key <= 0 {
-            return Vec::new();
-        }
-        let argc = argv.len() as i32;
+    }
+
+    /// Positions of the keys that `first_key`, `last_key` and `step`
+    /// name in a request of `argc` arguments (none for movable-key
+    /// commands, whose finder knows them).
+    pub fn fixed_key_positions(&self, argc: usize) -> impl Iterator<Item = usize> {
+        let argc = i32::try_from(argc).unwrap_or(i32::MAX);
+        let first = if self.keys.is_some() {
+            0
+        } else {
+            self.first_key
+        };
         let last = if self.last_key < 0 {
             argc + self.last_key
         } else {
             self.last_key
         };
-        let step = self.step.max(1);
-        let mut out = Vec::new();
-        let mut i = self.first_key;
-        while i <= last && i < argc {
-            out.push(i as usize);
-            i += step;
-        }
-        out
+        let end = if first <= 0 { 0 } else { (last + 1).min(argc) };
+        let first = first.max(1);
+        (first..end.max(first))
+            .step_by(self.step.max(1) as usize)
+            .map(|i| i as usize)
     }
 }
 
@@ -321,6 +327,26 @@ pub fn index_of(spec: &'static CommandSpec) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// Fixed key positions follow first/last/step, stop at the last
+    /// argument and give nothing for keyless commands.
+    #[test]
+    fn fixed_key_positions_follow_the_spec() {
+        let at = |name: &str, argc: usize| {
+            lookup(name.as_bytes())
+                .map(|s| s.fixed_key_positions(argc).collect::<Vec<_>>())
+                .unwrap_or_default()
+        };
+        assert_eq!(at("mset", 7), vec![1, 3, 5]);
+        assert_eq!(at("mset", 6), vec![1, 3, 5]);
+        assert_eq!(at("mget", 4), vec![1, 2, 3]);
+        assert_eq!(at("get", 2), vec![1]);
+        assert_eq!(at("ping", 2), Vec::<usize>::new());
+        assert_eq!(at("rename", 3), vec![1, 2]);
+        assert_eq!(at("zunion", 4), Vec::<usize>::new());
+    }
+
     #[test]
     fn every_command_is_documented() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/commands.md");

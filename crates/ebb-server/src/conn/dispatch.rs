@@ -445,6 +445,13 @@ impl Session {
         match spec.exec {
             Exec::Core(_) => {
                 let store = guard.get_or_insert_with(|| shared.store.lock());
+                // A command of several keys (MSET, MGET, DEL …) has their
+                // slots loading together rather than one after another.
+                if spec.step > 0 && spec.last_key != spec.first_key {
+                    for i in spec.fixed_key_positions(argv.len()) {
+                        store.prefetch(self.db, &argv[i]);
+                    }
+                }
                 match self.run_core(store, spec, argv, true) {
                     Ok(r) => {
                         self.reply(&r, out);

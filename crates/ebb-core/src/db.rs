@@ -172,6 +172,14 @@ impl Db {
         self.map.prefetch(key);
     }
 
+    /// Starts loading member `m` of the value at `key` into the cache
+    /// (the key's slot is read: meant for a key already in the cache).
+    pub fn prefetch_member(&self, key: &[u8], m: &[u8]) {
+        if let Some(e) = self.map.get(key) {
+            e.value.prefetch_member(m);
+        }
+    }
+
     /// Index sizes.
     pub fn stats(&self) -> DbStats {
         DbStats {
@@ -563,6 +571,14 @@ impl Store {
     pub fn prefetch(&self, db: usize, key: &[u8]) {
         if let Some(d) = self.dbs.get(db) {
             d.prefetch(key);
+        }
+    }
+
+    /// Starts loading member `m` of the value at `key` in database `db`
+    /// into the cache, ahead of the command that will look it up.
+    pub fn prefetch_member(&self, db: usize, key: &[u8], m: &[u8]) {
+        if let Some(d) = self.dbs.get(db) {
+            d.prefetch_member(key, m);
         }
     }
 

@@ -71,29 +71,39 @@ fn header_end(
     }
 }
 
-/// The first argument after the command name of the multibulk request at
-/// the front of `buf`, when it has fully arrived: the key of most
-/// commands, looked at ahead of time so its slot can be prefetched while
-/// the request before it runs. Reads only; any doubt gives `None`.
-pub fn peek_key(buf: &[u8]) -> Option<&[u8]> {
-    fn header(buf: &[u8], at: usize, sigil: u8) -> Option<(i64, usize)> {
+/// The first [`PEEKED`] arguments of the multibulk request at the front
+/// of `buf` (command name first), as far as they have fully arrived: the
+/// key and member of most commands, looked at ahead of time so their
+/// storage can be prefetched while the request before runs. Reads only;
+/// any doubt ends the list.
+pub fn peek_args(buf: &[u8]) -> [Option<&[u8]>; PEEKED] {
+    fn header(buf: &[u8], at: usize, sigil: u8) -> Option<(usize, usize)> {
         if *buf.get(at)? != sigil {
             return None;
         }
         let cr = find_byte(&buf[..buf.len().min(at + 24)], at, b'\r')?;
-        Some((header_int(&buf[at + 1..cr])?, cr + 2))
+        let n = usize::try_from(header_int(&buf[at + 1..cr])?).ok()?;
+        Some((n, cr + 2))
     }
-    let (count, at) = header(buf, 0, b'*')?;
-    if count < 2 {
-        return None;
+    let mut out = [None; PEEKED];
+    let Some((count, mut at)) = header(buf, 0, b'*') else {
+        return out;
+    };
+    for slot in out.iter_mut().take(count) {
+        let Some((len, start)) = header(buf, at, b'$') else {
+            break;
+        };
+        let Some(arg) = start.checked_add(len).and_then(|end| buf.get(start..end)) else {
+            break;
+        };
+        *slot = Some(arg);
+        at = start + len + 2;
     }
-    let (name_len, at) = header(buf, at, b'$')?;
-    let after_name = at
-        .checked_add(usize::try_from(name_len).ok()?)?
-        .checked_add(2)?;
-    let (key_len, at) = header(buf, after_name, b'$')?;
-    buf.get(at..at.checked_add(usize::try_from(key_len).ok()?)?)
+    out
 }
+
+/// Arguments [`peek_args`] looks at.
+pub const PEEKED: usize = 4;
 
 /// Parses one request from the front of `buf`, consuming it when complete.
 pub fn parse(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoError> {
@@ -465,28 +475,43 @@ mod props;
 
 #[cfg(test)]
 mod tests {
-    use super::peek_key;
+    use super::peek_args;
 
-    /// The key of a complete request is seen; a request cut short, an
-    /// inline one, one without a key or with odd headers gives nothing.
+    /// Complete arguments are seen, up to four; a request cut short, an
+    /// inline one or odd headers end the list.
     #[test]
-    fn peek_key_reads_only_a_complete_key() {
+    fn peek_args_reads_only_complete_arguments() {
+        let key = |b: &[u8]| peek_args(b)[1].map(<[u8]>::to_vec);
+        let all = peek_args(b"*5\r\n$4\r\nZADD\r\n$1\r\nz\r\n$1\r\n1\r\n$1\r\nm\r\n$1\r\nx\r\n");
         assert_eq!(
-            peek_key(b"*3\r\n$3\r\nSET\r\n$5\r\nkey:1\r\n$1\r\nv\r\n"),
-            Some(&b"key:1"[..])
+            all,
+            [Some(&b"ZADD"[..]), Some(b"z"), Some(b"1"), Some(b"m")]
         );
-        assert_eq!(peek_key(b"*2\r\n$4\r\nINCR\r\n$5\r\nkey:"), None);
-        assert_eq!(peek_key(b"*2\r\n$4\r\nINCR\r\n$5"), None);
-        assert_eq!(peek_key(b"*1\r\n$4\r\nPING\r\n"), None);
-        assert_eq!(peek_key(b"GET key\r\n"), None);
-        assert_eq!(peek_key(b""), None);
-        assert_eq!(peek_key(b"*2\r\n$-1\r\n$1\r\nk\r\n"), None);
-        assert_eq!(peek_key(b"*2\r\n$3\r\nGET\r\n+k\r\n"), None);
         assert_eq!(
-            peek_key(b"*2\r\n$9223372036854775807\r\nGET\r\n$1\r\nk\r\n"),
+            key(b"*3\r\n$3\r\nSET\r\n$5\r\nkey:1\r\n$1\r\nv"),
+            Some(b"key:1".to_vec())
+        );
+        // An argument's bytes are enough; its line end may follow later.
+        assert_eq!(
+            peek_args(b"*3\r\n$3\r\nSET\r\n$5\r\nkey:1\r\n$1\r\nv")[2],
+            Some(&b"v"[..])
+        );
+        assert_eq!(
+            peek_args(b"*3\r\n$3\r\nSET\r\n$5\r\nkey:1\r\n$2\r\nv")[2],
             None
         );
-        assert_eq!(peek_key(b"*2\r\n$3\r\nGET\r\n$0\r\n\r\n"), Some(&b""[..]));
+        assert_eq!(key(b"*2\r\n$4\r\nINCR\r\n$5\r\nkey:"), None);
+        assert_eq!(key(b"*2\r\n$4\r\nINCR\r\n$5"), None);
+        assert_eq!(key(b"*1\r\n$4\r\nPING\r\n$1\r\nk\r\n"), None);
+        assert_eq!(key(b"GET key\r\n"), None);
+        assert_eq!(key(b""), None);
+        assert_eq!(key(b"*2\r\n$-1\r\n$1\r\nk\r\n"), None);
+        assert_eq!(key(b"*2\r\n$3\r\nGET\r\n+k\r\n"), None);
+        assert_eq!(
+            key(b"*2\r\n$9223372036854775807\r\nGET\r\n$1\r\nk\r\n"),
+            None
+        );
+        assert_eq!(key(b"*2\r\n$3\r\nGET\r\n$0\r\n\r\n"), Some(Vec::new()));
     }
 
     use super::*;

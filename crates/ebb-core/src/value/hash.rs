@@ -120,6 +120,14 @@ impl HashValue {
         self.get_entry(field).map(|(_, v)| v)
     }
 
+    /// Starts loading the node of field `m` into the cache (a hint for a
+    /// lookup of it that follows soon; small packed forms need none).
+    pub fn prefetch_member(&self, m: &[u8]) {
+        if let Repr::Table(t) = &self.repr {
+            t.fields.prefetch(m);
+        }
+    }
+
     /// Whether `field` exists.
     pub fn contains(&self, field: &[u8]) -> bool {
         match &self.repr {

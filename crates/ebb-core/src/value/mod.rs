@@ -67,6 +67,17 @@ impl From<ListValue> for Value {
 }
 
 impl Value {
+    /// Starts loading member (or field) `m` of a large set, sorted set or
+    /// hash into the cache, ahead of a command that will look it up.
+    pub fn prefetch_member(&self, m: &[u8]) {
+        match self {
+            Value::Set(s) => s.prefetch_member(m),
+            Value::ZSet(z) => z.prefetch_member(m),
+            Value::Hash(h) => h.prefetch_member(m),
+            Value::Str(_) | Value::List(_) => {}
+        }
+    }
+
     /// The name TYPE replies with.
     pub fn type_name(&self) -> &'static str {
         match self {

@@ -144,6 +144,14 @@ impl SetValue {
         }
     }
 
+    /// Starts loading the node of member `m` into the cache (a hint for a
+    /// lookup of it that follows soon; small packed forms need none).
+    pub fn prefetch_member(&self, m: &[u8]) {
+        if let Repr::Large(t) = &self.repr {
+            t.table.prefetch(m);
+        }
+    }
+
     /// Whether `m` is a member.
     pub fn contains(&self, m: &[u8]) -> bool {
         match &self.repr {

@@ -66,6 +66,19 @@ impl<V> MemberNames for MemberTable<V> {
 }
 
 impl<V> MemberTable<V> {
+    /// Starts loading the node `member` probably sits in (the index is
+    /// read, the node only prefetched).
+    pub fn prefetch(&self, member: &[u8]) {
+        if let Some(node) = self
+            .index
+            .as_ref()
+            .and_then(|ix| ix.first_candidate(hash_of(member)))
+            .and_then(|id| self.nodes.get(id as usize))
+        {
+            crate::prefetch::prefetch_value(node);
+        }
+    }
+
     /// Number of members.
     pub fn len(&self) -> usize {
         self.nodes.len()

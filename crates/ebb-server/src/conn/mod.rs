@@ -486,9 +486,8 @@ impl Session {
             if req.argv.is_empty() {
                 continue;
             }
-            // The next request's key starts loading while this one runs.
-            if let (Some(store), Some(key)) = (guard.as_deref(), resp::peek_key(rbuf)) {
-                store.prefetch(self.db, key);
+            if let Some(store) = guard.as_deref() {
+                prefetch_next(store, self.db, &req.argv, rbuf);
             }
             match self.dispatch(shared, &mut guard, &req.argv, out) {
                 Flow::Continue => {}
@@ -593,5 +592,25 @@ impl Session {
         self.entry.subs.store(0, Ordering::Relaxed);
         self.entry.psubs.store(0, Ordering::Relaxed);
         self.entry.ssubs.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Starts loading what the next request in `rbuf` will look up while the
+/// current one (`argv`) runs: its key's slot or, when it names the same
+/// key (whose slot is then in the cache), its member's node in a large
+/// collection (the member is the third argument, the fourth for ZADD and
+/// ZINCRBY). Only a hint: a wrong guess costs a lookup.
+fn prefetch_next(store: &Store, db: usize, argv: &[Bytes], rbuf: &[u8]) {
+    let [name, key, third, fourth] = resp::peek_args(rbuf);
+    let (Some(name), Some(key)) = (name, key) else {
+        return;
+    };
+    if argv.get(1).is_some_and(|k| k[..] == *key) {
+        let scored = name.eq_ignore_ascii_case(b"zadd") || name.eq_ignore_ascii_case(b"zincrby");
+        if let Some(m) = if scored { fourth } else { third } {
+            store.prefetch_member(db, key, m);
+        }
+    } else {
+        store.prefetch(db, key);
     }
 }

@@ -168,16 +168,18 @@ impl Db {
 
     /// Starts loading the slot of `key` into the cache (a hint for a
     /// lookup that follows soon; see [`KeyTable::prefetch`]).
-    pub fn prefetch(&self, key: &[u8]) {
-        self.map.prefetch(key);
+    /// Returns false for a database small enough to stay in the cache.
+    pub fn prefetch(&self, key: &[u8]) -> bool {
+        self.map.prefetch(key)
     }
 
     /// Starts loading member `m` of the value at `key` into the cache
     /// (the key's slot is read: meant for a key already in the cache).
-    pub fn prefetch_member(&self, key: &[u8], m: &[u8]) {
-        if let Some(e) = self.map.get(key) {
-            e.value.prefetch_member(m);
-        }
+    /// Returns whether the value is a collection large enough for that.
+    pub fn prefetch_member(&self, key: &[u8], m: &[u8]) -> bool {
+        self.map
+            .get(key)
+            .is_some_and(|e| e.value.prefetch_member(m))
     }
 
     /// Index sizes.
@@ -568,18 +570,16 @@ impl Default for CoreConfig {
 impl Store {
     /// Starts loading the slot of `key` in database `db` into the cache,
     /// ahead of the command that will look it up.
-    pub fn prefetch(&self, db: usize, key: &[u8]) {
-        if let Some(d) = self.dbs.get(db) {
-            d.prefetch(key);
-        }
+    /// Returns false for a database small enough to stay in the cache.
+    pub fn prefetch(&self, db: usize, key: &[u8]) -> bool {
+        self.dbs.get(db).is_some_and(|d| d.prefetch(key))
     }
 
     /// Starts loading member `m` of the value at `key` in database `db`
     /// into the cache, ahead of the command that will look it up.
-    pub fn prefetch_member(&self, db: usize, key: &[u8], m: &[u8]) {
-        if let Some(d) = self.dbs.get(db) {
-            d.prefetch_member(key, m);
-        }
+    /// Returns whether it is a collection large enough for that.
+    pub fn prefetch_member(&self, db: usize, key: &[u8], m: &[u8]) -> bool {
+        self.dbs.get(db).is_some_and(|d| d.prefetch_member(key, m))
     }
 
     /// A store with `n` empty databases.

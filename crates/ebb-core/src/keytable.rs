@@ -70,7 +70,12 @@ impl<V> KeyTable<V> {
     /// prefetched: with keys spread over a large table the slot's cache
     /// miss was most of a lookup's time, and a pipeline's next key can be
     /// loading while the current command runs.
-    pub fn prefetch(&self, key: &[u8]) {
+    /// Returns false (and does nothing) for a table small enough to stay
+    /// in the cache.
+    pub fn prefetch(&self, key: &[u8]) -> bool {
+        if !crate::prefetch::worth::<(Member, V)>(self.slots.len()) {
+            return false;
+        }
         if let Some(slot) = self
             .index
             .first_candidate(hash_of(key))
@@ -78,6 +83,7 @@ impl<V> KeyTable<V> {
         {
             crate::prefetch::prefetch_value(slot);
         }
+        true
     }
 
     /// The value of `key`.
@@ -221,14 +227,16 @@ mod tests {
     #[test]
     fn prefetch_changes_nothing() {
         let mut t: KeyTable<usize> = KeyTable::default();
-        t.prefetch(b"none");
-        for i in 0..10_000 {
+        assert!(!t.prefetch(b"none"));
+        let n = (8 << 20) / std::mem::size_of::<(Member, usize)>();
+        for i in 0..n {
             t.push(format!("key:{i}").as_bytes(), i);
             t.prefetch(format!("key:{}", i / 2).as_bytes());
             t.prefetch(b"absent");
         }
-        assert_eq!(t.len(), 10_000);
-        assert_eq!(t.get(b"key:9999"), Some(&9999));
+        assert!(t.prefetch(b"key:1"));
+        assert_eq!(t.len(), n);
+        assert_eq!(t.get(format!("key:{}", n - 1).as_bytes()), Some(&(n - 1)));
     }
 
     /// Past a few thousand keys the index is segmented: every key stays

@@ -71,12 +71,13 @@ fn header_end(
     }
 }
 
-/// The first [`PEEKED`] arguments of the multibulk request at the front
-/// of `buf` (command name first), as far as they have fully arrived: the
-/// key and member of most commands, looked at ahead of time so their
-/// storage can be prefetched while the request before runs. Reads only;
-/// any doubt ends the list.
-pub fn peek_args(buf: &[u8]) -> [Option<&[u8]>; PEEKED] {
+/// The first [`PEEKED`] arguments (command name first) of the complete
+/// multibulk request at the front of `buf`, and the request's length:
+/// requests waiting in a pipeline are looked at ahead of time, so that
+/// their keys and members can be prefetched. Reads only; `None` for an
+/// incomplete, inline or malformed request (the parser will say what is
+/// wrong with it).
+pub fn peek_request(buf: &[u8]) -> Option<([Option<&[u8]>; PEEKED], usize)> {
     fn header(buf: &[u8], at: usize, sigil: u8) -> Option<(usize, usize)> {
         if *buf.get(at)? != sigil {
             return None;
@@ -85,24 +86,21 @@ pub fn peek_args(buf: &[u8]) -> [Option<&[u8]>; PEEKED] {
         let n = usize::try_from(header_int(&buf[at + 1..cr])?).ok()?;
         Some((n, cr + 2))
     }
-    let mut out = [None; PEEKED];
-    let Some((count, mut at)) = header(buf, 0, b'*') else {
-        return out;
-    };
-    for slot in out.iter_mut().take(count) {
-        let Some((len, start)) = header(buf, at, b'$') else {
-            break;
-        };
-        let Some(arg) = start.checked_add(len).and_then(|end| buf.get(start..end)) else {
-            break;
-        };
-        *slot = Some(arg);
-        at = start + len + 2;
+    let mut args = [None; PEEKED];
+    let (count, mut at) = header(buf, 0, b'*')?;
+    for i in 0..count {
+        let (len, start) = header(buf, at, b'$')?;
+        let end = start.checked_add(len)?;
+        let arg = buf.get(start..end)?;
+        if let Some(slot) = args.get_mut(i) {
+            *slot = Some(arg);
+        }
+        at = end.checked_add(2)?;
     }
-    out
+    (at <= buf.len()).then_some((args, at))
 }
 
-/// Arguments [`peek_args`] looks at.
+/// Arguments [`peek_request`] returns.
 pub const PEEKED: usize = 4;
 
 /// Parses one request from the front of `buf`, consuming it when complete.
@@ -475,43 +473,40 @@ mod props;
 
 #[cfg(test)]
 mod tests {
-    use super::peek_args;
+    use super::peek_request;
 
-    /// Complete arguments are seen, up to four; a request cut short, an
-    /// inline one or odd headers end the list.
+    /// A complete request gives its first four arguments and its length;
+    /// a request cut short, an inline one or odd headers give nothing.
     #[test]
-    fn peek_args_reads_only_complete_arguments() {
-        let key = |b: &[u8]| peek_args(b)[1].map(<[u8]>::to_vec);
-        let all = peek_args(b"*5\r\n$4\r\nZADD\r\n$1\r\nz\r\n$1\r\n1\r\n$1\r\nm\r\n$1\r\nx\r\n");
+    fn peek_request_reads_only_complete_requests() {
+        let zadd = b"*5\r\n$4\r\nZADD\r\n$1\r\nz\r\n$1\r\n1\r\n$1\r\nm\r\n$1\r\nx\r\n";
+        let (args, len) = peek_request(zadd).expect("complete");
         assert_eq!(
-            all,
+            args,
             [Some(&b"ZADD"[..]), Some(b"z"), Some(b"1"), Some(b"m")]
         );
-        assert_eq!(
-            key(b"*3\r\n$3\r\nSET\r\n$5\r\nkey:1\r\n$1\r\nv"),
-            Some(b"key:1".to_vec())
-        );
-        // An argument's bytes are enough; its line end may follow later.
-        assert_eq!(
-            peek_args(b"*3\r\n$3\r\nSET\r\n$5\r\nkey:1\r\n$1\r\nv")[2],
-            Some(&b"v"[..])
-        );
-        assert_eq!(
-            peek_args(b"*3\r\n$3\r\nSET\r\n$5\r\nkey:1\r\n$2\r\nv")[2],
-            None
-        );
-        assert_eq!(key(b"*2\r\n$4\r\nINCR\r\n$5\r\nkey:"), None);
-        assert_eq!(key(b"*2\r\n$4\r\nINCR\r\n$5"), None);
-        assert_eq!(key(b"*1\r\n$4\r\nPING\r\n$1\r\nk\r\n"), None);
-        assert_eq!(key(b"GET key\r\n"), None);
-        assert_eq!(key(b""), None);
-        assert_eq!(key(b"*2\r\n$-1\r\n$1\r\nk\r\n"), None);
-        assert_eq!(key(b"*2\r\n$3\r\nGET\r\n+k\r\n"), None);
-        assert_eq!(
-            key(b"*2\r\n$9223372036854775807\r\nGET\r\n$1\r\nk\r\n"),
-            None
-        );
-        assert_eq!(key(b"*2\r\n$3\r\nGET\r\n$0\r\n\r\n"), Some(Vec::new()));
+        assert_eq!(len, zadd.len());
+        let mut two = zadd.to_vec();
+        two.extend_from_slice(b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n");
+        let (_, first) = peek_request(&two).expect("complete");
+        let (args, _) = peek_request(&two[first..]).expect("complete");
+        assert_eq!(args, [Some(&b"GET"[..]), Some(b"k"), None, None]);
+        for cut in 1..zadd.len() {
+            assert_eq!(peek_request(&zadd[..cut]), None, "cut at {cut}");
+        }
+        for odd in [
+            &b"GET key\r\n"[..],
+            b"",
+            b"*2\r\n$-1\r\n$1\r\nk\r\n",
+            b"*2\r\n$3\r\nGET\r\n+k\r\n",
+            b"*2\r\n$9223372036854775807\r\nGET\r\n$1\r\nk\r\n",
+            b"*-1\r\n",
+        ] {
+            assert_eq!(peek_request(odd), None);
+        }
+        let (args, _) = peek_request(b"*2\r\n$3\r\nGET\r\n$0\r\n\r\n").expect("complete");
+        assert_eq!(args[1], Some(&b""[..]));
+        assert_eq!(peek_request(b"*0\r\n").map(|(_, n)| n), Some(4));
     }
 
     use super::*;

@@ -122,9 +122,11 @@ impl HashValue {
 
     /// Starts loading the node of field `m` into the cache (a hint for a
     /// lookup of it that follows soon; small packed forms need none).
-    pub fn prefetch_member(&self, m: &[u8]) {
-        if let Repr::Table(t) = &self.repr {
-            t.fields.prefetch(m);
+    /// Returns whether the collection is large enough for that.
+    pub fn prefetch_member(&self, m: &[u8]) -> bool {
+        match &self.repr {
+            Repr::Table(t) => t.fields.prefetch(m),
+            _ => false,
         }
     }
 

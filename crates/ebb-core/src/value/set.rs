@@ -146,9 +146,11 @@ impl SetValue {
 
     /// Starts loading the node of member `m` into the cache (a hint for a
     /// lookup of it that follows soon; small packed forms need none).
-    pub fn prefetch_member(&self, m: &[u8]) {
-        if let Repr::Large(t) = &self.repr {
-            t.table.prefetch(m);
+    /// Returns whether the collection is large enough for that.
+    pub fn prefetch_member(&self, m: &[u8]) -> bool {
+        match &self.repr {
+            Repr::Large(t) => t.table.prefetch(m),
+            _ => false,
         }
     }
 

@@ -68,7 +68,12 @@ impl<V> MemberNames for MemberTable<V> {
 impl<V> MemberTable<V> {
     /// Starts loading the node `member` probably sits in (the index is
     /// read, the node only prefetched).
-    pub fn prefetch(&self, member: &[u8]) {
+    /// Returns false (and does nothing) for a table small enough to stay in
+    /// the cache.
+    pub fn prefetch(&self, member: &[u8]) -> bool {
+        if !crate::prefetch::worth::<Node<V>>(self.nodes.len()) {
+            return false;
+        }
         if let Some(node) = self
             .index
             .as_ref()
@@ -77,6 +82,7 @@ impl<V> MemberTable<V> {
         {
             crate::prefetch::prefetch_value(node);
         }
+        true
     }
 
     /// Number of members.

@@ -94,6 +94,10 @@ pub struct Session {
     prev_spec: Option<&'static CommandSpec>,
     /// Its statistics slot, if it has no subcommands.
     prev_plain_slot: Option<usize>,
+    /// Requests left before the next look-ahead for prefetching (after one
+    /// found nothing worth loading: the same key and member again, or a
+    /// small database or collection).
+    prefetch_rest: u8,
     /// Error replies sent so far (for failed-call counting).
     pub err_seq: u64,
     /// `err_seq` when the current call started or the last one ended: a
@@ -225,6 +229,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         clock_ticks: 0,
         prev_spec: None,
         prev_plain_slot: None,
+        prefetch_rest: 0,
         err_seq: 0,
         err_mark: 0,
         error_counted: false,
@@ -486,12 +491,19 @@ impl Session {
             if req.argv.is_empty() {
                 continue;
             }
-            if let Some(store) = guard.as_deref() {
-                prefetch_next(store, self.db, &req.argv, rbuf);
-            }
+            let locked = guard.is_some();
             match self.dispatch(shared, &mut guard, &req.argv, out) {
                 Flow::Continue => {}
                 other => return other,
+            }
+            // Once per batch, as soon as the store is held: the requests
+            // waiting behind this one start loading their keys.
+            if let (false, Some(store)) = (locked, guard.as_deref()) {
+                if self.prefetch_rest > 0 {
+                    self.prefetch_rest -= 1;
+                } else if !prefetch_waiting(store, self.db, &req.argv, rbuf) {
+                    self.prefetch_rest = PREFETCH_REST;
+                }
             }
         }
     }
@@ -595,22 +607,44 @@ impl Session {
     }
 }
 
-/// Starts loading what the next request in `rbuf` will look up while the
-/// current one (`argv`) runs: its key's slot or, when it names the same
-/// key (whose slot is then in the cache), its member's node in a large
+/// Batches a session lets pass without looking ahead after a look-ahead
+/// that found nothing to prefetch: a workload repeating one key, or on a
+/// small database, then pays for one look in this many.
+const PREFETCH_REST: u8 = 16;
+
+/// Requests of one batch looked at ahead.
+const PREFETCH_AHEAD: usize = 64;
+
+/// Starts loading what the complete requests waiting in `rbuf` will look
+/// up, all at once so that their cache misses overlap: each request's key
+/// slot or, when it names the same key as the request before it (`argv`
+/// for the first) with another member, that member's node in a large
 /// collection (the member is the third argument, the fourth for ZADD and
-/// ZINCRBY). Only a hint: a wrong guess costs a lookup.
-fn prefetch_next(store: &Store, db: usize, argv: &[Bytes], rbuf: &[u8]) {
-    let [name, key, third, fourth] = resp::peek_args(rbuf);
-    let (Some(name), Some(key)) = (name, key) else {
-        return;
-    };
-    if argv.get(1).is_some_and(|k| k[..] == *key) {
+/// ZINCRBY). Only a hint: a wrong guess costs a lookup. Returns whether
+/// anything was worth prefetching (small databases and collections are
+/// not).
+fn prefetch_waiting(store: &Store, db: usize, argv: &[Bytes], mut rbuf: &[u8]) -> bool {
+    let mut prev_key = argv.get(1).map(|k| &k[..]);
+    let mut prev_member = [argv.get(2).map(|a| &a[..]), argv.get(3).map(|a| &a[..])];
+    let mut worth = false;
+    for _ in 0..PREFETCH_AHEAD {
+        let Some(([name, key, third, fourth], len)) = resp::peek_request(rbuf) else {
+            break;
+        };
+        rbuf = &rbuf[len..];
+        let (Some(name), Some(key)) = (name, key) else {
+            continue;
+        };
         let scored = name.eq_ignore_ascii_case(b"zadd") || name.eq_ignore_ascii_case(b"zincrby");
-        if let Some(m) = if scored { fourth } else { third } {
-            store.prefetch_member(db, key, m);
+        let at = usize::from(scored);
+        let member = [third, fourth][at];
+        if prev_key != Some(key) {
+            worth |= store.prefetch(db, key);
+        } else if let Some(m) = member.filter(|&m| prev_member[at] != Some(m)) {
+            worth |= store.prefetch_member(db, key, m);
         }
-    } else {
-        store.prefetch(db, key);
+        prev_key = Some(key);
+        prev_member = [third, fourth];
     }
+    worth
 }

@@ -623,6 +623,7 @@ const PREFETCH_AHEAD: usize = 64;
 /// ZINCRBY). Only a hint: a wrong guess costs a lookup. Returns whether
 /// anything was worth prefetching (small databases and collections are
 /// not).
+#[inline(never)]
 fn prefetch_waiting(store: &Store, db: usize, argv: &[Bytes], mut rbuf: &[u8]) -> bool {
     let mut prev_key = argv.get(1).map(|k| &k[..]);
     let mut prev_member = [argv.get(2).map(|a| &a[..]), argv.get(3).map(|a| &a[..])];

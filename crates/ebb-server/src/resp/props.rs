@@ -228,3 +228,39 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// Looking ahead agrees with the parser: on any stream, whatever
+    /// `peek_request` finds complete, the parser takes whole, with the
+    /// same first arguments and the same length; it never panics.
+    #[test]
+    fn peeking_agrees_with_parsing(bytes in stream(), reqs in prop::collection::vec(args(), 0..4)) {
+        let mut all: Vec<u8> = reqs.iter().flat_map(|a| multibulk(a)).collect();
+        all.extend_from_slice(&bytes);
+        let mut buf = BytesMut::from(&all[..]);
+        let lim = unbounded();
+        loop {
+            let peeked = peek_request(&buf).map(|(a, n)| {
+                (a.map(|x| x.map(<[u8]>::to_vec)), n)
+            });
+            let before = buf.len();
+            match parse(&mut buf, &lim) {
+                Ok(Parsed::Command(argv)) => {
+                    if let Some((args, n)) = peeked {
+                        prop_assert_eq!(n, before - buf.len());
+                        for (i, a) in args.iter().enumerate() {
+                            prop_assert_eq!(a.as_deref(), argv.get(i).map(|x| &x[..]));
+                        }
+                    }
+                }
+                Ok(Parsed::Incomplete) => {
+                    prop_assert!(peeked.is_none());
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+    }
+}

@@ -94,7 +94,7 @@ pub struct Session {
     prev_spec: Option<&'static CommandSpec>,
     /// Its statistics slot, if it has no subcommands.
     prev_plain_slot: Option<usize>,
-    /// Requests left before the next look-ahead for prefetching (after one
+    /// Batches left before the next look-ahead for prefetching (after one
     /// found nothing worth loading: the same key and member again, or a
     /// small database or collection).
     prefetch_rest: u8,

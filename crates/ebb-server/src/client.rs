@@ -86,8 +86,9 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[Bytes])>, cmd: &str)
         None => -1,
     };
     let qbuf = this.map_or(0, |(_, argv)| request_len(argv));
+    let qbuf_free = c.qbuf_room.load(Ordering::Relaxed).saturating_sub(qbuf);
     format!(
-        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user={} redir=-1 resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user={} redir=-1 resp={} lib-name={} lib-ver={}",
         c.id,
         c.addr,
         c.laddr,
@@ -101,6 +102,7 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[Bytes])>, cmd: &str)
         ssubs,
         multi,
         qbuf,
+        qbuf_free,
         cmd,
         String::from_utf8_lossy(&c.user.lock()),
         c.resp.load(Ordering::Relaxed),
@@ -376,4 +378,27 @@ fn kill(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
         }
     }
     Reply::Int(killed)
+}
+
+/// How often the client-buffer cron looks at the connections.
+const BUFFER_CRON_MS: u64 = 250;
+
+/// Runs forever: asks each connection idle for
+/// [`crate::conn::IDLE_FREE_MS`] that still holds a read buffer, and each
+/// whose read buffer a long request grew, to trim its buffers
+/// (`Msg::Trim`). The connections do the freeing themselves, on their own
+/// task, so no buffer changes hands.
+pub async fn buffer_cron(shared: Arc<Shared>) {
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(BUFFER_CRON_MS)).await;
+        let now = now_ms();
+        let clients: Vec<Arc<ClientEntry>> = shared.clients.lock().values().cloned().collect();
+        for c in clients {
+            let room = c.qbuf_room.load(Ordering::Relaxed);
+            let idle = now.saturating_sub(c.last_active.load(Ordering::Relaxed));
+            if (room > 0 && idle >= crate::conn::IDLE_FREE_MS) || room > crate::conn::TRIM_ABOVE {
+                let _ = c.tx.send(Msg::Trim);
+            }
+        }
+    }
 }

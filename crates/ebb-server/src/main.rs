@@ -138,6 +138,7 @@ async fn serve(cfg: Config) -> i32 {
         tracing::info!(port, "Ready to accept connections");
     }
     tokio::spawn(sweeper::run(shared.clone()));
+    tokio::spawn(client::buffer_cron(shared.clone()));
     tokio::spawn(durability::run_background(shared.clone()));
     let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
         Ok(s) => s,

@@ -24,6 +24,10 @@ pub enum Msg {
     Unblocked(Reply),
     /// CLIENT KILL or shutdown: close the connection.
     Kill,
+    /// The client-buffer cron's turn: a connection idle for a while lets
+    /// go of its buffers, one whose read buffer a long request grew gives
+    /// the room back (Redis's clientsCron resizes query buffers likewise).
+    Trim,
 }
 
 /// Registry entry of one connected client (for CLIENT LIST/KILL/INFO).
@@ -74,6 +78,9 @@ pub struct ClientEntry {
     pub overflowed: AtomicBool,
     /// Wakes the connection task to close, even while it waits on a write.
     pub kill: tokio::sync::Notify,
+    /// Bytes the connection's read buffer holds room for, as it last
+    /// published (CLIENT LIST's `qbuf-free`; 0 once freed while idle).
+    pub qbuf_room: AtomicUsize,
 }
 
 impl ClientEntry {

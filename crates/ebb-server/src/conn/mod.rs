@@ -98,6 +98,8 @@ pub struct Session {
     /// found nothing worth loading: the same key and member again, or a
     /// small database or collection).
     prefetch_rest: u8,
+    /// The read buffer's room as last published to the client registry.
+    qbuf_room: usize,
     /// Error replies sent so far (for failed-call counting).
     pub err_seq: u64,
     /// `err_seq` when the current call started or the last one ended: a
@@ -187,6 +189,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         soft_since: std::sync::atomic::AtomicU64::new(0),
         overflowed: AtomicBool::new(false),
         kill: tokio::sync::Notify::new(),
+        qbuf_room: AtomicUsize::new(0),
     });
     let maxclients = shared.config.read().get_i64("maxclients").max(1) as usize;
     shared.stats.connections.fetch_add(1, Ordering::Relaxed);
@@ -230,6 +233,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         prev_spec: None,
         prev_plain_slot: None,
         prefetch_rest: 0,
+        qbuf_room: 0,
         err_seq: 0,
         err_mark: 0,
         error_counted: false,
@@ -343,15 +347,22 @@ impl Session {
                 }
                 Flow::Continue => {}
             }
-            // Buffers a long request or reply grew give their room back
-            // once drained, so an idle connection stays small.
-            const BUF: usize = 16 * 1024;
-            if rbuf.is_empty() && rbuf.capacity() > 4 * BUF {
-                rbuf = BytesMut::with_capacity(BUF);
-                req.shrink();
-            }
+            // A reply buffer a long reply grew gives its room back once
+            // drained; a read buffer waits for the client-buffer cron
+            // (`Msg::Trim`), as Redis resizes query buffers in its cron.
             if out.is_empty() && out.capacity() > 4 * BUF {
                 out = BytesMut::with_capacity(BUF);
+            }
+            // A drained read buffer takes back the room its consumed
+            // requests used (in place, unless a request is still held),
+            // so the next read has a whole buffer.
+            if rbuf.is_empty() && rbuf.capacity() < BUF && rbuf.capacity() > 0 {
+                req.argv.clear();
+                rbuf.reserve(BUF);
+            }
+            if rbuf.capacity() != self.qbuf_room {
+                self.qbuf_room = rbuf.capacity();
+                entry.qbuf_room.store(self.qbuf_room, Ordering::Relaxed);
             }
             if rbuf.len() > qlimit {
                 tracing::warn!(
@@ -367,6 +378,7 @@ impl Session {
                     std::future::pending::<()>().await
                 }
             };
+            let freed = rbuf.capacity() == 0;
             tokio::select! {
                 biased;
                 _ = &mut kill => return Ok(()),
@@ -375,12 +387,14 @@ impl Session {
                         Some(Msg::Push(items)) => self.push(&items, &mut out),
                         Some(Msg::Kill) | None => return Ok(()),
                         Some(Msg::Unblocked(r)) => self.reply(&r, &mut out),
+                        Some(Msg::Trim) => trim(&entry, &mut rbuf, &mut out, &mut req),
                     }
                     while let Ok(m) = rx.try_recv() {
                         match m {
                             Msg::Push(items) => self.push(&items, &mut out),
                             Msg::Kill => return Ok(()),
                             Msg::Unblocked(r) => self.reply(&r, &mut out),
+                            Msg::Trim => trim(&entry, &mut rbuf, &mut out, &mut req),
                         }
                     }
                 }
@@ -388,6 +402,11 @@ impl Session {
                     let n = n?;
                     if n == 0 {
                         return Ok(());
+                    }
+                    // The first read after the buffer was freed got a
+                    // small one: give the rest of the request room.
+                    if freed {
+                        rbuf.reserve(BUF);
                     }
                     self.shared.stats.net_in.fetch_add(n as u64, Ordering::Relaxed);
                 }
@@ -433,6 +452,8 @@ impl Session {
                         break;
                     }
                     Some(Msg::Push(items)) => self.push(&items, out),
+                    // Its buffers are in use until the command ends.
+                    Some(Msg::Trim) => {}
                     Some(Msg::Kill) | None => {
                         self.shared.unblock(waiter);
                         self.blocked_call = None;
@@ -648,4 +669,36 @@ fn prefetch_waiting(store: &Store, db: usize, argv: &[Bytes], mut rbuf: &[u8]) -
         prev_member = [third, fourth];
     }
     worth
+}
+
+/// Room a connection's read and reply buffers start with.
+const BUF: usize = 16 * 1024;
+
+/// How long a connection stays idle before its buffers are freed (Redis
+/// frees an idle client's query buffer after 2 seconds).
+pub const IDLE_FREE_MS: u64 = 2000;
+
+/// Read buffer room past which a drained buffer goes back to [`BUF`].
+pub const TRIM_ABOVE: usize = 4 * BUF;
+
+/// The client-buffer cron's turn for one connection (`Msg::Trim`): idle
+/// for [`IDLE_FREE_MS`], it lets go of both buffers while they are empty;
+/// otherwise a drained read buffer that a long request grew past
+/// [`TRIM_ABOVE`] goes back to [`BUF`]. The read buffer's room is
+/// published for CLIENT LIST.
+fn trim(entry: &ClientEntry, rbuf: &mut BytesMut, out: &mut BytesMut, req: &mut Request) {
+    let idle = now_ms().saturating_sub(entry.last_active.load(Ordering::Relaxed)) >= IDLE_FREE_MS;
+    if rbuf.is_empty() && (idle || rbuf.capacity() > TRIM_ABOVE) {
+        *rbuf = if idle {
+            BytesMut::new()
+        } else {
+            BytesMut::with_capacity(BUF)
+        };
+        req.argv.clear();
+        req.shrink();
+    }
+    if idle && out.is_empty() {
+        *out = BytesMut::new();
+    }
+    entry.qbuf_room.store(rbuf.capacity(), Ordering::Relaxed);
 }

@@ -1,0 +1,73 @@
+"""Connection buffers as CLIENT LIST shows them, Redis's way: a client's
+read buffer (`qbuf` + `qbuf-free`) is kept while it is busy, freed after
+two idle seconds, and gives back the room a long request grew. Runs
+against redis-server too (AGAINST_REDIS=1)."""
+
+import time
+
+import pytest
+
+
+def query_buffer(admin, name):
+    """qbuf + qbuf-free of the client named `name`."""
+    for c in admin.client_list():
+        if c["name"] == name:
+            return int(c["qbuf"]) + int(c["qbuf-free"])
+    raise AssertionError(f"no client named {name}")
+
+
+def wait_for(cond, timeout=6.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+@pytest.fixture
+def pair(srv):
+    admin = srv.client()
+    busy = srv.client(single_connection_client=True)
+    busy.client_setname("buffers")
+    yield admin, busy
+    busy.close()
+    admin.close()
+
+
+def test_an_idle_client_lets_go_of_its_read_buffer(pair):
+    admin, busy = pair
+    room = query_buffer(admin, "buffers")
+    assert 16384 <= room < 32768
+    assert wait_for(lambda: query_buffer(admin, "buffers") == 0)
+    idle = [c for c in admin.client_list() if c["name"] == "buffers"][0]
+    assert int(idle["idle"]) >= 2
+    # Freed, the connection still takes requests of any size.
+    big = "v" * 300_000
+    assert busy.set("k", big)
+    assert busy.get("k") == big
+    assert busy.ping()
+
+
+def test_a_long_request_grows_the_buffer_and_it_shrinks_back(pair):
+    admin, busy = pair
+    busy.set("x", "A" * 400_000)
+    grown = query_buffer(admin, "buffers")
+    assert grown > 32768
+    # Busy with small requests, the buffer goes back to a smaller room
+    # (not to nothing: the client is not idle).
+    shrunk = wait_for(lambda: busy.set("x", "A" * 100) and query_buffer(admin, "buffers") < grown, 2.0)
+    assert shrunk
+    assert 0 < query_buffer(admin, "buffers") < grown
+
+
+def test_a_pipeline_split_over_many_reads_after_the_buffer_was_freed(pair):
+    admin, busy = pair
+    assert wait_for(lambda: query_buffer(admin, "buffers") == 0)
+    p = busy.pipeline(transaction=False)
+    for i in range(2000):
+        p.set(f"k{i}", str(i) * 20)
+    p.get("k1999")
+    out = p.execute()
+    assert out[-1] == "1999" * 20
+    assert all(out[:-1])

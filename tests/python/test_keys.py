@@ -490,8 +490,10 @@ def test_an_idle_connection_gives_back_what_a_huge_request_took(r):
     r.sadd("s", *range(100000))
     r.delete("s")
     wait_until(lambda: r.info("memory")["lazyfree_pending_objects"] == 0)
-    # The request's 100,000 arguments and its read buffer are let go.
-    assert r.info("memory")["used_memory"] < base + 300_000
+    # The request's 100,000 arguments and its read buffer are let go (the
+    # buffer on the next client-buffer cron pass, as Redis resizes query
+    # buffers in its cron).
+    wait_until(lambda: r.info("memory")["used_memory"] < base + 300_000)
 
 
 def test_flushall_async_frees_in_the_background(r):

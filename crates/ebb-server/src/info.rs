@@ -356,9 +356,9 @@ fn cpu_times(who: libc::c_int) -> (String, String) {
     (fmt(ru.ru_stime), fmt(ru.ru_utime))
 }
 
-/// What one connection's buffers take at least (its read and reply
-/// buffers start at 16 kB each).
-const CLIENT_BUFFERS: u64 = 32 * 1024;
+/// A connection's reply buffer while it holds one (it starts at 16 kB and
+/// is freed with the read buffer when the connection idles).
+const REPLY_BUFFER: u64 = 16 * 1024;
 
 /// MEMORY STATS and MEMORY DOCTOR, which need server-wide figures (the
 /// other MEMORY subcommands are the core's). `None` for other subcommands.
@@ -386,7 +386,21 @@ struct MemFigures {
 }
 
 fn mem_figures(shared: &Shared) -> MemFigures {
-    let client_count = shared.clients.lock().len() as u64;
+    // Each connection's read buffer room as it last published it, and a
+    // reply buffer beside each read buffer it holds.
+    let (client_count, clients) = {
+        let map = shared.clients.lock();
+        let room: u64 = map
+            .values()
+            .map(
+                |c| match c.qbuf_room.load(std::sync::atomic::Ordering::Relaxed) as u64 {
+                    0 => 0,
+                    r => r + REPLY_BUFFER,
+                },
+            )
+            .sum();
+        (map.len() as u64, room)
+    };
     let aof = shared
         .aof
         .lock()
@@ -396,7 +410,7 @@ fn mem_figures(shared: &Shared) -> MemFigures {
         peak: crate::alloc::peak() as u64,
         total: crate::alloc::allocated() as u64,
         startup: shared.startup_bytes,
-        clients: client_count * CLIENT_BUFFERS,
+        clients,
         client_count,
         aof,
         lua: shared.scripting.lua_bytes(),

@@ -71,3 +71,19 @@ def test_a_pipeline_split_over_many_reads_after_the_buffer_was_freed(pair):
     out = p.execute()
     assert out[-1] == "1999" * 20
     assert all(out[:-1])
+
+
+def test_a_client_blocked_past_the_idle_time_is_served_and_then_trimmed(pair):
+    admin, busy = pair
+    import threading
+
+    got = {}
+    t = threading.Thread(target=lambda: got.update(r=busy.blpop("q", 10)))
+    t.start()
+    assert wait_for(lambda: admin.info("clients")["blocked_clients"] == 1)
+    time.sleep(2.5)
+    admin.rpush("q", "x" * 50_000)
+    t.join(5)
+    assert got["r"] == ("q", "x" * 50_000)
+    assert busy.ping()
+    assert wait_for(lambda: query_buffer(admin, "buffers") == 0)

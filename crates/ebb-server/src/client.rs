@@ -394,6 +394,11 @@ pub async fn buffer_cron(shared: Arc<Shared>) {
         let now = now_ms();
         let clients: Vec<Arc<ClientEntry>> = shared.clients.lock().values().cloned().collect();
         for c in clients {
+            // A blocked command holds its connection's buffers until it
+            // is served; asking would only wake it.
+            if c.blocked.load(Ordering::Relaxed) {
+                continue;
+            }
             let room = c.qbuf_room.load(Ordering::Relaxed);
             let idle = now.saturating_sub(c.last_active.load(Ordering::Relaxed));
             if (room > 0 && idle >= crate::conn::IDLE_FREE_MS) || room > crate::conn::TRIM_ABOVE {

@@ -87,3 +87,41 @@ def test_a_client_blocked_past_the_idle_time_is_served_and_then_trimmed(pair):
     assert got["r"] == ("q", "x" * 50_000)
     assert busy.ping()
     assert wait_for(lambda: query_buffer(admin, "buffers") == 0)
+
+
+def test_info_clients_shows_buffers_and_timed_blocks(srv):
+    admin = srv.client()
+    info = admin.info("clients")
+    for field in (
+        "connected_clients",
+        "cluster_connections",
+        "maxclients",
+        "client_recent_max_input_buffer",
+        "client_recent_max_output_buffer",
+        "blocked_clients",
+        "tracking_clients",
+        "clients_in_timeout_table",
+    ):
+        assert field in info, field
+    assert info["clients_in_timeout_table"] == 0
+    import threading
+
+    forever = srv.client(single_connection_client=True)
+    timed = srv.client(single_connection_client=True)
+    threads = [
+        threading.Thread(target=lambda: forever.blpop("a", 0)),
+        threading.Thread(target=lambda: timed.blpop("b", 10)),
+    ]
+    for t in threads:
+        t.start()
+    assert wait_for(lambda: admin.info("clients")["blocked_clients"] == 2)
+    # Only the client with a timeout is in the timeout table.
+    assert admin.info("clients")["clients_in_timeout_table"] == 1
+    admin.rpush("a", 1)
+    admin.rpush("b", 1)
+    for t in threads:
+        t.join(5)
+    assert wait_for(lambda: admin.info("clients")["clients_in_timeout_table"] == 0)
+    admin.close()
+    forever.close()
+    timed.close()

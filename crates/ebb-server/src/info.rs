@@ -118,18 +118,30 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
         }
         "clients" => {
             out.push_str("# Clients\r\n");
+            // The largest read buffer and pub/sub backlog held right now
+            // (Redis keeps the largest of the last few seconds).
+            let (max_in, max_out, pubsub) = {
+                let map = shared.clients.lock();
+                map.values().fold((0, 0, 0), |(i, o, p), c| {
+                    (
+                        i.max(c.qbuf_room.load(Ordering::Relaxed)),
+                        o.max(c.pending.load(Ordering::Relaxed)),
+                        p + usize::from(c.subscribed()),
+                    )
+                })
+            };
             l(out, "connected_clients", &shared.client_count());
+            l(out, "cluster_connections", &0);
             l(out, "maxclients", &cfg.get_i64("maxclients"));
+            l(out, "client_recent_max_input_buffer", &max_in);
+            l(out, "client_recent_max_output_buffer", &max_out);
             l(out, "blocked_clients", &shared.blocked_count());
+            l(out, "tracking_clients", &0);
+            l(out, "pubsub_clients", &pubsub);
             l(
                 out,
-                "pubsub_clients",
-                &shared
-                    .clients
-                    .lock()
-                    .values()
-                    .filter(|c| c.subscribed())
-                    .count(),
+                "clients_in_timeout_table",
+                &shared.timed_blocked.load(Ordering::Relaxed),
             );
         }
         "memory" => {

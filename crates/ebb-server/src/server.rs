@@ -155,6 +155,8 @@ pub struct Shared {
     pub startup_bytes: u64,
     /// Clients holding a command until CLIENT PAUSE ends.
     pub paused_clients: AtomicUsize,
+    /// Clients blocked with a timeout (INFO's `clients_in_timeout_table`).
+    pub timed_blocked: AtomicUsize,
     /// INFO's `run_id` and `master_replid`: random, fixed for the process.
     pub run_id: String,
     /// The replication id INFO reports (no replication: never changes).
@@ -250,6 +252,7 @@ impl Shared {
         Arc::new(Shared {
             startup_bytes: crate::alloc::allocated() as u64,
             paused_clients: AtomicUsize::new(0),
+            timed_blocked: AtomicUsize::new(0),
             run_id: hex40(),
             replid: hex40(),
             store: Mutex::new(store),

@@ -434,6 +434,18 @@ impl Session {
         stream: &mut TcpStream,
         out: &mut BytesMut,
     ) -> std::io::Result<bool> {
+        /// Counts the client in `clients_in_timeout_table` while it waits.
+        struct Timed<'a>(&'a AtomicUsize);
+        impl Drop for Timed<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
+        let shared = self.shared.clone();
+        let _timed = deadline.map(|_| {
+            shared.timed_blocked.fetch_add(1, Ordering::Relaxed);
+            Timed(&shared.timed_blocked)
+        });
         let sleep = async {
             match deadline {
                 Some(d) => tokio::time::sleep_until(d.into()).await,

@@ -1,7 +1,7 @@
 //! RESP2/RESP3 wire format: request parsing (multibulk and inline) and
 //! reply encoding.
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 use ebb_core::args::parse_i64;
 use ebb_core::reply::{format_double, Reply};
 
@@ -213,8 +213,16 @@ fn parse_multibulk(
         spans.push((start, start + len));
         pos = start + len + 2;
     }
-    let frame = buf.split_to(pos).freeze();
-    argv.extend(spans.iter().map(|&(s, e)| frame.slice(s..e)));
+    // Each argument is split off the buffer on its own: one reference
+    // count taken and later dropped per argument (a frame sliced into
+    // arguments took two more per request).
+    let mut at = 0;
+    for &(s, e) in spans.iter() {
+        buf.advance(s - at);
+        argv.push(buf.split_to(e - s).freeze());
+        at = e;
+    }
+    buf.advance(pos - at);
     Ok(true)
 }
 

@@ -163,6 +163,10 @@ impl Request {
     }
 }
 
+/// Arguments up to which a request's arguments are split off the read
+/// buffer one by one rather than sliced from one frame.
+const SPLIT_ARGS_UP_TO: usize = 4;
+
 fn parse_multibulk(
     buf: &mut BytesMut,
     lim: &Limits,
@@ -213,16 +217,24 @@ fn parse_multibulk(
         spans.push((start, start + len));
         pos = start + len + 2;
     }
-    // Each argument is split off the buffer on its own: one reference
-    // count taken and later dropped per argument (a frame sliced into
-    // arguments took two more per request).
-    let mut at = 0;
-    for &(s, e) in spans.iter() {
-        buf.advance(s - at);
-        argv.push(buf.split_to(e - s).freeze());
-        at = e;
+    // A short request's arguments are split off the buffer one by one:
+    // a reference count taken and later dropped per argument, where a
+    // frame sliced into arguments takes two more per request. Splitting
+    // costs more per argument than slicing, so long requests (MSET …) are
+    // sliced from one frame (measured: SET +4%, MSET of 10 keys -4% when
+    // split).
+    if spans.len() <= SPLIT_ARGS_UP_TO {
+        let mut at = 0;
+        for &(s, e) in spans.iter() {
+            buf.advance(s - at);
+            argv.push(buf.split_to(e - s).freeze());
+            at = e;
+        }
+        buf.advance(pos - at);
+    } else {
+        let frame = buf.split_to(pos).freeze();
+        argv.extend(spans.iter().map(|&(s, e)| frame.slice(s..e)));
     }
-    buf.advance(pos - at);
     Ok(true)
 }
 

@@ -96,7 +96,7 @@ fn args() -> impl Strategy<Value = Vec<Vec<u8>>> {
         1 => prop::sample::select(&["\r\n", "\"", "'", "\\", "*1\r\n", "$3\r\n"][..])
             .prop_map(|s| s.as_bytes().to_vec()),
     ];
-    prop::collection::vec(arg, 0..5)
+    prop::collection::vec(arg, 0..8)
 }
 
 /// Pieces that stress the parser: odd lengths, bare line ends, quotes.

@@ -575,6 +575,12 @@ impl Store {
         self.dbs.get(db).is_some_and(|d| d.prefetch(key))
     }
 
+    /// Whether database `db` is large enough for prefetching its keys
+    /// (see [`KeyTable::prefetch`]).
+    pub fn worth_prefetching(&self, db: usize) -> bool {
+        self.dbs.get(db).is_some_and(|d| d.map.worth_prefetching())
+    }
+
     /// Starts loading member `m` of the value at `key` in database `db`
     /// into the cache, ahead of the command that will look it up.
     /// Returns whether it is a collection large enough for that.

@@ -73,7 +73,7 @@ impl<V> KeyTable<V> {
     /// Returns false (and does nothing) for a table small enough to stay
     /// in the cache.
     pub fn prefetch(&self, key: &[u8]) -> bool {
-        if !crate::prefetch::worth::<(Member, V)>(self.slots.len()) {
+        if !self.worth_prefetching() {
             return false;
         }
         if let Some(slot) = self
@@ -84,6 +84,12 @@ impl<V> KeyTable<V> {
             crate::prefetch::prefetch_value(slot);
         }
         true
+    }
+
+    /// Whether the table's slots are too many to stay in the cache, so
+    /// that prefetching them pays.
+    pub fn worth_prefetching(&self) -> bool {
+        crate::prefetch::worth::<(Member, V)>(self.slots.len())
     }
 
     /// The value of `key`.

@@ -447,7 +447,10 @@ impl Session {
                 let store = guard.get_or_insert_with(|| shared.store.lock());
                 // A command of several keys (MSET, MGET, DEL …) has their
                 // slots loading together rather than one after another.
-                if spec.step > 0 && spec.last_key != spec.first_key {
+                if spec.step > 0
+                    && spec.last_key != spec.first_key
+                    && store.worth_prefetching(self.db)
+                {
                     for i in spec.fixed_key_positions(argv.len()) {
                         store.prefetch(self.db, &argv[i]);
                     }

@@ -478,9 +478,10 @@ def test_big_values_are_freed_in_the_background_and_counted(r):
     before = r.info("memory")["used_memory"]
     assert r.unlink("myset") == 1
     wait_until(lambda: r.info("memory")["lazyfree_pending_objects"] == 0)
-    m = r.info("memory")
-    assert m["lazyfreed_objects"] >= 1
-    assert m["used_memory"] < before / 2
+    assert r.info("memory")["lazyfreed_objects"] >= 1
+    # The set is gone, and the read buffer the 100,000-member request grew
+    # goes back on the next client-buffer cron pass.
+    wait_until(lambda: r.info("memory")["used_memory"] < before / 2)
     r.config_resetstat()
     assert r.info("memory")["lazyfreed_objects"] == 0
 

@@ -6,7 +6,8 @@
 /// much is a typical core's share of cache), and a prefetch would only
 /// repeat the lookup's hashing and probing. Measured: sets of 100,000
 /// short members (2.4 MB of nodes) got slower with prefetching, hashes of
-/// 100,000 fields (4.8 MB) and 100,000 keys (6.4 MB) faster.
+/// 100,000 fields (4.8 MB) and 100,000 keys (6.4 MB) faster; with 1 MB
+/// here, SADD and ZADDEX on 100,000 members lost 2–5%.
 const MIN_BYTES: usize = 4 << 20;
 
 /// Whether `n` items of type `T` are worth prefetching from.

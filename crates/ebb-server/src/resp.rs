@@ -71,13 +71,23 @@ fn header_end(
     }
 }
 
-/// The first [`PEEKED`] arguments (command name first) of the complete
-/// multibulk request at the front of `buf`, and the request's length:
-/// requests waiting in a pipeline are looked at ahead of time, so that
-/// their keys and members can be prefetched. Reads only; `None` for an
-/// incomplete, inline or malformed request (the parser will say what is
-/// wrong with it).
-pub fn peek_request(buf: &[u8]) -> Option<([Option<&[u8]>; PEEKED], usize)> {
+/// What [`peek_request`] sees of a complete request waiting in a pipeline.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Peeked<'a> {
+    /// The first [`PEEKED`] arguments (command name first).
+    pub args: [Option<&'a [u8]>; PEEKED],
+    /// The last argument (the member of most single-member commands).
+    pub last: Option<&'a [u8]>,
+    /// The request's length in bytes.
+    pub len: usize,
+}
+
+/// The complete multibulk request at the front of `buf`, as far as
+/// prefetching needs it: requests waiting in a pipeline are looked at ahead
+/// of time, so that their keys and members can be loaded. Reads only;
+/// `None` for an incomplete, inline or malformed request (the parser will
+/// say what is wrong with it).
+pub fn peek_request(buf: &[u8]) -> Option<Peeked<'_>> {
     fn header(buf: &[u8], at: usize, sigil: u8) -> Option<(usize, usize)> {
         if *buf.get(at)? != sigil {
             return None;
@@ -87,6 +97,7 @@ pub fn peek_request(buf: &[u8]) -> Option<([Option<&[u8]>; PEEKED], usize)> {
         Some((n, cr + 2))
     }
     let mut args = [None; PEEKED];
+    let mut last = None;
     let (count, mut at) = header(buf, 0, b'*')?;
     for i in 0..count {
         let (len, start) = header(buf, at, b'$')?;
@@ -95,13 +106,18 @@ pub fn peek_request(buf: &[u8]) -> Option<([Option<&[u8]>; PEEKED], usize)> {
         if let Some(slot) = args.get_mut(i) {
             *slot = Some(arg);
         }
+        last = Some(arg);
         at = end.checked_add(2)?;
     }
-    (at <= buf.len()).then_some((args, at))
+    (at <= buf.len()).then_some(Peeked {
+        args,
+        last,
+        len: at,
+    })
 }
 
-/// Arguments [`peek_request`] returns.
-pub const PEEKED: usize = 4;
+/// Leading arguments [`peek_request`] returns: name, key, third.
+pub const PEEKED: usize = 3;
 
 /// Parses one request from the front of `buf`, consuming it when complete.
 pub fn parse(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoError> {
@@ -500,17 +516,16 @@ mod tests {
     #[test]
     fn peek_request_reads_only_complete_requests() {
         let zadd = b"*5\r\n$4\r\nZADD\r\n$1\r\nz\r\n$1\r\n1\r\n$1\r\nm\r\n$1\r\nx\r\n";
-        let (args, len) = peek_request(zadd).expect("complete");
-        assert_eq!(
-            args,
-            [Some(&b"ZADD"[..]), Some(b"z"), Some(b"1"), Some(b"m")]
-        );
-        assert_eq!(len, zadd.len());
+        let p = peek_request(zadd).expect("complete");
+        assert_eq!(p.args, [Some(&b"ZADD"[..]), Some(b"z"), Some(b"1")]);
+        assert_eq!(p.last, Some(&b"x"[..]));
+        assert_eq!(p.len, zadd.len());
         let mut two = zadd.to_vec();
         two.extend_from_slice(b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n");
-        let (_, first) = peek_request(&two).expect("complete");
-        let (args, _) = peek_request(&two[first..]).expect("complete");
-        assert_eq!(args, [Some(&b"GET"[..]), Some(b"k"), None, None]);
+        let first = peek_request(&two).expect("complete").len;
+        let p = peek_request(&two[first..]).expect("complete");
+        assert_eq!(p.args, [Some(&b"GET"[..]), Some(b"k"), None]);
+        assert_eq!(p.last, Some(&b"k"[..]));
         for cut in 1..zadd.len() {
             assert_eq!(peek_request(&zadd[..cut]), None, "cut at {cut}");
         }
@@ -524,9 +539,10 @@ mod tests {
         ] {
             assert_eq!(peek_request(odd), None);
         }
-        let (args, _) = peek_request(b"*2\r\n$3\r\nGET\r\n$0\r\n\r\n").expect("complete");
-        assert_eq!(args[1], Some(&b""[..]));
-        assert_eq!(peek_request(b"*0\r\n").map(|(_, n)| n), Some(4));
+        let p = peek_request(b"*2\r\n$3\r\nGET\r\n$0\r\n\r\n").expect("complete");
+        assert_eq!(p.args[1], Some(&b""[..]));
+        let empty = peek_request(b"*0\r\n").expect("complete");
+        assert_eq!((empty.len, empty.last), (4, None));
     }
 
     use super::*;

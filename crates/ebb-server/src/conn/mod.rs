@@ -652,33 +652,49 @@ const PREFETCH_AHEAD: usize = 64;
 /// up, all at once so that their cache misses overlap: each request's key
 /// slot or, when it names the same key as the request before it (`argv`
 /// for the first) with another member, that member's node in a large
-/// collection (the member is the third argument, the fourth for ZADD and
-/// ZINCRBY). Only a hint: a wrong guess costs a lookup. Returns whether
-/// anything was worth prefetching (small databases and collections are
-/// not).
+/// collection. The member is guessed: the third argument for hash
+/// commands (HSET key field value), the last one for the rest (SADD,
+/// ZADD, ZINCRBY, ZSCORE, ZADDEX … member). Only a hint: a wrong guess
+/// costs a lookup. Returns whether anything was worth prefetching (small
+/// databases and collections are not).
 #[inline(never)]
 fn prefetch_waiting(store: &Store, db: usize, argv: &[Bytes], mut rbuf: &[u8]) -> bool {
+    fn member_of<'a>(
+        name: &[u8],
+        third: Option<&'a [u8]>,
+        last: Option<&'a [u8]>,
+    ) -> Option<&'a [u8]> {
+        if name.first().is_some_and(|c| c.eq_ignore_ascii_case(&b'h')) {
+            third
+        } else {
+            last
+        }
+    }
     let mut prev_key = argv.get(1).map(|k| &k[..]);
-    let mut prev_member = [argv.get(2).map(|a| &a[..]), argv.get(3).map(|a| &a[..])];
+    let mut prev_member = argv.first().and_then(|name| {
+        member_of(
+            name,
+            argv.get(2).map(|a| &a[..]),
+            argv.last().map(|a| &a[..]),
+        )
+    });
     let mut worth = false;
     for _ in 0..PREFETCH_AHEAD {
-        let Some(([name, key, third, fourth], len)) = resp::peek_request(rbuf) else {
+        let Some(next) = resp::peek_request(rbuf) else {
             break;
         };
-        rbuf = &rbuf[len..];
-        let (Some(name), Some(key)) = (name, key) else {
+        rbuf = &rbuf[next.len..];
+        let [Some(name), Some(key), third] = next.args else {
             continue;
         };
-        let scored = name.eq_ignore_ascii_case(b"zadd") || name.eq_ignore_ascii_case(b"zincrby");
-        let at = usize::from(scored);
-        let member = [third, fourth][at];
+        let member = member_of(name, third, next.last).filter(|_| third.is_some());
         if prev_key != Some(key) {
             worth |= store.prefetch(db, key);
-        } else if let Some(m) = member.filter(|&m| prev_member[at] != Some(m)) {
+        } else if let Some(m) = member.filter(|&m| prev_member != Some(m)) {
             worth |= store.prefetch_member(db, key, m);
         }
         prev_key = Some(key);
-        prev_member = [third, fourth];
+        prev_member = member;
     }
     worth
 }

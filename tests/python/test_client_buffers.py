@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from conftest import wait_until
+
 
 def query_buffer(admin, name):
     """qbuf + qbuf-free of the client named `name`."""
@@ -14,15 +16,6 @@ def query_buffer(admin, name):
         if c["name"] == name:
             return int(c["qbuf"]) + int(c["qbuf-free"])
     raise AssertionError(f"no client named {name}")
-
-
-def wait_for(cond, timeout=6.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 @pytest.fixture
@@ -39,7 +32,7 @@ def test_an_idle_client_lets_go_of_its_read_buffer(pair):
     admin, busy = pair
     room = query_buffer(admin, "buffers")
     assert 16384 <= room < 32768
-    assert wait_for(lambda: query_buffer(admin, "buffers") == 0)
+    assert wait_until(lambda: query_buffer(admin, "buffers") == 0)
     idle = [c for c in admin.client_list() if c["name"] == "buffers"][0]
     assert int(idle["idle"]) >= 2
     # Freed, the connection still takes requests of any size.
@@ -56,14 +49,15 @@ def test_a_long_request_grows_the_buffer_and_it_shrinks_back(pair):
     assert grown > 32768
     # Busy with small requests, the buffer goes back to a smaller room
     # (not to nothing: the client is not idle).
-    shrunk = wait_for(lambda: busy.set("x", "A" * 100) and query_buffer(admin, "buffers") < grown, 2.0)
-    assert shrunk
+    assert wait_until(
+        lambda: busy.set("x", "A" * 100) and query_buffer(admin, "buffers") < grown, 2.0
+    )
     assert 0 < query_buffer(admin, "buffers") < grown
 
 
 def test_a_pipeline_split_over_many_reads_after_the_buffer_was_freed(pair):
     admin, busy = pair
-    assert wait_for(lambda: query_buffer(admin, "buffers") == 0)
+    assert wait_until(lambda: query_buffer(admin, "buffers") == 0)
     p = busy.pipeline(transaction=False)
     for i in range(2000):
         p.set(f"k{i}", str(i) * 20)
@@ -80,13 +74,13 @@ def test_a_client_blocked_past_the_idle_time_is_served_and_then_trimmed(pair):
     got = {}
     t = threading.Thread(target=lambda: got.update(r=busy.blpop("q", 10)))
     t.start()
-    assert wait_for(lambda: admin.info("clients")["blocked_clients"] == 1)
+    assert wait_until(lambda: admin.info("clients")["blocked_clients"] == 1)
     time.sleep(2.5)
     admin.rpush("q", "x" * 50_000)
     t.join(5)
     assert got["r"] == ("q", "x" * 50_000)
     assert busy.ping()
-    assert wait_for(lambda: query_buffer(admin, "buffers") == 0)
+    assert wait_until(lambda: query_buffer(admin, "buffers") == 0)
 
 
 def test_info_clients_shows_buffers_and_timed_blocks(srv):
@@ -114,14 +108,14 @@ def test_info_clients_shows_buffers_and_timed_blocks(srv):
     ]
     for t in threads:
         t.start()
-    assert wait_for(lambda: admin.info("clients")["blocked_clients"] == 2)
+    assert wait_until(lambda: admin.info("clients")["blocked_clients"] == 2)
     # Only the client with a timeout is in the timeout table.
     assert admin.info("clients")["clients_in_timeout_table"] == 1
     admin.rpush("a", 1)
     admin.rpush("b", 1)
     for t in threads:
         t.join(5)
-    assert wait_for(lambda: admin.info("clients")["clients_in_timeout_table"] == 0)
+    assert wait_until(lambda: admin.info("clients")["clients_in_timeout_table"] == 0)
     admin.close()
     forever.close()
     timed.close()

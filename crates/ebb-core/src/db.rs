@@ -173,9 +173,9 @@ impl Db {
         self.map.prefetch(key)
     }
 
-    /// Starts loading member `m` of the value at `key` into the cache
-    /// (the key's slot is read: meant for a key already in the cache).
-    /// Returns whether the value is a collection large enough for that.
+    /// Starts loading field `m` of the hash at `key` into the cache (the
+    /// key's slot is read: meant for a key already in the cache). Returns
+    /// whether the value is a hash large enough for that.
     pub fn prefetch_member(&self, key: &[u8], m: &[u8]) -> bool {
         self.map
             .get(key)
@@ -581,9 +581,9 @@ impl Store {
         self.dbs.get(db).is_some_and(|d| d.map.worth_prefetching())
     }
 
-    /// Starts loading member `m` of the value at `key` in database `db`
-    /// into the cache, ahead of the command that will look it up.
-    /// Returns whether it is a collection large enough for that.
+    /// Starts loading field `m` of the hash at `key` in database `db` into
+    /// the cache, ahead of the command that will look it up. Returns
+    /// whether it is a hash large enough for that.
     pub fn prefetch_member(&self, db: usize, key: &[u8], m: &[u8]) -> bool {
         self.dbs.get(db).is_some_and(|d| d.prefetch_member(key, m))
     }

@@ -368,10 +368,6 @@ fn cpu_times(who: libc::c_int) -> (String, String) {
     (fmt(ru.ru_stime), fmt(ru.ru_utime))
 }
 
-/// A connection's reply buffer while it holds one (it starts at 16 kB and
-/// is freed with the read buffer when the connection idles).
-const REPLY_BUFFER: u64 = 16 * 1024;
-
 /// MEMORY STATS and MEMORY DOCTOR, which need server-wide figures (the
 /// other MEMORY subcommands are the core's). `None` for other subcommands.
 pub fn memory_server(shared: &Shared, store: &Store, argv: &[Bytes]) -> Option<Reply> {
@@ -404,12 +400,11 @@ fn mem_figures(shared: &Shared) -> MemFigures {
         let map = shared.clients.lock();
         let room: u64 = map
             .values()
-            .map(
-                |c| match c.qbuf_room.load(std::sync::atomic::Ordering::Relaxed) as u64 {
-                    0 => 0,
-                    r => r + REPLY_BUFFER,
-                },
-            )
+            .map(|c| match c.qbuf_room.load(Ordering::Relaxed) {
+                0 => 0,
+                // The reply buffer is freed with the read buffer.
+                r => (r + crate::conn::BUF) as u64,
+            })
             .sum();
         (map.len() as u64, room)
     };

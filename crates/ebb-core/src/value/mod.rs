@@ -67,15 +67,14 @@ impl From<ListValue> for Value {
 }
 
 impl Value {
-    /// Starts loading member (or field) `m` of a large set, sorted set or
-    /// hash into the cache, ahead of a command that will look it up.
-    /// Returns whether the value is such a collection, large enough.
+    /// Starts loading field `m` of a large hash into the cache, ahead of a
+    /// command that will look it up (sets and sorted sets gained nothing
+    /// from it: their nodes are small). Returns whether the value is such
+    /// a hash.
     pub fn prefetch_member(&self, m: &[u8]) -> bool {
         match self {
-            Value::Set(s) => s.prefetch_member(m),
-            Value::ZSet(z) => z.prefetch_member(m),
             Value::Hash(h) => h.prefetch_member(m),
-            Value::Str(_) | Value::List(_) => false,
+            _ => false,
         }
     }
 

@@ -302,16 +302,6 @@ impl ZSetValue {
         self.lookup(m).map(|(_, s)| s)
     }
 
-    /// Starts loading the node of member `m` into the cache (a hint for a
-    /// lookup of it that follows soon; small packed forms need none).
-    /// Returns whether the collection is large enough for that.
-    pub fn prefetch_member(&self, m: &[u8]) -> bool {
-        match &self.repr {
-            Repr::Large(t) => t.table.prefetch(m),
-            _ => false,
-        }
-    }
-
     /// Whether `m` is a member.
     pub fn contains(&self, m: &[u8]) -> bool {
         match &self.repr {

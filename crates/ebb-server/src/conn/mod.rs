@@ -98,8 +98,6 @@ pub struct Session {
     /// found nothing worth loading: the same key and member again, or a
     /// small database or collection).
     prefetch_rest: u8,
-    /// The read buffer's room as last published to the client registry.
-    qbuf_room: usize,
     /// Error replies sent so far (for failed-call counting).
     pub err_seq: u64,
     /// `err_seq` when the current call started or the last one ended: a
@@ -233,7 +231,6 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         prev_spec: None,
         prev_plain_slot: None,
         prefetch_rest: 0,
-        qbuf_room: 0,
         err_seq: 0,
         err_mark: 0,
         error_counted: false,
@@ -360,9 +357,10 @@ impl Session {
                 req.argv.clear();
                 rbuf.reserve(BUF);
             }
-            if rbuf.capacity() != self.qbuf_room {
-                self.qbuf_room = rbuf.capacity();
-                entry.qbuf_room.store(self.qbuf_room, Ordering::Relaxed);
+            // Published for CLIENT LIST only when it changed: the entry is
+            // read by other connections.
+            if entry.qbuf_room.load(Ordering::Relaxed) != rbuf.capacity() {
+                entry.qbuf_room.store(rbuf.capacity(), Ordering::Relaxed);
             }
             if rbuf.len() > qlimit {
                 tracing::warn!(
@@ -687,7 +685,7 @@ fn prefetch_waiting(store: &Store, db: usize, argv: &[Bytes], mut rbuf: &[u8]) -
 }
 
 /// Room a connection's read and reply buffers start with.
-const BUF: usize = 16 * 1024;
+pub const BUF: usize = 16 * 1024;
 
 /// How long a connection stays idle before its buffers are freed (Redis
 /// frees an idle client's query buffer after 2 seconds).

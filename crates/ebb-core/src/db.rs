@@ -166,20 +166,55 @@ impl Db {
         self.map.is_empty()
     }
 
-    /// Starts loading the slot of `key` into the cache (a hint for a
-    /// lookup that follows soon; see [`KeyTable::prefetch`]).
-    /// Returns false for a database small enough to stay in the cache.
-    pub fn prefetch(&self, key: &[u8]) -> bool {
-        self.map.prefetch(key)
-    }
-
-    /// Starts loading field `m` of the hash at `key` into the cache (the
-    /// key's slot is read: meant for a key already in the cache). Returns
-    /// whether the value is a hash large enough for that.
-    pub fn prefetch_member(&self, key: &[u8], m: &[u8]) -> bool {
-        self.map
-            .get(key)
-            .is_some_and(|e| e.value.prefetch_member(m))
+    /// Starts loading what lookups of `keys` and of `members` ((key,
+    /// member) pairs) will read, in steps over the whole batch so that
+    /// their cache misses overlap: every key's index position, then every
+    /// key's slot, then each member's index position in its (large)
+    /// collection, then its node. A member's key is read to find its
+    /// collection: members are meant to belong to a key already in the
+    /// cache (the requests repeat it). Only a hint: nothing changes.
+    /// Returns whether anything was large enough to be worth it.
+    pub fn prefetch(&self, keys: &[&[u8]], members: &[(&[u8], &[u8])]) -> bool {
+        const MAX: usize = 64;
+        let mut worth = false;
+        if !keys.is_empty() && self.map.worth_prefetching() {
+            worth = true;
+            let mut hashes = [0u64; MAX];
+            let n = keys.len().min(MAX);
+            for (h, k) in hashes.iter_mut().zip(keys) {
+                *h = crate::value::table::hash_of(k);
+                self.map.prefetch_probe(*h);
+            }
+            for &h in &hashes[..n] {
+                self.map.prefetch_slot(h);
+            }
+        }
+        let mut found: [Option<(&dyn crate::value::table::Lookahead, u64)>; MAX] = [None; MAX];
+        let mut last: Option<(&[u8], Option<&dyn crate::value::table::Lookahead>)> = None;
+        for (slot, &(key, m)) in found.iter_mut().zip(members) {
+            let table = match last {
+                Some((k, t)) if k == key => t,
+                _ => {
+                    let t = self
+                        .map
+                        .get(key)
+                        .and_then(|e| e.value.lookahead())
+                        .filter(|t| t.worth_prefetching());
+                    last = Some((key, t));
+                    t
+                }
+            };
+            if let Some(t) = table {
+                let h = crate::value::table::hash_of(m);
+                t.prefetch_probe(h);
+                *slot = Some((t, h));
+                worth = true;
+            }
+        }
+        for (t, h) in found.iter().flatten() {
+            t.prefetch_node(*h);
+        }
+        worth
     }
 
     /// Index sizes.
@@ -568,24 +603,17 @@ impl Default for CoreConfig {
 }
 
 impl Store {
-    /// Starts loading the slot of `key` in database `db` into the cache,
-    /// ahead of the command that will look it up.
-    /// Returns false for a database small enough to stay in the cache.
-    pub fn prefetch(&self, db: usize, key: &[u8]) -> bool {
-        self.dbs.get(db).is_some_and(|d| d.prefetch(key))
+    /// Starts loading what lookups of `keys` and `members` in database
+    /// `db` will read, ahead of the commands that do them (see
+    /// [`Db::prefetch`]). Returns whether anything was large enough to be
+    /// worth it.
+    pub fn prefetch(&self, db: usize, keys: &[&[u8]], members: &[(&[u8], &[u8])]) -> bool {
+        self.dbs.get(db).is_some_and(|d| d.prefetch(keys, members))
     }
 
-    /// Whether database `db` is large enough for prefetching its keys
-    /// (see [`KeyTable::prefetch`]).
+    /// Whether database `db` is large enough for prefetching its keys.
     pub fn worth_prefetching(&self, db: usize) -> bool {
         self.dbs.get(db).is_some_and(|d| d.map.worth_prefetching())
-    }
-
-    /// Starts loading field `m` of the hash at `key` in database `db` into
-    /// the cache, ahead of the command that will look it up. Returns
-    /// whether it is a hash large enough for that.
-    pub fn prefetch_member(&self, db: usize, key: &[u8], m: &[u8]) -> bool {
-        self.dbs.get(db).is_some_and(|d| d.prefetch_member(key, m))
     }
 
     /// A store with `n` empty databases.

@@ -64,26 +64,25 @@ impl<V> KeyTable<V> {
             .map(|i| i as usize)
     }
 
-    /// Starts loading the slot `key` probably sits in, so that a lookup
-    /// of it shortly after finds it in the cache. The index is read (its
-    /// misses happen here instead of in that lookup), the slot is only
-    /// prefetched: with keys spread over a large table the slot's cache
-    /// miss was most of a lookup's time, and a pipeline's next key can be
-    /// loading while the current command runs.
-    /// Returns false (and does nothing) for a table small enough to stay
-    /// in the cache.
-    pub fn prefetch(&self, key: &[u8]) -> bool {
-        if !self.worth_prefetching() {
-            return false;
-        }
+    /// Starts loading the index position a lookup of a key hashing to
+    /// `hash` (see [`hash_of`]) reads first, computed from the hash alone:
+    /// the first of the two steps of a look-ahead over a pipeline.
+    pub fn prefetch_probe(&self, hash: u64) {
+        self.index.prefetch(hash);
+    }
+
+    /// Starts loading the slot the index holds under `hash` (the index is
+    /// read; its position should be loading already): the second step.
+    /// With keys spread over a large table the slot's cache miss was most
+    /// of a lookup's time.
+    pub fn prefetch_slot(&self, hash: u64) {
         if let Some(slot) = self
             .index
-            .first_candidate(hash_of(key))
+            .first_candidate(hash)
             .and_then(|i| self.slots.get(i as usize))
         {
             crate::prefetch::prefetch_value(slot);
         }
-        true
     }
 
     /// Whether the table's slots are too many to stay in the cache, so
@@ -233,14 +232,19 @@ mod tests {
     #[test]
     fn prefetch_changes_nothing() {
         let mut t: KeyTable<usize> = KeyTable::default();
-        assert!(!t.prefetch(b"none"));
+        let both = |t: &KeyTable<usize>, k: &[u8]| {
+            t.prefetch_probe(hash_of(k));
+            t.prefetch_slot(hash_of(k));
+        };
+        both(&t, b"none");
+        assert!(!t.worth_prefetching());
         let n = (8 << 20) / std::mem::size_of::<(Member, usize)>();
         for i in 0..n {
             t.push(format!("key:{i}").as_bytes(), i);
-            t.prefetch(format!("key:{}", i / 2).as_bytes());
-            t.prefetch(b"absent");
+            both(&t, format!("key:{}", i / 2).as_bytes());
+            both(&t, b"absent");
         }
-        assert!(t.prefetch(b"key:1"));
+        assert!(t.worth_prefetching());
         assert_eq!(t.len(), n);
         assert_eq!(t.get(format!("key:{}", n - 1).as_bytes()), Some(&(n - 1)));
     }

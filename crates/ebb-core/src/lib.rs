@@ -15,6 +15,7 @@ pub mod error;
 pub mod expiry;
 pub mod functions;
 pub mod glob;
+mod idtable;
 mod keytable;
 pub mod lfu;
 mod prefetch;

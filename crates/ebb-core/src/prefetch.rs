@@ -12,7 +12,12 @@ const MIN_BYTES: usize = 4 << 20;
 
 /// Whether `n` items of type `T` are worth prefetching from.
 pub fn worth<T>(n: usize) -> bool {
-    n.saturating_mul(size_of::<T>()) >= MIN_BYTES
+    worth_bytes(n.saturating_mul(size_of::<T>()))
+}
+
+/// Whether a structure of `bytes` is worth prefetching from.
+pub fn worth_bytes(bytes: usize) -> bool {
+    bytes >= MIN_BYTES
 }
 
 /// Asks the processor to bring the cache lines of `value` into the cache.

@@ -8,7 +8,7 @@
 //! tables chosen by hash, each growing on its own, so a growth rehashes one
 //! segment's ids (Redis rehashes incrementally for the same reason).
 
-use hashbrown::HashTable;
+use crate::idtable::IdTable;
 
 /// Segments of a large index (a power of two).
 const SEGMENTS: usize = 1024;
@@ -18,14 +18,14 @@ const SPLIT_AT: usize = 4096;
 /// Ids by hash, in one table or [`SEGMENTS`] of them.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SegIndex {
-    tables: Vec<HashTable<u32>>,
+    tables: Vec<IdTable>,
 }
 
 impl SegIndex {
     /// An index with room for `n` ids in one table.
     pub fn with_capacity(n: usize) -> SegIndex {
         SegIndex {
-            tables: vec![HashTable::with_capacity(n)],
+            tables: vec![IdTable::with_capacity(n)],
         }
     }
 
@@ -42,55 +42,45 @@ impl SegIndex {
 
     /// The id with hash `hash` for which `eq` holds.
     pub fn find(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
-        self.tables
-            .get(self.segment(hash))?
-            .find(hash, |&id| eq(id))
-            .copied()
+        self.tables.get(self.segment(hash))?.find(hash, &mut eq)
     }
 
     /// The first id stored under a hash that may be `hash` (the control
     /// byte matches), without comparing anything: what a prefetch of the
     /// id's storage should load.
     pub fn first_candidate(&self, hash: u64) -> Option<u32> {
-        self.tables
-            .get(self.segment(hash))?
-            .iter_hash(hash)
-            .next()
-            .copied()
+        self.tables.get(self.segment(hash))?.first_candidate(hash)
+    }
+
+    /// Starts loading where a lookup of `hash` reads first (a hint).
+    pub fn prefetch(&self, hash: u64) {
+        if let Some(t) = self.tables.get(self.segment(hash)) {
+            t.prefetch(hash);
+        }
     }
 
     /// Mutable access to id `id` stored under `hash`.
     pub fn find_mut(&mut self, hash: u64, id: u32) -> Option<&mut u32> {
         let seg = self.segment(hash);
-        self.tables.get_mut(seg)?.find_mut(hash, |&x| x == id)
+        self.tables.get_mut(seg)?.find_mut(hash, id)
     }
 
     /// Removes id `id` stored under `hash`; whether it was there.
     pub fn remove(&mut self, hash: u64, id: u32) -> bool {
         let seg = self.segment(hash);
-        match self
-            .tables
-            .get_mut(seg)
-            .map(|t| t.find_entry(hash, |&x| x == id))
-        {
-            Some(Ok(e)) => {
-                e.remove();
-                true
-            }
-            _ => false,
-        }
+        self.tables.get_mut(seg).is_some_and(|t| t.remove(hash, id))
     }
 
     /// Adds `id` (not present) under `hash`; `rehash` gives the hash of
     /// any id already in the index.
     pub fn insert(&mut self, hash: u64, id: u32, rehash: impl Fn(u32) -> u64) {
         match self.tables.len() {
-            0 => self.tables.push(HashTable::new()),
+            0 => self.tables.push(IdTable::default()),
             1 if self.tables[0].len() >= SPLIT_AT => self.split(&rehash),
             _ => {}
         }
         let seg = self.segment(hash);
-        self.tables[seg].insert_unique(hash, id, |&x| rehash(x));
+        self.tables[seg].insert_unique(hash, id, &rehash);
     }
 
     /// Moves the ids of the single table into [`SEGMENTS`] tables.
@@ -100,24 +90,24 @@ impl SegIndex {
         };
         let per = old.len() / SEGMENTS + 1;
         self.tables = (0..SEGMENTS)
-            .map(|_| HashTable::with_capacity(per + per / 4))
+            .map(|_| IdTable::with_capacity(per + per / 4))
             .collect();
-        for id in old {
+        for id in old.iter() {
             let h = rehash(id);
             let seg = self.segment(h);
-            self.tables[seg].insert_unique(h, id, |&x| rehash(x));
+            self.tables[seg].insert_unique(h, id, rehash);
         }
     }
 
     /// Number of ids (tests).
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.tables.iter().map(HashTable::len).sum()
+        self.tables.iter().map(IdTable::len).sum()
     }
 
     /// Whether the index holds no id.
     pub fn is_empty(&self) -> bool {
-        self.tables.iter().all(HashTable::is_empty)
+        self.tables.iter().all(IdTable::is_empty)
     }
 
     /// Every id, to renumber.
@@ -127,28 +117,23 @@ impl SegIndex {
 
     /// Buckets allocated (4 bytes and a control byte each).
     pub fn buckets(&self) -> usize {
-        // A table keeps an eighth of its buckets free.
-        self.tables
-            .iter()
-            .map(|t| (t.capacity() * 8).div_ceil(7))
-            .sum()
+        self.tables.iter().map(IdTable::buckets).sum()
     }
 
     /// Bytes allocated.
     pub fn allocation_size(&self) -> usize {
-        self.tables.capacity() * std::mem::size_of::<HashTable<u32>>()
+        self.tables.capacity() * std::mem::size_of::<IdTable>()
             + self
                 .tables
                 .iter()
-                .map(HashTable::allocation_size)
+                .map(IdTable::allocation_size)
                 .sum::<usize>()
     }
 
     /// Gives memory back after removals (each table down to its ids).
     pub fn shrink(&mut self, rehash: impl Fn(u32) -> u64) {
         for t in &mut self.tables {
-            let n = t.len();
-            t.shrink_to(n, |&x| rehash(x));
+            t.shrink(&rehash);
         }
     }
 

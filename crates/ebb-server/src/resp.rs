@@ -76,6 +76,8 @@ fn header_end(
 pub struct Peeked<'a> {
     /// The first [`PEEKED`] arguments (command name first).
     pub args: [Option<&'a [u8]>; PEEKED],
+    /// The last argument.
+    pub last: Option<&'a [u8]>,
     /// The request's length in bytes.
     pub len: usize,
 }
@@ -95,6 +97,7 @@ pub fn peek_request(buf: &[u8]) -> Option<Peeked<'_>> {
         Some((n, cr + 2))
     }
     let mut args = [None; PEEKED];
+    let mut last = None;
     let (count, mut at) = header(buf, 0, b'*')?;
     for i in 0..count {
         let (len, start) = header(buf, at, b'$')?;
@@ -103,9 +106,14 @@ pub fn peek_request(buf: &[u8]) -> Option<Peeked<'_>> {
         if let Some(slot) = args.get_mut(i) {
             *slot = Some(arg);
         }
+        last = Some(arg);
         at = end.checked_add(2)?;
     }
-    (at <= buf.len()).then_some(Peeked { args, len: at })
+    (at <= buf.len()).then_some(Peeked {
+        args,
+        last,
+        len: at,
+    })
 }
 
 /// Leading arguments [`peek_request`] returns: name, key, third.
@@ -503,19 +511,22 @@ mod props;
 mod tests {
     use super::peek_request;
 
-    /// A complete request gives its first four arguments and its length;
+    /// A complete request gives its first three arguments, its last one
+    /// and its length;
     /// a request cut short, an inline one or odd headers give nothing.
     #[test]
     fn peek_request_reads_only_complete_requests() {
         let zadd = b"*5\r\n$4\r\nZADD\r\n$1\r\nz\r\n$1\r\n1\r\n$1\r\nm\r\n$1\r\nx\r\n";
         let p = peek_request(zadd).expect("complete");
         assert_eq!(p.args, [Some(&b"ZADD"[..]), Some(b"z"), Some(b"1")]);
+        assert_eq!(p.last, Some(&b"x"[..]));
         assert_eq!(p.len, zadd.len());
         let mut two = zadd.to_vec();
         two.extend_from_slice(b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n");
         let first = peek_request(&two).expect("complete").len;
         let p = peek_request(&two[first..]).expect("complete");
         assert_eq!(p.args, [Some(&b"GET"[..]), Some(b"k"), None]);
+        assert_eq!(p.last, Some(&b"k"[..]));
         for cut in 1..zadd.len() {
             assert_eq!(peek_request(&zadd[..cut]), None, "cut at {cut}");
         }
@@ -533,6 +544,7 @@ mod tests {
         assert_eq!(p.args[1], Some(&b""[..]));
         let empty = peek_request(b"*0\r\n").expect("complete");
         assert_eq!(empty.len, 4);
+        assert_eq!(empty.last, None);
     }
 
     use super::*;

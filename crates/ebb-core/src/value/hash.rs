@@ -4,7 +4,7 @@ use bytes::Bytes;
 
 use super::hpack::HPack;
 use super::member::Member;
-use super::table::{MemberTable, Node};
+use super::table::{Lookahead, MemberTable, Node};
 use crate::expiry::{MemberDeadlines, NO_DEADLINE};
 
 /// A field and its value, as stored.
@@ -120,13 +120,12 @@ impl HashValue {
         self.get_entry(field).map(|(_, v)| v)
     }
 
-    /// Starts loading the node of field `m` into the cache (a hint for a
-    /// lookup of it that follows soon; small packed forms need none).
-    /// Returns whether the collection is large enough for that.
-    pub fn prefetch_member(&self, m: &[u8]) -> bool {
+    /// The field table of a large hash, for the look-ahead over a
+    /// pipeline (small packed forms need none).
+    pub(crate) fn lookahead(&self) -> Option<&dyn Lookahead> {
         match &self.repr {
-            Repr::Table(t) => t.fields.prefetch(m),
-            _ => false,
+            Repr::Table(t) => Some(&t.fields),
+            _ => None,
         }
     }
 

@@ -67,14 +67,14 @@ impl From<ListValue> for Value {
 }
 
 impl Value {
-    /// Starts loading field `m` of a large hash into the cache, ahead of a
-    /// command that will look it up (sets and sorted sets gained nothing
-    /// from it: their nodes are small). Returns whether the value is such
-    /// a hash.
-    pub fn prefetch_member(&self, m: &[u8]) -> bool {
+    /// The member table of a large set, sorted set or hash, for the
+    /// look-ahead over a pipeline.
+    pub(crate) fn lookahead(&self) -> Option<&dyn table::Lookahead> {
         match self {
-            Value::Hash(h) => h.prefetch_member(m),
-            _ => false,
+            Value::Hash(h) => h.lookahead(),
+            Value::Set(s) => s.lookahead(),
+            Value::ZSet(z) => z.lookahead(),
+            Value::Str(_) | Value::List(_) => None,
         }
     }
 

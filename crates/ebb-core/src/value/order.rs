@@ -83,7 +83,18 @@ impl<E: Copy + PartialEq> Chunked<E> {
             self.rebuild();
             return true;
         }
-        let ci = self.chunk_for(id, cmp);
+        // After the start of the last chunk (new deadlines, timestamps as
+        // scores: the commonest insertions), that chunk, without searching
+        // the others.
+        let last = self.chunks.len() - 1;
+        let ci = if self.chunks[last]
+            .first()
+            .is_some_and(|&f| cmp(f, id) == Ordering::Less)
+        {
+            last
+        } else {
+            self.chunk_for(id, cmp)
+        };
         let chunk = &mut self.chunks[ci];
         let pos = match chunk.binary_search_by(|&e| cmp(e, id)) {
             Ok(_) => return false,

@@ -2,7 +2,7 @@
 
 use bytes::Bytes;
 
-use super::table::{MemberTable, Node};
+use super::table::{Lookahead, MemberTable, Node};
 use super::zpack::{packable_deadline, PackIter, SPack};
 use crate::expiry::{MemberDeadlines, NO_DEADLINE};
 
@@ -107,6 +107,15 @@ impl DoubleEndedIterator for SetIter<'_> {
 impl ExactSizeIterator for SetIter<'_> {}
 
 impl SetValue {
+    /// The member table of the large form, for the look-ahead over a
+    /// pipeline (the packed form needs none).
+    pub(crate) fn lookahead(&self) -> Option<&dyn Lookahead> {
+        match &self.repr {
+            Repr::Large(l) => Some(&l.table),
+            Repr::Packed(_) => None,
+        }
+    }
+
     /// An empty set.
     pub fn new() -> SetValue {
         SetValue::default()

@@ -65,26 +65,57 @@ impl<V> MemberNames for MemberTable<V> {
     }
 }
 
-impl<V> MemberTable<V> {
-    /// Starts loading the node `member` probably sits in (the index is
-    /// read, the node only prefetched).
-    /// Returns false (and does nothing) for a table small enough to stay in
-    /// the cache.
-    pub fn prefetch(&self, member: &[u8]) -> bool {
-        if !crate::prefetch::worth::<Node<V>>(self.nodes.len()) {
-            return false;
-        }
-        if let Some(node) = self
-            .index
-            .as_ref()
-            .and_then(|ix| ix.first_candidate(hash_of(member)))
-            .and_then(|id| self.nodes.get(id as usize))
-        {
-            crate::prefetch::prefetch_value(node);
-        }
-        true
+/// A large collection's member lookups, as the look-ahead over a
+/// pipeline sees them: first every probe position of a batch is loaded
+/// ([`prefetch_probe`](Lookahead::prefetch_probe), computed from the hash
+/// alone), then every node those probes name
+/// ([`prefetch_node`](Lookahead::prefetch_node)), so that the cache misses
+/// of a batch's lookups overlap instead of following one another.
+pub trait Lookahead {
+    /// Whether the table is too large to stay in the cache, so that
+    /// prefetching pays.
+    fn worth_prefetching(&self) -> bool;
+    /// Starts loading the index position of a member hashing to `hash`
+    /// (see [`hash_of`]).
+    fn prefetch_probe(&self, hash: u64);
+    /// Starts loading the node (and deadline) of the member the index
+    /// holds under `hash` (the index is read).
+    fn prefetch_node(&self, hash: u64);
+}
+
+/// What a lookup of a member reads besides its node: its index slot and
+/// control byte (about 8 bytes at the index's load) and its deadline.
+const LOOKUP_EXTRA: usize = 16;
+
+impl<V> Lookahead for MemberTable<V> {
+    fn worth_prefetching(&self) -> bool {
+        crate::prefetch::worth_bytes(
+            self.nodes
+                .len()
+                .saturating_mul(size_of::<Node<V>>() + LOOKUP_EXTRA),
+        )
     }
 
+    fn prefetch_probe(&self, hash: u64) {
+        if let Some(ix) = &self.index {
+            ix.prefetch(hash);
+        }
+    }
+
+    fn prefetch_node(&self, hash: u64) {
+        let Some(id) = self.index.as_ref().and_then(|ix| ix.first_candidate(hash)) else {
+            return;
+        };
+        if let Some(node) = self.nodes.get(id as usize) {
+            crate::prefetch::prefetch_value(node);
+        }
+        if let Some(at) = self.deadlines.as_ref().and_then(|d| d.at.get(id as usize)) {
+            crate::prefetch::prefetch_value(at);
+        }
+    }
+}
+
+impl<V> MemberTable<V> {
     /// Number of members.
     pub fn len(&self) -> usize {
         self.nodes.len()

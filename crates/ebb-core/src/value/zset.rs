@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use std::ops::Bound;
 
 use super::order::{Chunked, RankIter};
-use super::table::{MemberTable, Node};
+use super::table::{Lookahead, MemberTable, Node};
 use super::zpack::{packable_deadline, PackIter, ZPack};
 use crate::expiry::{MemberDeadlines, NO_DEADLINE};
 
@@ -247,6 +247,15 @@ impl Large {
 }
 
 impl ZSetValue {
+    /// The member table of the large form, for the look-ahead over a
+    /// pipeline (the packed form needs none).
+    pub(crate) fn lookahead(&self) -> Option<&dyn Lookahead> {
+        match &self.repr {
+            Repr::Large(l) => Some(&l.table),
+            Repr::Packed(_) => None,
+        }
+    }
+
     /// An empty sorted set.
     pub fn new() -> ZSetValue {
         ZSetValue::default()

@@ -451,9 +451,13 @@ impl Session {
                     && spec.last_key != spec.first_key
                     && store.worth_prefetching(self.db)
                 {
-                    for i in spec.fixed_key_positions(argv.len()) {
-                        store.prefetch(self.db, &argv[i]);
+                    let mut keys: [&[u8]; 64] = [&[]; 64];
+                    let mut n = 0;
+                    for i in spec.fixed_key_positions(argv.len()).take(keys.len()) {
+                        keys[n] = &argv[i];
+                        n += 1;
                     }
+                    store.prefetch(self.db, &keys[..n], &[]);
                 }
                 match self.run_core(store, spec, argv, true) {
                     Ok(r) => {

@@ -647,24 +647,39 @@ const PREFETCH_REST: u8 = 16;
 const PREFETCH_AHEAD: usize = 64;
 
 /// Starts loading what the complete requests waiting in `rbuf` will look
-/// up, all at once so that their cache misses overlap: each request's key
-/// slot or, for a hash command naming the same key as the request before
-/// it (`argv` for the first) with another field, that field's node in a
-/// large hash (the field is the third argument). Members of sets and
-/// sorted sets are not prefetched: measured on 100,000 and 1,000,000
-/// members it gained nothing and cost SADDEX 7% (their nodes are small;
-/// the index probe, not the node, is most of a lookup), where hashes of
-/// 100,000 fields gained 9%. Only a hint: a wrong guess costs a lookup.
-/// Returns whether anything was worth prefetching (small databases and
-/// collections are not).
+/// up, so that their cache misses overlap instead of following one
+/// another: each request's key or, for a request naming the same key as
+/// the one before it (`argv` for the first), its member in a large set,
+/// sorted set or hash — guessed as the third argument of a hash command
+/// (the field) and the last argument of any other. The store loads them
+/// in steps over the whole batch (every index position, then every slot
+/// or node; see `Store::prefetch`). Only a hint: a wrong guess costs a
+/// lookup. Returns whether anything was worth prefetching (small
+/// databases and collections are not).
 #[inline(never)]
 fn prefetch_waiting(store: &Store, db: usize, argv: &[Bytes], mut rbuf: &[u8]) -> bool {
-    fn is_hash_command(name: &[u8]) -> bool {
-        name.first().is_some_and(|c| c.eq_ignore_ascii_case(&b'h'))
+    fn member_of<'a>(
+        name: &[u8],
+        third: Option<&'a [u8]>,
+        last: Option<&'a [u8]>,
+    ) -> Option<&'a [u8]> {
+        if name.first().is_some_and(|c| c.eq_ignore_ascii_case(&b'h')) {
+            third
+        } else {
+            last
+        }
     }
+    let mut keys: [&[u8]; PREFETCH_AHEAD] = [&[]; PREFETCH_AHEAD];
+    let mut members: [(&[u8], &[u8]); PREFETCH_AHEAD] = [(&[], &[]); PREFETCH_AHEAD];
+    let (mut nk, mut nm) = (0, 0);
     let mut prev_key = argv.get(1).map(|k| &k[..]);
-    let mut prev_field = argv.get(2).map(|a| &a[..]);
-    let mut worth = false;
+    let mut prev_member = argv.first().and_then(|name| {
+        member_of(
+            name,
+            argv.get(2).map(|a| &a[..]),
+            argv.last().map(|a| &a[..]),
+        )
+    });
     for _ in 0..PREFETCH_AHEAD {
         let Some(next) = resp::peek_request(rbuf) else {
             break;
@@ -673,15 +688,18 @@ fn prefetch_waiting(store: &Store, db: usize, argv: &[Bytes], mut rbuf: &[u8]) -
         let [Some(name), Some(key), third] = next.args else {
             continue;
         };
+        let member = member_of(name, third, next.last).filter(|&m| m != key);
         if prev_key != Some(key) {
-            worth |= store.prefetch(db, key);
-        } else if let Some(f) = third.filter(|&f| is_hash_command(name) && prev_field != Some(f)) {
-            worth |= store.prefetch_member(db, key, f);
+            keys[nk] = key;
+            nk += 1;
+        } else if let Some(m) = member.filter(|&m| prev_member != Some(m)) {
+            members[nm] = (key, m);
+            nm += 1;
         }
         prev_key = Some(key);
-        prev_field = third;
+        prev_member = member;
     }
-    worth
+    store.prefetch(db, &keys[..nk], &members[..nm])
 }
 
 /// Room a connection's read and reply buffers start with.

@@ -234,7 +234,7 @@ proptest! {
 
     /// Looking ahead agrees with the parser: on any stream, whatever
     /// `peek_request` finds complete, the parser takes whole, with the
-    /// same first arguments and the same length; it never panics.
+    /// same first and last arguments and the same length; it never panics.
     #[test]
     fn peeking_agrees_with_parsing(bytes in stream(), reqs in prop::collection::vec(args(), 0..4)) {
         let mut all: Vec<u8> = reqs.iter().flat_map(|a| multibulk(a)).collect();
@@ -243,13 +243,14 @@ proptest! {
         let lim = unbounded();
         loop {
             let peeked = peek_request(&buf).map(|p| {
-                (p.args.map(|x| x.map(<[u8]>::to_vec)), p.len)
+                (p.args.map(|x| x.map(<[u8]>::to_vec)), p.last.map(<[u8]>::to_vec), p.len)
             });
             let before = buf.len();
             match parse(&mut buf, &lim) {
                 Ok(Parsed::Command(argv)) => {
-                    if let Some((args, n)) = peeked {
+                    if let Some((args, last, n)) = peeked {
                         prop_assert_eq!(n, before - buf.len());
+                        prop_assert_eq!(last.as_deref(), argv.last().map(|x| &x[..]));
                         for (i, a) in args.iter().enumerate() {
                             prop_assert_eq!(a.as_deref(), argv.get(i).map(|x| &x[..]));
                         }

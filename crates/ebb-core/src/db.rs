@@ -230,11 +230,11 @@ impl Db {
     /// and values themselves, as MEMORY STATS reports a database's
     /// overhead: `(key table, deadline indexes)`. The table's slots count
     /// at its capacity (a slot holds the key's inline bytes and the entry),
-    /// its hash index at 4 bytes and a control byte per bucket; the
-    /// deadline indexes at their blocks' size.
+    /// its hash index at its allocation; the deadline indexes at their
+    /// blocks' size.
     pub fn overhead(&self) -> (usize, usize) {
         let slot = size_of::<Member>() + size_of::<Entry>();
-        let main = self.map.capacity() * slot + self.map.index_buckets() * 5;
+        let main = self.map.capacity() * slot + self.map.index_bytes();
         let deadlines = self.key_expiry.set.heap_bytes() + self.member_expiry.set.heap_bytes();
         (main, deadlines)
     }
@@ -494,7 +494,9 @@ impl Db {
     pub fn spare_bytes(&self) -> usize {
         let slot = std::mem::size_of::<(Member, Entry)>();
         let spare_slots = self.map.capacity().saturating_sub(self.map.len()) * slot;
-        spare_slots + self.map.index_buckets().saturating_sub(self.map.len()) * 5
+        let buckets = self.map.index_buckets().max(1);
+        let spare_buckets = buckets.saturating_sub(self.map.len());
+        spare_slots + self.map.index_bytes() * spare_buckets / buckets
     }
 
     /// A copy of the key at table position `i`.

@@ -5,82 +5,105 @@
 //! compare through their own storage. With a general hash table, starting
 //! to load what a lookup of a pipelined request will read means probing
 //! the table first: two dependent cache misses before the node's address
-//! is known, taken one request at a time. Here a hash names its control
-//! byte and id slot directly ([`IdTable::prefetch`]), so a batch of
-//! requests can load every probe position at once, then every node.
+//! is known, taken one request at a time. Here a hash names its home
+//! group directly ([`IdTable::prefetch`]), so a batch of requests can load
+//! every probe position at once, then every node.
 //!
-//! Layout: `buckets` (a power of two, at least [`GROUP`]) id slots and as
-//! many control bytes, each [`EMPTY`], [`DELETED`] or the top seven bits
-//! of the id's hash, followed by a copy of the first [`GROUP`] control
-//! bytes so that eight can always be read as one word. Probing is linear,
-//! eight control bytes at a time; an id sits at the first free slot at or
-//! after its hash's bucket, and no empty slot lies between the two, so a
-//! search stops at the first empty one. A removal leaves a tombstone
-//! unless the next slot is empty (then it and the tombstones just before
-//! it become empty); tombstones go when the table is rebuilt. Memory is
-//! that of a SwissTable of `u32`: five bytes a bucket, at most 80% full.
+//! Layout: groups of [`SLOTS`] ids and their control bytes in one 64-byte
+//! cache line, so a probe reads one line (a SwissTable reads a control
+//! group and, elsewhere, the slot). A control byte is [`EMPTY`],
+//! [`DELETED`] or seven bits of the id's hash (never [`PAD`], which fills
+//! the four bytes past the twelfth). A hash names a home group (the
+//! number of groups is a power of two); an id sits in the first group of
+//! its probe sequence (home, then 1, 2, 3 … groups further: triangular
+//! steps, which visit every group) with a free slot, so a search stops at
+//! the first group holding an empty slot. A removal leaves a tombstone in
+//! a group that was ever full (a later id may have probed past it), an
+//! empty slot otherwise; tombstones go when the table is rebuilt. At most
+//! 80% of the slots are used: 5⅓ bytes a slot, as a SwissTable of `u32`
+//! takes 5.
 
-/// Control bytes read at once.
-pub(crate) const GROUP: usize = 8;
+/// Ids in a group (a cache line: 16 control bytes and 12 ids).
+pub(crate) const SLOTS: usize = 12;
 /// Control byte of a slot never used since the last rebuild.
 const EMPTY: u8 = 0xFF;
 /// Control byte of a slot whose id was removed.
 const DELETED: u8 = 0x80;
-/// The high bit of every byte of a word.
-const HI: u64 = 0x8080_8080_8080_8080;
-/// The low bit of every byte of a word.
-const LO: u64 = 0x0101_0101_0101_0101;
+/// Control byte of the four bytes past the last slot: not free, not
+/// empty, never a hash's.
+const PAD: u8 = 0x7F;
+/// The high bit of every byte of a group's control word.
+const HI: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
+/// The low bit of every byte of a group's control word.
+const LO: u128 = 0x0101_0101_0101_0101_0101_0101_0101_0101;
 
-/// The control byte of a hash (its top seven bits: the bucket comes from
-/// the low bits, a segment of [`SegIndex`](crate::segindex::SegIndex)
-/// from bits 40 and up).
-fn tag(hash: u64) -> u8 {
-    (hash >> 57) as u8
+/// One cache line: control bytes and ids.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct Group {
+    ctrl: [u8; 16],
+    ids: [u32; SLOTS],
 }
 
-/// Bytes of `w` that may equal `tag` (their high bits set): exact for the
-/// lowest, possibly spurious above a true match (each is checked anyway).
-fn matching(w: u64, tag: u8) -> u64 {
-    let x = w ^ LO.wrapping_mul(u64::from(tag));
-    x.wrapping_sub(LO) & !x & HI
+impl Group {
+    const EMPTY: Group = Group {
+        ctrl: [
+            EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY,
+            PAD, PAD, PAD, PAD,
+        ],
+        ids: [0; SLOTS],
+    };
+
+    fn word(&self) -> u128 {
+        u128::from_le_bytes(self.ctrl)
+    }
+}
+
+/// The control byte of a hash: its top seven bits (the home group comes
+/// from the low bits, a segment of [`SegIndex`](crate::segindex::SegIndex)
+/// from bits 40 and up), [`PAD`] folded onto its neighbour.
+fn tag(hash: u64) -> u8 {
+    ((hash >> 57) as u8).min(PAD - 1)
+}
+
+/// The bytes of `w` equal to `tag` (their high bits set), exactly.
+fn matching(w: u128, tag: u8) -> u128 {
+    const LOW7: u128 = !HI;
+    let x = w ^ LO.wrapping_mul(u128::from(tag));
+    // A byte's high bit ends up set when any of its bits is.
+    !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
 }
 
 /// Bytes of `w` that are [`EMPTY`] (high bits set).
-fn empties(w: u64) -> u64 {
+fn empties(w: u128) -> u128 {
     w & (w << 1) & HI
 }
 
-/// Keeps the bits of `m` below the lowest set bit of `stop` (all of `m`
-/// when `stop` is 0).
-fn before(m: u64, stop: u64) -> u64 {
-    if stop == 0 {
-        m
-    } else {
-        m & (stop & stop.wrapping_neg()).wrapping_sub(1)
-    }
+/// The slot of the lowest byte flagged in `m`.
+fn first(m: u128) -> usize {
+    m.trailing_zeros() as usize / 8
 }
 
-/// Most ids a table of `buckets` holds (80%).
-fn capacity_of(buckets: usize) -> usize {
-    buckets - buckets / 5
+/// Most ids `groups` groups hold (80%).
+fn capacity_of(groups: usize) -> usize {
+    let slots = groups * SLOTS;
+    slots - slots / 5
 }
 
-/// Buckets for `n` ids.
-fn buckets_for(n: usize) -> usize {
-    let mut b = GROUP;
-    while capacity_of(b) < n {
-        b *= 2;
+/// Groups for `n` ids.
+fn groups_for(n: usize) -> usize {
+    let mut g = 1;
+    while capacity_of(g) < n {
+        g *= 2;
     }
-    b
+    g
 }
 
 /// Ids by hash (see the module documentation).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct IdTable {
-    /// `buckets + GROUP` control bytes (none while nothing was inserted).
-    ctrl: Box<[u8]>,
-    /// `buckets` ids.
-    ids: Box<[u32]>,
+    /// A power of two of groups (none while nothing was inserted).
+    groups: Box<[Group]>,
     items: usize,
     /// Empty slots that may still be filled before a rebuild.
     growth_left: usize,
@@ -91,15 +114,14 @@ impl IdTable {
     pub fn with_capacity(n: usize) -> IdTable {
         let mut t = IdTable::default();
         if n > 0 {
-            t.alloc(buckets_for(n));
+            t.alloc(groups_for(n));
         }
         t
     }
 
-    fn alloc(&mut self, buckets: usize) {
-        self.ctrl = vec![EMPTY; buckets + GROUP].into_boxed_slice();
-        self.ids = vec![0; buckets].into_boxed_slice();
-        self.growth_left = capacity_of(buckets);
+    fn alloc(&mut self, groups: usize) {
+        self.groups = vec![Group::EMPTY; groups].into_boxed_slice();
+        self.growth_left = capacity_of(groups);
         self.items = 0;
     }
 
@@ -115,119 +137,105 @@ impl IdTable {
 
     /// Slots allocated.
     pub fn buckets(&self) -> usize {
-        self.ids.len()
+        self.groups.len() * SLOTS
     }
 
     /// Bytes allocated.
     pub fn allocation_size(&self) -> usize {
-        self.ctrl.len() + self.ids.len() * size_of::<u32>()
+        self.groups.len() * size_of::<Group>()
     }
 
-    fn mask(&self) -> usize {
-        self.ids.len().wrapping_sub(1)
+    /// The home group of a hash.
+    fn home(&self, hash: u64) -> usize {
+        hash as usize & self.groups.len().wrapping_sub(1)
     }
 
-    /// The eight control bytes from slot `pos` (`pos` < buckets).
-    fn word(&self, pos: usize) -> u64 {
-        let mut b = [0u8; GROUP];
-        b.copy_from_slice(&self.ctrl[pos..pos + GROUP]);
-        u64::from_le_bytes(b)
-    }
-
-    fn set_ctrl(&mut self, i: usize, c: u8) {
-        self.ctrl[i] = c;
-        if i < GROUP {
-            let n = self.ids.len();
-            self.ctrl[n + i] = c;
-        }
-    }
-
-    /// Slots whose control byte is `hash`'s, in probe order, up to the
-    /// first empty slot; `stop` ends the walk with its slot.
-    fn probe(&self, hash: u64, mut stop: impl FnMut(usize) -> bool) -> Option<usize> {
+    /// The first slot (group, offset), in probe order, whose control byte
+    /// is `hash`'s and for which `stop` holds; the search ends with the
+    /// first group that holds an empty slot.
+    fn probe(
+        &self,
+        hash: u64,
+        mut stop: impl FnMut(&Group, usize) -> bool,
+    ) -> Option<(usize, usize)> {
         if self.items == 0 {
             return None;
         }
-        let mask = self.mask();
+        let gm = self.groups.len() - 1;
         let t = tag(hash);
-        let mut pos = hash as usize & mask;
-        for _ in 0..=self.ids.len() / GROUP {
-            let w = self.word(pos);
-            let e = empties(w);
-            let mut m = before(matching(w, t), e);
+        let mut g = self.home(hash);
+        // A table always keeps empty slots; the bound only guards a loop.
+        for step in 1..=self.groups.len() {
+            let group = &self.groups[g];
+            let w = group.word();
+            let mut m = matching(w, t);
             while m != 0 {
-                let i = (pos + m.trailing_zeros() as usize / 8) & mask;
-                if stop(i) {
-                    return Some(i);
+                let k = first(m);
+                if stop(group, k) {
+                    return Some((g, k));
                 }
                 m &= m - 1;
             }
-            if e != 0 {
+            if empties(w) != 0 {
                 return None;
             }
-            pos = (pos + GROUP) & mask;
+            g = (g + step) & gm;
         }
         None
     }
 
     /// The id with hash `hash` for which `eq` holds.
     pub fn find(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
-        self.probe(hash, |i| self.ctrl[i] == tag(hash) && eq(self.ids[i]))
-            .map(|i| self.ids[i])
+        let mut found = None;
+        self.probe(hash, |group, k| {
+            let id = group.ids.get(k).copied();
+            found = id;
+            id.is_some_and(&mut eq)
+        })?;
+        found
     }
 
-    /// The first id stored under a control byte that matches `hash`'s,
-    /// compared with nothing: what a prefetch of its storage should load.
+    /// The first id stored under the control byte of `hash`, compared with
+    /// nothing: what a prefetch of its storage should load.
     pub fn first_candidate(&self, hash: u64) -> Option<u32> {
-        self.probe(hash, |i| self.ctrl[i] == tag(hash))
-            .map(|i| self.ids[i])
+        let (g, k) = self.probe(hash, |_, _| true)?;
+        self.groups[g].ids.get(k).copied()
     }
 
-    /// Starts loading the control bytes and id slots a lookup of `hash`
-    /// reads first (only a hint; reads nothing).
+    /// Starts loading the group a lookup of `hash` reads first (only a
+    /// hint; reads nothing).
     pub fn prefetch(&self, hash: u64) {
-        if self.ids.is_empty() {
-            return;
+        if let Some(group) = self.groups.get(self.home(hash)) {
+            crate::prefetch::prefetch_value(group);
         }
-        let pos = hash as usize & self.mask();
-        crate::prefetch::prefetch_value(&self.ctrl[pos]);
-        crate::prefetch::prefetch_value(&self.ids[pos]);
     }
 
     /// The slot of id `id` stored under `hash`.
-    fn slot_of(&self, hash: u64, id: u32) -> Option<usize> {
-        self.probe(hash, |i| self.ctrl[i] == tag(hash) && self.ids[i] == id)
+    fn slot_of(&self, hash: u64, id: u32) -> Option<(usize, usize)> {
+        self.probe(hash, |group, k| group.ids.get(k) == Some(&id))
     }
 
     /// Mutable access to id `id` stored under `hash`.
     pub fn find_mut(&mut self, hash: u64, id: u32) -> Option<&mut u32> {
-        let i = self.slot_of(hash, id)?;
-        self.ids.get_mut(i)
+        let (g, k) = self.slot_of(hash, id)?;
+        self.groups[g].ids.get_mut(k)
     }
 
     /// Removes id `id` stored under `hash`; whether it was there.
     pub fn remove(&mut self, hash: u64, id: u32) -> bool {
-        let Some(i) = self.slot_of(hash, id) else {
+        let Some((g, k)) = self.slot_of(hash, id) else {
             return false;
         };
         self.items -= 1;
-        let mask = self.mask();
-        if self.ctrl[(i + 1) & mask] != EMPTY {
-            // A later id may have probed past this slot.
-            self.set_ctrl(i, DELETED);
-            return true;
-        }
-        // Nothing probed past this slot, nor past the tombstones that
-        // end at it: all of them can be empty again.
-        let mut j = i;
-        loop {
-            self.set_ctrl(j, EMPTY);
+        let group = &mut self.groups[g];
+        // A group with an empty slot was never full since the last
+        // rebuild, so no search went on past it: the slot can be empty.
+        group.ctrl[k] = if empties(group.word()) != 0 {
             self.growth_left += 1;
-            j = j.wrapping_sub(1) & mask;
-            if j == i || self.ctrl[j] != DELETED {
-                break;
-            }
-        }
+            EMPTY
+        } else {
+            DELETED
+        };
         true
     }
 
@@ -237,10 +245,11 @@ impl IdTable {
         if self.growth_left == 0 {
             // Full of ids and tombstones: rebuild, twice as large unless
             // tombstones were most of it.
-            let want = if self.items < capacity_of(self.ids.len()) / 2 {
-                self.ids.len().max(GROUP)
+            let groups = self.groups.len();
+            let want = if self.items < capacity_of(groups) / 2 {
+                groups.max(1)
             } else {
-                buckets_for(self.items + 1).max(self.ids.len() * 2)
+                groups_for(self.items + 1).max(groups * 2)
             };
             self.rebuild(want, &rehash);
         }
@@ -249,28 +258,29 @@ impl IdTable {
 
     /// Places `id` at the first free slot of its probe (room is known).
     fn put(&mut self, hash: u64, id: u32) {
-        let mask = self.mask();
-        let mut pos = hash as usize & mask;
-        loop {
-            let free = self.word(pos) & HI;
+        let gm = self.groups.len() - 1;
+        let mut g = self.home(hash);
+        for step in 1..=self.groups.len() {
+            let group = &mut self.groups[g];
+            let free = group.word() & HI;
             if free != 0 {
-                let i = (pos + free.trailing_zeros() as usize / 8) & mask;
-                if self.ctrl[i] == EMPTY {
+                let k = first(free);
+                if group.ctrl[k] == EMPTY {
                     self.growth_left -= 1;
                 }
-                self.set_ctrl(i, tag(hash));
-                self.ids[i] = id;
+                group.ctrl[k] = tag(hash);
+                group.ids[k] = id;
                 self.items += 1;
                 return;
             }
-            pos = (pos + GROUP) & mask;
+            g = (g + step) & gm;
         }
     }
 
-    /// Moves every id into a fresh table of `buckets` slots.
-    fn rebuild(&mut self, buckets: usize, rehash: &impl Fn(u32) -> u64) {
+    /// Moves every id into a fresh table of `groups` groups.
+    fn rebuild(&mut self, groups: usize, rehash: &impl Fn(u32) -> u64) {
         let old = std::mem::take(self);
-        self.alloc(buckets);
+        self.alloc(groups);
         for id in old.iter() {
             self.put(rehash(id), id);
         }
@@ -278,31 +288,35 @@ impl IdTable {
 
     /// Every id.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.ctrl
-            .iter()
-            .zip(self.ids.iter())
-            .filter(|(c, _)| **c & 0x80 == 0)
-            .map(|(_, &id)| id)
+        self.groups.iter().flat_map(|g| {
+            g.ctrl
+                .iter()
+                .zip(g.ids.iter())
+                .filter(|(c, _)| **c & 0x80 == 0)
+                .map(|(_, &id)| id)
+        })
     }
 
     /// Every id, to renumber.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut u32> {
-        self.ctrl
-            .iter()
-            .zip(self.ids.iter_mut())
-            .filter(|(c, _)| **c & 0x80 == 0)
-            .map(|(_, id)| id)
+        self.groups.iter_mut().flat_map(|g| {
+            g.ctrl
+                .iter()
+                .zip(g.ids.iter_mut())
+                .filter(|(c, _)| **c & 0x80 == 0)
+                .map(|(_, id)| id)
+        })
     }
 
-    /// Gives memory back after removals: down to the buckets `len` ids
+    /// Gives memory back after removals: down to the groups `len` ids
     /// need (tombstones go as well).
     pub fn shrink(&mut self, rehash: impl Fn(u32) -> u64) {
         if self.items == 0 {
             *self = IdTable::default();
             return;
         }
-        let want = buckets_for(self.items);
-        if want < self.ids.len() {
+        let want = groups_for(self.items);
+        if want < self.groups.len() {
             self.rebuild(want, &rehash);
         }
     }
@@ -310,28 +324,34 @@ impl IdTable {
     /// Checks the layout's invariants (tests).
     #[cfg(test)]
     pub fn check(&self, rehash: impl Fn(u32) -> u64) {
-        let n = self.ids.len();
+        let n = self.groups.len();
         if n == 0 {
             assert_eq!(self.items, 0);
             return;
         }
-        assert!(n.is_power_of_two() && n >= GROUP);
-        assert_eq!(self.ctrl[n..], self.ctrl[..GROUP]);
-        let full = self.ctrl[..n].iter().filter(|&&c| c & 0x80 == 0).count();
-        let empty = self.ctrl[..n].iter().filter(|&&c| c == EMPTY).count();
+        assert!(n.is_power_of_two());
+        let ctrl = || self.groups.iter().flat_map(|g| g.ctrl[..SLOTS].iter());
+        assert!(self.groups.iter().all(|g| g.ctrl[SLOTS..] == [PAD; 4]));
+        let full = ctrl().filter(|&&c| c & 0x80 == 0).count();
+        let empty = ctrl().filter(|&&c| c == EMPTY).count();
         assert_eq!(full, self.items);
         assert!(empty > 0, "a search must end");
-        assert_eq!(n - capacity_of(n) + self.growth_left, empty);
-        for (i, &c) in self.ctrl[..n].iter().enumerate() {
-            if c & 0x80 != 0 {
-                continue;
-            }
-            let h = rehash(self.ids[i]);
-            assert_eq!(c, tag(h));
-            let mut j = h as usize & (n - 1);
-            while j != i {
-                assert_ne!(self.ctrl[j], EMPTY, "an empty slot before an id");
-                j = (j + 1) & (n - 1);
+        assert_eq!(n * SLOTS - capacity_of(n) + self.growth_left, empty);
+        for (gi, group) in self.groups.iter().enumerate() {
+            for k in 0..SLOTS {
+                let c = group.ctrl[k];
+                if c & 0x80 != 0 {
+                    continue;
+                }
+                let h = rehash(group.ids[k]);
+                assert_eq!(c, tag(h));
+                let (mut g, mut step) = (self.home(h), 1);
+                while g != gi {
+                    let w = self.groups[g].word();
+                    assert_eq!(empties(w), 0, "a group with an empty slot before an id");
+                    g = (g + step) & (n - 1);
+                    step += 1;
+                }
             }
         }
     }
@@ -359,12 +379,18 @@ mod tests {
 
     #[test]
     fn words_find_their_bytes() {
-        let w = u64::from_le_bytes([1, EMPTY, 5, DELETED, 5, 7, EMPTY, 0]);
+        let mut c = [PAD; 16];
+        c[..12].copy_from_slice(&[1, EMPTY, 5, DELETED, 5, 7, EMPTY, 0, 0x7e, 9, 9, 9]);
+        let w = u128::from_le_bytes(c);
         assert_eq!(empties(w), 0x80 << 8 | 0x80 << 48);
-        let m = before(matching(w, 5), empties(w));
-        assert_eq!(m, 0, "byte 2 is after the first empty slot");
-        assert_eq!(matching(w, 1) & 0x80, 0x80);
-        assert_eq!(before(u64::MAX, 0), u64::MAX);
+        assert_eq!(matching(w, 5), 0x80 << 16 | 0x80 << 32);
+        assert_eq!(first(matching(w, 5)), 2);
+        assert_eq!(matching(w, 1), 0x80);
+        assert_eq!(matching(w, 0), 0x80 << 56);
+        assert_eq!(matching(w, 0x7e), 0x80 << 64);
+        assert_eq!(first(w & HI), 1, "the first free slot");
+        assert_eq!(tag(u64::MAX), PAD - 1, "no hash takes the padding's byte");
+        assert_eq!(size_of::<Group>(), 64);
     }
 
     /// Random inserts and removals against a model, with both hashes.
@@ -434,16 +460,19 @@ mod tests {
     #[test]
     fn renumbering_and_capacity() {
         let mut t = IdTable::with_capacity(10);
-        assert_eq!(t.buckets(), 16);
+        assert_eq!(t.buckets(), SLOTS);
         for id in 0..10 {
             t.insert_unique(strong(id), id, strong);
         }
-        assert_eq!(t.buckets(), 16, "room for ten was made up front");
-        assert_eq!(t.iter_mut().count(), 10);
+        assert_eq!(t.buckets(), SLOTS, "room for ten was made up front");
+        t.insert_unique(strong(10), 10, strong);
+        assert_eq!(t.buckets(), 2 * SLOTS);
+        t.check(strong);
+        assert_eq!(t.iter_mut().count(), 11);
         let id = t.find_mut(strong(3), 3).expect("present");
         assert_eq!(*id, 3);
         assert!(t.find_mut(strong(3), 4).is_none());
-        assert_eq!(t.allocation_size(), 16 + GROUP + 16 * 4);
+        assert_eq!(t.allocation_size(), 2 * 64);
         assert_eq!(IdTable::default().find(1, |_| true), None);
     }
 }

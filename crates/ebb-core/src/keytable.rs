@@ -51,9 +51,14 @@ impl<V> KeyTable<V> {
         self.slots.capacity()
     }
 
-    /// Buckets of the hash index (4 bytes and a control byte each).
+    /// Buckets of the hash index (used or not).
     pub fn index_buckets(&self) -> usize {
         self.index.buckets()
+    }
+
+    /// Bytes the hash index allocated.
+    pub fn index_bytes(&self) -> usize {
+        self.index.allocation_size()
     }
 
     /// The position of `key`.

@@ -115,7 +115,7 @@ impl SegIndex {
         self.tables.iter_mut().flat_map(|t| t.iter_mut())
     }
 
-    /// Buckets allocated (4 bytes and a control byte each).
+    /// Slots allocated (used or not).
     pub fn buckets(&self) -> usize {
         self.tables.iter().map(IdTable::buckets).sum()
     }

@@ -32,11 +32,6 @@ const DELETED: u8 = 0x80;
 /// Control byte of the four bytes past the last slot: not free, not
 /// empty, never a hash's.
 const PAD: u8 = 0x7F;
-/// The high bit of every byte of a group's control word.
-const HI: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
-/// The low bit of every byte of a group's control word.
-const LO: u128 = 0x0101_0101_0101_0101_0101_0101_0101_0101;
-
 /// One cache line: control bytes and ids.
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(64))]
@@ -44,6 +39,9 @@ struct Group {
     ctrl: [u8; 16],
     ids: [u32; SLOTS],
 }
+
+/// One bit per control byte of a group (bit `k` for slot `k`).
+type Mask = u32;
 
 impl Group {
     const EMPTY: Group = Group {
@@ -54,9 +52,59 @@ impl Group {
         ids: [0; SLOTS],
     };
 
-    fn word(&self) -> u128 {
-        u128::from_le_bytes(self.ctrl)
+    /// The slots whose control byte is `b`.
+    fn matching(&self, b: u8) -> Mask {
+        bytes_equal(&self.ctrl, b)
     }
+
+    /// The empty slots.
+    fn empties(&self) -> Mask {
+        bytes_equal(&self.ctrl, EMPTY)
+    }
+
+    /// The slots an id may go to (empty or a tombstone: the high bit set).
+    fn free(&self) -> Mask {
+        high_bits(&self.ctrl)
+    }
+}
+
+/// The bytes of `c` equal to `b`.
+#[cfg(target_arch = "x86_64")]
+fn bytes_equal(c: &[u8; 16], b: u8) -> Mask {
+    use core::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
+    // SAFETY: SSE2 is part of the x86_64 baseline, so the instructions
+    // exist wherever this runs; the load reads exactly the 16 bytes of
+    // `c`, a live reference.
+    let m = unsafe {
+        let v = _mm_loadu_si128(c.as_ptr().cast());
+        _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8)))
+    };
+    m as Mask
+}
+
+/// The bytes of `c` whose high bit is set.
+#[cfg(target_arch = "x86_64")]
+fn high_bits(c: &[u8; 16]) -> Mask {
+    use core::arch::x86_64::{_mm_loadu_si128, _mm_movemask_epi8};
+    // SAFETY: as in `bytes_equal`.
+    let m = unsafe { _mm_movemask_epi8(_mm_loadu_si128(c.as_ptr().cast())) };
+    m as Mask
+}
+
+/// The bytes of `c` equal to `b`.
+#[cfg(not(target_arch = "x86_64"))]
+fn bytes_equal(c: &[u8; 16], b: u8) -> Mask {
+    c.iter()
+        .enumerate()
+        .fold(0, |m, (k, &x)| m | Mask::from(x == b) << k)
+}
+
+/// The bytes of `c` whose high bit is set.
+#[cfg(not(target_arch = "x86_64"))]
+fn high_bits(c: &[u8; 16]) -> Mask {
+    c.iter()
+        .enumerate()
+        .fold(0, |m, (k, &x)| m | Mask::from(x >> 7) << k)
 }
 
 /// The control byte of a hash: its top seven bits (the home group comes
@@ -66,22 +114,9 @@ fn tag(hash: u64) -> u8 {
     ((hash >> 57) as u8).min(PAD - 1)
 }
 
-/// The bytes of `w` equal to `tag` (their high bits set), exactly.
-fn matching(w: u128, tag: u8) -> u128 {
-    const LOW7: u128 = !HI;
-    let x = w ^ LO.wrapping_mul(u128::from(tag));
-    // A byte's high bit ends up set when any of its bits is.
-    !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
-}
-
-/// Bytes of `w` that are [`EMPTY`] (high bits set).
-fn empties(w: u128) -> u128 {
-    w & (w << 1) & HI
-}
-
-/// The slot of the lowest byte flagged in `m`.
-fn first(m: u128) -> usize {
-    m.trailing_zeros() as usize / 8
+/// The slot of the lowest bit of `m`.
+fn first(m: Mask) -> usize {
+    m.trailing_zeros() as usize
 }
 
 /// Most ids `groups` groups hold (80%).
@@ -167,8 +202,7 @@ impl IdTable {
         // A table always keeps empty slots; the bound only guards a loop.
         for step in 1..=self.groups.len() {
             let group = &self.groups[g];
-            let w = group.word();
-            let mut m = matching(w, t);
+            let mut m = group.matching(t);
             while m != 0 {
                 let k = first(m);
                 if stop(group, k) {
@@ -176,7 +210,7 @@ impl IdTable {
                 }
                 m &= m - 1;
             }
-            if empties(w) != 0 {
+            if group.empties() != 0 {
                 return None;
             }
             g = (g + step) & gm;
@@ -230,7 +264,7 @@ impl IdTable {
         let group = &mut self.groups[g];
         // A group with an empty slot was never full since the last
         // rebuild, so no search went on past it: the slot can be empty.
-        group.ctrl[k] = if empties(group.word()) != 0 {
+        group.ctrl[k] = if group.empties() != 0 {
             self.growth_left += 1;
             EMPTY
         } else {
@@ -262,7 +296,7 @@ impl IdTable {
         let mut g = self.home(hash);
         for step in 1..=self.groups.len() {
             let group = &mut self.groups[g];
-            let free = group.word() & HI;
+            let free = group.free();
             if free != 0 {
                 let k = first(free);
                 if group.ctrl[k] == EMPTY {
@@ -347,8 +381,8 @@ impl IdTable {
                 assert_eq!(c, tag(h));
                 let (mut g, mut step) = (self.home(h), 1);
                 while g != gi {
-                    let w = self.groups[g].word();
-                    assert_eq!(empties(w), 0, "a group with an empty slot before an id");
+                    let e = self.groups[g].empties();
+                    assert_eq!(e, 0, "a group with an empty slot before an id");
                     g = (g + step) & (n - 1);
                     step += 1;
                 }
@@ -378,17 +412,22 @@ mod tests {
     }
 
     #[test]
-    fn words_find_their_bytes() {
-        let mut c = [PAD; 16];
-        c[..12].copy_from_slice(&[1, EMPTY, 5, DELETED, 5, 7, EMPTY, 0, 0x7e, 9, 9, 9]);
-        let w = u128::from_le_bytes(c);
-        assert_eq!(empties(w), 0x80 << 8 | 0x80 << 48);
-        assert_eq!(matching(w, 5), 0x80 << 16 | 0x80 << 32);
-        assert_eq!(first(matching(w, 5)), 2);
-        assert_eq!(matching(w, 1), 0x80);
-        assert_eq!(matching(w, 0), 0x80 << 56);
-        assert_eq!(matching(w, 0x7e), 0x80 << 64);
-        assert_eq!(first(w & HI), 1, "the first free slot");
+    fn groups_find_their_bytes() {
+        let mut g = Group::EMPTY;
+        g.ctrl[..12].copy_from_slice(&[1, EMPTY, 5, DELETED, 5, 7, EMPTY, 0, 0x7e, 9, 9, 9]);
+        assert_eq!(g.empties(), 1 << 1 | 1 << 6);
+        assert_eq!(g.matching(5), 1 << 2 | 1 << 4);
+        assert_eq!(first(g.matching(5)), 2);
+        assert_eq!(g.matching(1), 1);
+        assert_eq!(g.matching(0), 1 << 7);
+        assert_eq!(g.matching(0x7e), 1 << 8);
+        assert_eq!(
+            g.matching(PAD - 1),
+            1 << 8,
+            "the padding never matches a hash"
+        );
+        assert_eq!(g.free(), 1 << 1 | 1 << 3 | 1 << 6);
+        assert_eq!(first(g.free()), 1, "the first free slot");
         assert_eq!(tag(u64::MAX), PAD - 1, "no hash takes the padding's byte");
         assert_eq!(size_of::<Group>(), 64);
     }

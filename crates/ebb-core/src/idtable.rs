@@ -432,6 +432,25 @@ mod tests {
         assert_eq!(size_of::<Group>(), 64);
     }
 
+    /// The masks agree with a byte-by-byte reading on random groups.
+    #[test]
+    fn masks_agree_with_bytes() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        for _ in 0..2_000 {
+            let mut g = Group::EMPTY;
+            for c in &mut g.ctrl {
+                *c = [EMPTY, DELETED, PAD, rng.gen_range(0..4u8), rng.gen()][rng.gen_range(0..5)];
+            }
+            let b = g.ctrl[rng.gen_range(0..16)];
+            let by = |f: &dyn Fn(u8) -> bool| {
+                (0..16).filter(|&k| f(g.ctrl[k])).fold(0, |m, k| m | 1 << k)
+            };
+            assert_eq!(g.matching(b), by(&|c| c == b));
+            assert_eq!(g.empties(), by(&|c| c == EMPTY));
+            assert_eq!(g.free(), by(&|c| c >= 0x80));
+        }
+    }
+
     /// Random inserts and removals against a model, with both hashes.
     #[test]
     fn behaves_as_a_set_of_ids() {

@@ -2,7 +2,8 @@
 //! vector, found through a hash index of `u32` positions.
 //!
 //! Each slot is the key (a 24-byte compact string) beside its entry; the
-//! index holds only positions (4 bytes and a control byte per bucket) and
+//! index holds only positions (12 to a 64-byte line, with their control
+//! bytes; see [`IdTable`](crate::idtable::IdTable)) and
 //! hashes through the slots, so a key is stored once and no hash is kept
 //! per slot. Removing a key moves the last slot into the hole, so
 //! positions stay dense (SCAN and RANDOMKEY walk them) and callers that

@@ -382,8 +382,8 @@ pub fn value_usage(v: &Value, samples: usize) -> usize {
 /// member-deadline indexes, and the value ([`value_usage`]).
 pub fn memory_usage(key: &[u8], e: &Entry, samples: usize) -> usize {
     // One keyspace slot (key + entry), and its share of the hash index (a
-    // 4-byte position and a control byte per bucket, at 7/8 load).
-    let slot = KEY + size_of::<Entry>() + 5 * 8 / 7;
+    // 64-byte line per 12 positions, at most 80% used).
+    let slot = KEY + size_of::<Entry>() + 64 * 5 / (12 * 4);
     // One B-tree element of (deadline, table position) at about two
     // thirds fill (the indexes hold no copy of the key).
     let index_entry = alloc(16 + 11 * 16) / 7;

@@ -699,3 +699,5 @@ impl Entry {
 
 #[cfg(test)]
 mod index_tests;
+#[cfg(test)]
+mod prefetch_tests;

@@ -174,8 +174,9 @@ impl Db {
     /// collection: members are meant to belong to a key already in the
     /// cache (the requests repeat it). Only a hint: nothing changes.
     /// Returns whether anything was large enough to be worth it.
+    /// At most [`PREFETCH_BATCH`] keys and members are looked at.
     pub fn prefetch(&self, keys: &[&[u8]], members: &[(&[u8], &[u8])]) -> bool {
-        const MAX: usize = 64;
+        const MAX: usize = PREFETCH_BATCH;
         let mut worth = false;
         if !keys.is_empty() && self.map.worth_prefetching() {
             worth = true;
@@ -603,6 +604,9 @@ impl Default for CoreConfig {
         }
     }
 }
+
+/// Keys, and members, one call of [`Store::prefetch`] looks at.
+pub const PREFETCH_BATCH: usize = 64;
 
 impl Store {
     /// Starts loading what lookups of `keys` and `members` in database

@@ -383,7 +383,7 @@ pub fn value_usage(v: &Value, samples: usize) -> usize {
 pub fn memory_usage(key: &[u8], e: &Entry, samples: usize) -> usize {
     // One keyspace slot (key + entry), and its share of the hash index (a
     // 64-byte line per 12 positions, at most 80% used).
-    let slot = KEY + size_of::<Entry>() + 64 * 5 / (12 * 4);
+    let slot = KEY + size_of::<Entry>() + (64 * 5usize).div_ceil(12 * 4);
     // One B-tree element of (deadline, table position) at about two
     // thirds fill (the indexes hold no copy of the key).
     let index_entry = alloc(16 + 11 * 16) / 7;

@@ -3,7 +3,6 @@
 //! too small to be worth it — it changes nothing, and it says whether
 //! anything was large enough to load.
 
-use super::*;
 use crate::testing::{bulk, Harness};
 use crate::Reply;
 

@@ -83,14 +83,11 @@ impl<E: Copy + PartialEq> Chunked<E> {
             self.rebuild();
             return true;
         }
-        // After the start of the last chunk (new deadlines, timestamps as
-        // scores: the commonest insertions), that chunk, without searching
-        // the others.
+        // After the end of the chunk before the last (new deadlines,
+        // timestamps as scores: the commonest insertions), the last chunk,
+        // without searching the others' tops.
         let last = self.chunks.len() - 1;
-        let ci = if self.chunks[last]
-            .first()
-            .is_some_and(|&f| cmp(f, id) == Ordering::Less)
-        {
+        let ci = if last == 0 || cmp(self.tops[last - 1], id) == Ordering::Less {
             last
         } else {
             self.chunk_for(id, cmp)
@@ -575,6 +572,45 @@ mod tests {
         assert!(o.is_empty());
         assert_eq!(o.iter().next(), None);
         assert_eq!(o.range(0, 5).next_back(), None);
+    }
+
+    /// Appends (the fast path into the last chunk) keep the order a set:
+    /// duplicates of any element of the last chunk, its first included,
+    /// are refused, and elements between the last two chunks' ends land
+    /// in the last chunk in order.
+    #[test]
+    fn appends_into_the_last_chunk_stay_a_set() {
+        let cmp = |a: u32, b: u32| a.cmp(&b);
+        let mut o = Chunked::<u32>::default();
+        for i in 0..2000u32 {
+            assert!(o.insert(i * 4, &cmp));
+            assert!(!o.insert(i * 4, &cmp), "the newest element again");
+            if i > 0 {
+                assert!(!o.insert((i - 1) * 4, &cmp));
+            }
+        }
+        o.check(&cmp);
+        let n = o.chunk_count();
+        assert!(n > 2);
+        // The last chunk's first element, and one between it and the end
+        // of the chunk before.
+        let last_first = o.range(o.len() - 1, o.len()).next().expect("an element");
+        let first_of_last = (0..o.len())
+            .rev()
+            .map(|r| o.get(r).expect("in range"))
+            .find(|&e| {
+                o.slot_of(e, &cmp)
+                    .is_some_and(|(c, off)| c == n - 1 && off == 0)
+            })
+            .expect("the last chunk's first");
+        assert!(first_of_last <= last_first);
+        assert!(!o.insert(first_of_last, &cmp));
+        assert!(o.insert(first_of_last - 1, &cmp));
+        assert!(o.insert(first_of_last + 1, &cmp));
+        o.check(&cmp);
+        assert_eq!(o.len(), 2002);
+        let all: Vec<u32> = o.iter().collect();
+        assert!(all.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -451,11 +451,16 @@ impl Session {
                     && spec.last_key != spec.first_key
                     && store.worth_prefetching(self.db)
                 {
-                    let mut keys: [&[u8]; 64] = [&[]; 64];
+                    let mut keys: [&[u8]; ebb_core::db::PREFETCH_BATCH] =
+                        [&[]; ebb_core::db::PREFETCH_BATCH];
                     let mut n = 0;
-                    for i in spec.fixed_key_positions(argv.len()).take(keys.len()) {
+                    for i in spec.fixed_key_positions(argv.len()) {
                         keys[n] = &argv[i];
                         n += 1;
+                        if n == keys.len() {
+                            store.prefetch(self.db, &keys, &[]);
+                            n = 0;
+                        }
                     }
                     store.prefetch(self.db, &keys[..n], &[]);
                 }

@@ -643,8 +643,8 @@ impl Session {
 /// small database, then pays for one look in this many.
 const PREFETCH_REST: u8 = 16;
 
-/// Requests of one batch looked at ahead.
-const PREFETCH_AHEAD: usize = 64;
+/// Requests of one batch looked at ahead (as many as one prefetch takes).
+const PREFETCH_AHEAD: usize = ebb_core::db::PREFETCH_BATCH;
 
 /// Starts loading what the complete requests waiting in `rbuf` will look
 /// up, so that their cache misses overlap instead of following one

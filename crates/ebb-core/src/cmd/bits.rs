@@ -14,6 +14,7 @@ use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
+use crate::value::strval::Written;
 use crate::value::{StrValue, Value};
 
 /// The bitmap family's commands.
@@ -87,6 +88,8 @@ fn setbit(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         let (byte, mask) = ((offset >> 3) as usize, 0x80u8 >> (offset & 7));
         edit_bytes(b, |m| m[byte] ^= mask);
     }
+    // Redis makes the string its own raw copy even when the bit stays.
+    b.set_written(Written::InPlace);
     if grown || old != on {
         ctx.modified(key);
         ctx.notify(b'$', "setbit", key);

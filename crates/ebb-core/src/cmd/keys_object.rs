@@ -23,7 +23,7 @@ use crate::error::{unknown_subcommand, CmdResult, Error};
 use crate::reply::Reply;
 use crate::table::CommandSpec;
 use crate::value::member::{Member, INLINE};
-use crate::value::strval::LARGE;
+use crate::value::strval::{Written, LARGE};
 use crate::value::{HashValue, SetValue, Value, ZSetValue};
 
 /// OBJECT and MEMORY.
@@ -171,7 +171,9 @@ fn object(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// The encoding Redis 7.0 would report for a value with these contents:
 /// strings `int` (a 64-bit integer in canonical form, at most 20 bytes),
-/// `embstr` (up to 44 bytes) or `raw`; lists `quicklist`; sets `intset`
+/// `embstr` (up to 44 bytes) or `raw` — `raw` whatever they read as once
+/// changed in place, and never `int` when stored as formatted text
+/// (INCRBYFLOAT), as Redis keeps them; lists `quicklist`; sets `intset`
 /// (all members integers, at most `set-max-intset-entries`) or
 /// `hashtable`; hashes `listpack` (at most `hash-max-listpack-entries`
 /// fields, no field or value longer than `hash-max-listpack-value`) or
@@ -179,7 +181,12 @@ fn object(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// settings, members only) or `skiplist`.
 pub fn encoding_name(v: &Value, cfg: &CoreConfig) -> &'static str {
     match v {
-        Value::Str(s) if s.len() <= 20 && parse_i64(s).is_some() => "int",
+        Value::Str(s) if s.written() == Written::InPlace => "raw",
+        Value::Str(s)
+            if s.written() == Written::Whole && s.len() <= 20 && parse_i64(s).is_some() =>
+        {
+            "int"
+        }
         Value::Str(s) if s.len() <= 44 => "embstr",
         Value::Str(_) => "raw",
         Value::List(_) => "quicklist",
@@ -432,6 +439,50 @@ mod tests {
         assert_eq!(h.run(&["object", "encoding", "k"]), bulk("embstr"));
         h.run(&["SET", "k", &"x".repeat(45)]);
         assert_eq!(h.run(&["OBJECT", "ENCODING", "k"]), bulk("raw"));
+    }
+
+    /// A string changed in place stays `raw` until written whole again,
+    /// an INCRBYFLOAT result is text (`embstr`), an INCR result `int`, as
+    /// in Redis 7.0.
+    #[test]
+    fn string_encodings_remember_how_they_were_written() {
+        let mut h = Harness::new();
+        let enc = |h: &mut Harness| h.run(&["OBJECT", "ENCODING", "k"]);
+        h.run(&["SET", "k", "1234"]);
+        assert_eq!(h.run(&["SETRANGE", "k", "0", ""]), Reply::Int(4));
+        assert_eq!(enc(&mut h), bulk("int"), "nothing was set");
+        h.run(&["SETRANGE", "k", "0", "2"]);
+        assert_eq!(enc(&mut h), bulk("raw"));
+        assert_eq!(h.run(&["GET", "k"]), bulk("2234"));
+        h.run(&["INCR", "k"]);
+        assert_eq!(enc(&mut h), bulk("int"));
+        assert_eq!(h.run(&["GET", "k"]), bulk("2235"));
+        h.run(&["APPEND", "k", ""]);
+        assert_eq!(enc(&mut h), bulk("raw"));
+        h.run(&["SET", "k", "5"]);
+        h.run(&["SETBIT", "k", "2", "1"]);
+        assert_eq!(enc(&mut h), bulk("raw"), "the bit was already set");
+        assert_eq!(h.run(&["GET", "k"]), bulk("5"));
+        h.run(&["SET", "k", "5"]);
+        h.run(&["BITFIELD", "k", "GET", "u8", "0"]);
+        assert_eq!(enc(&mut h), bulk("int"), "read only");
+        h.run(&["BITFIELD", "k", "SET", "u8", "0", "54"]);
+        assert_eq!(enc(&mut h), bulk("raw"));
+        h.run(&["SET", "k", "1.5"]);
+        h.run(&["INCRBYFLOAT", "k", "1.5"]);
+        assert_eq!(h.run(&["GET", "k"]), bulk("3"));
+        assert_eq!(enc(&mut h), bulk("embstr"));
+        h.run(&["COPY", "k", "c"]);
+        assert_eq!(h.run(&["OBJECT", "ENCODING", "c"]), bulk("embstr"));
+        h.run(&["DEL", "k"]);
+        h.run(&["SETRANGE", "k", "0", "7"]);
+        assert_eq!(enc(&mut h), bulk("raw"), "created by SETRANGE");
+        h.run(&["APPEND", "a", "12"]);
+        assert_eq!(
+            h.run(&["OBJECT", "ENCODING", "a"]),
+            bulk("int"),
+            "created by APPEND"
+        );
     }
 
     #[test]

@@ -6,6 +6,12 @@
 //! once an edit such as APPEND grew one past it) the value is a shared
 //! buffer that keeps growth room, so repeated appends stay amortised O(1)
 //! and a reply shares the bytes instead of copying them.
+//!
+//! A value also remembers how it was last written, for OBJECT ENCODING:
+//! Redis keeps a string changed in place (APPEND, SETRANGE, SETBIT,
+//! BITFIELD) `raw` and an INCRBYFLOAT result `embstr` whatever they read
+//! as, where a value written whole is `int`, `embstr` or `raw` by its
+//! contents ([`Written`]).
 
 use bytes::{Bytes, BytesMut};
 use std::ops::Deref;
@@ -19,10 +25,51 @@ pub const LARGE: usize = 512;
 #[derive(Clone)]
 pub struct StrValue(Repr);
 
+/// How a value was last written, as far as its encoding goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// Whole (SET and the like): the encoding follows the contents.
+    Whole,
+    /// Changed in place: `raw`.
+    InPlace,
+    /// Stored as formatted text (INCRBYFLOAT): `embstr` when short.
+    Text,
+}
+
+impl Written {
+    fn bits(self) -> u8 {
+        match self {
+            Written::Whole => 0,
+            Written::InPlace => IN_PLACE,
+            Written::Text => TEXT,
+        }
+    }
+
+    fn of(bits: u8) -> Written {
+        if bits & IN_PLACE != 0 {
+            Written::InPlace
+        } else if bits & TEXT != 0 {
+            Written::Text
+        } else {
+            Written::Whole
+        }
+    }
+}
+
+/// Bits of an inline value's length byte (and of a heap value's flag)
+/// that say how it was written; the length takes the low six.
+const IN_PLACE: u8 = 0x80;
+const TEXT: u8 = 0x40;
+const LEN_BITS: u8 = 0x3f;
+
 #[derive(Clone)]
 enum Repr {
-    Inline { len: u8, buf: [u8; INLINE] },
-    Heap(Box<[u8]>),
+    Inline {
+        len: u8,
+        buf: [u8; INLINE],
+    },
+    Heap(Box<[u8]>, u8),
+    /// Always `raw` (longer than any `embstr`).
     Large(Box<Bytes>),
 }
 
@@ -46,7 +93,7 @@ impl StrValue {
                 buf,
             })
         } else if b.len() < LARGE {
-            StrValue(Repr::Heap(b.into()))
+            StrValue(Repr::Heap(b.into(), 0))
         } else {
             StrValue(Repr::Large(Box::new(Bytes::copy_from_slice(b))))
         }
@@ -74,9 +121,27 @@ impl StrValue {
     /// The bytes.
     pub fn as_slice(&self) -> &[u8] {
         match &self.0 {
-            Repr::Inline { len, buf } => &buf[..*len as usize],
-            Repr::Heap(b) => b,
+            Repr::Inline { len, buf } => &buf[..(*len & LEN_BITS) as usize],
+            Repr::Heap(b, _) => b,
             Repr::Large(b) => b,
+        }
+    }
+
+    /// How the value was last written.
+    pub fn written(&self) -> Written {
+        match &self.0 {
+            Repr::Inline { len, .. } => Written::of(*len),
+            Repr::Heap(_, w) => Written::of(*w),
+            Repr::Large(_) => Written::InPlace,
+        }
+    }
+
+    /// Records how the value was written (see [`Written`]).
+    pub fn set_written(&mut self, w: Written) {
+        match &mut self.0 {
+            Repr::Inline { len, .. } => *len = (*len & LEN_BITS) | w.bits(),
+            Repr::Heap(_, b) => *b = w.bits(),
+            Repr::Large(_) => {}
         }
     }
 
@@ -100,7 +165,8 @@ impl StrValue {
 
     /// Changes the bytes in place through a growable buffer (APPEND,
     /// SETRANGE, SETBIT, BITFIELD): a large value's own buffer when no
-    /// reply still shares it, otherwise a copy.
+    /// reply still shares it, otherwise a copy. The value counts as
+    /// written in place.
     pub fn edit<R>(&mut self, f: impl FnOnce(&mut BytesMut) -> R) -> R {
         let mut buf = match std::mem::take(self).0 {
             Repr::Large(b) => (*b)
@@ -110,6 +176,7 @@ impl StrValue {
         };
         let r = f(&mut buf);
         *self = StrValue::from_buf(buf);
+        self.set_written(Written::InPlace);
         r
     }
 
@@ -117,7 +184,7 @@ impl StrValue {
     pub fn heap_bytes(&self) -> usize {
         match &self.0 {
             Repr::Inline { .. } => 0,
-            Repr::Heap(b) => b.len(),
+            Repr::Heap(b, _) => b.len(),
             Repr::Large(b) => std::mem::size_of::<Bytes>() + b.len(),
         }
     }
@@ -158,6 +225,33 @@ mod tests {
     #[test]
     fn is_24_bytes() {
         assert_eq!(std::mem::size_of::<StrValue>(), 24);
+    }
+
+    /// How a value was written survives in every form, leaves its bytes
+    /// alone, and an edit makes it in place.
+    #[test]
+    fn remembers_how_it_was_written() {
+        for n in [0, 5, INLINE, INLINE + 1, 44, LARGE - 1] {
+            let data = vec![b'7'; n];
+            let mut v = StrValue::new(&data);
+            assert_eq!(v.written(), Written::Whole);
+            for w in [Written::Text, Written::InPlace, Written::Whole] {
+                v.set_written(w);
+                assert_eq!(v.written(), w, "{n} bytes");
+                assert_eq!(&v[..], &data[..]);
+                assert_eq!(v.clone().written(), w);
+            }
+            v.edit(|_| ());
+            assert_eq!(v.written(), Written::InPlace);
+            assert_eq!(&v[..], &data[..]);
+        }
+        let mut big = StrValue::new(&[1u8; LARGE]);
+        big.set_written(Written::Whole);
+        assert_eq!(
+            big.written(),
+            Written::InPlace,
+            "large values are always raw"
+        );
     }
 
     /// Every length keeps its bytes through each form and through edits

@@ -540,9 +540,14 @@ impl Session {
     }
 
     /// Starts a batch of requests: its first command reads the duration
-    /// counter afresh.
+    /// counter and the clock afresh. A clock reading is reused only within
+    /// a batch: a client that read its own clock after the last reply (to
+    /// send GETEX … PXAT now+10000, say) must not meet a server clock
+    /// older than that reply, or PTTL would answer one millisecond more
+    /// than it gave.
     fn start_batch(&mut self) {
         self.ticks_last = 0;
+        self.clock = 0;
     }
 
     /// Publishes the per-batch statistics (command count, changes, last

@@ -4,11 +4,12 @@
 use bytes::Bytes;
 
 use super::long_double::LongDouble;
-use super::{edit_bytes, store_keep_ttl};
+use super::store_keep_ttl;
 use crate::args::{parse_i64, Args};
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
+use crate::value::strval::Written;
 use crate::value::{StrValue, Value};
 
 /// Writes `n` in decimal into `buf`, returning the digits.
@@ -42,13 +43,8 @@ fn incr_by(ctx: &mut Ctx, key: &[u8], delta: i64) -> CmdResult<Reply> {
         Some(v) => {
             let cur = parse_i64(v).ok_or(Error::NotInteger)?;
             let new = cur.checked_add(delta).ok_or(Error::Overflow)?;
-            // Rewritten in place (keeping the TTL), reusing the buffer when
-            // no one else holds it.
-            let text = format_i64(new, &mut digits);
-            edit_bytes(v, |m| {
-                m.clear();
-                m.extend_from_slice(text);
-            });
+            // Rewritten whole (keeping the TTL): an integer fits inline.
+            *v = StrValue::new(format_i64(new, &mut digits));
             new
         }
     };
@@ -111,7 +107,9 @@ pub(super) fn incrbyfloat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         .checked_add(incr)
         .ok_or_else(|| Error::msg("ERR increment would produce NaN or Infinity"))?;
     let new = Bytes::from(sum.to_human_string());
-    store_keep_ttl(ctx, key, StrValue::new(&new))?;
+    let mut text = StrValue::new(&new);
+    text.set_written(Written::Text);
+    store_keep_ttl(ctx, key, text)?;
     ctx.modified(key);
     ctx.notify(b'$', "incrbyfloat", key);
     ctx.rewrite_as(vec![vec![

@@ -6,6 +6,7 @@ Set STRINGS_ORACLE_PORT to the port of a redis-server 7.0 to run the same
 assertions (except the ebb-only persistence checks) against Redis itself."""
 
 import os
+import socket
 import time
 
 import pytest
@@ -167,6 +168,52 @@ def test_getex(c):
         (["GETEX", "k", "EXAT", "1"], bulk("v")),
         (["EXISTS", "k"], num(0)),
     ])
+
+
+def test_deadline_from_the_clients_clock_is_never_exceeded(c, port):
+    """A deadline the client computes from its clock after a reply, then
+    PTTL: never more time left than the client gave (the server must not
+    reuse a clock reading older than its previous reply). A bare socket
+    keeps each round trip short enough for a stale reading to show: a
+    reading reused across requests for 100 us made about 0.5% of these
+    PTTLs answer 10001 (this test caught it in 3 runs of 5)."""
+    c.cmd("SET", "k", "v")
+    s = socket.create_connection(("127.0.0.1", port))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    pttl = b"*2\r\n$4\r\nPTTL\r\n$1\r\nk\r\n"
+    try:
+        for _ in range(20000):
+            at = b"%d" % (int(time.time() * 1000) + 10000)
+            s.sendall(b"*4\r\n$5\r\nGETEX\r\n$1\r\nk\r\n$4\r\nPXAT\r\n$%d\r\n%s\r\n" % (len(at), at))
+            assert s.recv(64) == bulk("v")
+            s.sendall(pttl)
+            left = int(s.recv(64)[1:-2])
+            assert 9000 <= left <= 10000, left
+    finally:
+        s.close()
+
+
+def test_encoding_follows_how_a_string_was_written(c):
+    def enc():
+        return c.cmd("OBJECT", "ENCODING", "k")
+    check(c, [
+        (["SET", "k", "1234"], OK),
+        (["SETRANGE", "k", "0", ""], num(4)),
+        (["OBJECT", "ENCODING", "k"], bulk("int")),
+        (["SETRANGE", "k", "1", "3"], num(4)),
+        (["OBJECT", "ENCODING", "k"], bulk("raw")),
+        (["GET", "k"], bulk("1334")),
+        (["INCR", "k"], num(1335)),
+        (["OBJECT", "ENCODING", "k"], bulk("int")),
+        (["SETBIT", "k", "2", "1"], num(1)),
+        (["OBJECT", "ENCODING", "k"], bulk("raw")),
+        (["SET", "k", "1.5"], OK),
+        (["INCRBYFLOAT", "k", "1.5"], bulk("3")),
+        (["OBJECT", "ENCODING", "k"], bulk("embstr")),
+        (["APPEND", "k", ""], num(1)),
+        (["OBJECT", "ENCODING", "k"], bulk("raw")),
+    ])
+    assert enc() == bulk("raw")
 
 
 def test_mget_mset_msetnx(c):

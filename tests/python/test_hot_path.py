@@ -187,3 +187,67 @@ def test_a_paused_write_sees_the_time_it_runs_at(r, ebb):
     assert r.set("hp:p", "w", nx=True) is True
     assert time.time() - start >= 0.4
     other.close()
+
+
+def test_pipelines_over_large_collections_answer_as_without_lookahead(ebb):
+    """A pipeline's waiting requests are looked at ahead and what they
+    will read is loaded early (keys of a large keyspace, members of large
+    sets, sorted sets and hashes). Only a hint: every reply is what the
+    commands give one at a time, for present and absent members, wrong
+    types, odd and empty arguments and requests cut across reads."""
+    c = ebb.client()
+    n = 120_000
+    for start in range(0, n, 10_000):
+        p = c.pipeline(transaction=False)
+        p.execute_command("ZADDEX", "la:z", "PX", "600000",
+                          *[x for i in range(start, start + 10_000) for x in ("1.5", f"m:{i}")])
+        p.execute_command("SADDEX", "la:s", "600", *[f"m:{i}" for i in range(start, start + 10_000)])
+        p.hset("la:h", mapping={f"m:{i}": str(i) for i in range(start, start + 10_000)})
+        p.execute()
+    c.set("la:str", "x")
+    # Runs of requests on one key, so the look-ahead loads their members,
+    # broken by other keys, wrong types and empty members now and then.
+    cmds, want = [], []
+    for i in range(0, 2 * n, 997):
+        m, present = f"m:{i}", i < n
+        cmds.append(("ZSCORE", "la:z", m))
+        want.append(1.5 if present else None)
+        if i % 7 == 0:
+            cmds += [("SISMEMBER", "la:str", m), ("HGET", "la:h", ""), ("ZSCORE", "la:absent", m)]
+            want += ["WRONGTYPE", None, None]
+    for i in range(0, 2 * n, 997):
+        m, present = f"m:{i}", i < n
+        cmds += [("ZADDEX", "la:z", "XX", "PX", "600000", "2", m), ("SISMEMBER", "la:s", m)]
+        want += [0, 1 if present else 0]
+    for i in range(0, 2 * n, 997):
+        cmds.append(("HGET", "la:h", f"m:{i}"))
+        want.append(str(i) if i < n else None)
+    p = c.pipeline(transaction=False)
+    for cmd in cmds:
+        p.execute_command(*cmd)
+    got = p.execute(raise_on_error=False)
+    assert len(got) == len(want)
+    for cmd, g, w in zip(cmds, got, want):
+        if w == "WRONGTYPE":
+            assert isinstance(g, redis.ResponseError) and str(g).startswith("WRONGTYPE"), cmd
+        else:
+            assert g == w, cmd
+    assert c.zscore("la:z", "m:0") == 2.0
+    assert c.zcard("la:z") == n and c.scard("la:s") == n and c.hlen("la:h") == n
+    # The same traffic written in pieces that cut requests in two.
+    s = socket.create_connection(("127.0.0.1", ebb.port))
+    try:
+        raw = b"".join(
+            b"*3\r\n$9\r\nSISMEMBER\r\n$4\r\nla:s\r\n$%d\r\n%s\r\n" % (len(m), m)
+            for m in (f"m:{i}".encode() for i in range(0, 2 * n, 499)))
+        count = len(range(0, 2 * n, 499))
+        for at in range(0, len(raw), 1000):
+            s.sendall(raw[at:at + 1000])
+        data = b""
+        while data.count(b"\r\n") < count:
+            data += s.recv(65536)
+        expected = b"".join(b":1\r\n" if i < n else b":0\r\n" for i in range(0, 2 * n, 499))
+        assert data == expected
+    finally:
+        s.close()
+    c.delete("la:z", "la:s", "la:h", "la:str")

@@ -1,13 +1,18 @@
 //! A hint to the processor to start loading memory that is about to be
-//! read (the next pipelined command's key slot).
+//! read (what the pipelined requests waiting behind a command will look
+//! up: index groups, key slots, member nodes).
 
 /// Bytes of key slots or member nodes below which nothing is prefetched:
 /// a table that size mostly stays in the processor's cache anyway (this
 /// much is a typical core's share of cache), and a prefetch would only
-/// repeat the lookup's hashing and probing. Measured: sets of 100,000
-/// short members (2.4 MB of nodes) got slower with prefetching, hashes of
-/// 100,000 fields (4.8 MB) and 100,000 keys (6.4 MB) faster; with 1 MB
-/// here, SADD and ZADDEX on 100,000 members lost 2–5%.
+/// repeat the lookup's hashing. Measured with the earlier index (whose
+/// probe the prefetch had to walk): sets of 100,000 short members (2.4 MB
+/// of nodes) got slower with prefetching, hashes of 100,000 fields
+/// (4.8 MB) and 100,000 keys (6.4 MB) faster; with 1 MB here, SADD and
+/// ZADDEX on 100,000 members lost 2–5%. With the id table's probe-free
+/// prefetch, ZADDEX on 100,000 members (48 bytes of node, index and
+/// deadline each) gains 7–10%, and SADD on them still gains nothing at
+/// 1 MB.
 const MIN_BYTES: usize = 4 << 20;
 
 /// Whether `n` items of type `T` are worth prefetching from.

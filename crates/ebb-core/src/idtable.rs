@@ -13,15 +13,15 @@
 //! cache line, so a probe reads one line (a SwissTable reads a control
 //! group and, elsewhere, the slot). A control byte is [`EMPTY`],
 //! [`DELETED`] or seven bits of the id's hash (never [`PAD`], which fills
-//! the four bytes past the twelfth). A hash names a home group (the
-//! number of groups is a power of two); an id sits in the first group of
-//! its probe sequence (home, then 1, 2, 3 … groups further: triangular
-//! steps, which visit every group) with a free slot, so a search stops at
-//! the first group holding an empty slot. A removal leaves a tombstone in
-//! a group that was ever full (a later id may have probed past it), an
-//! empty slot otherwise; tombstones go when the table is rebuilt. At most
-//! 80% of the slots are used: 5⅓ bytes a slot, 6⅔ bytes an id when full
-//! (a SwissTable of `u32`: 5 bytes a slot, at most 87.5% used, 5.7 bytes
+//! the four bytes past the twelfth). A hash names a home group (its low
+//! 32 bits scaled to the number of groups, which may be any number); an
+//! id sits in the first group from its home on (wrapping) with a free
+//! slot, so a search stops at the first group holding an empty slot. A
+//! removal leaves a tombstone in a group that was ever full (a later id
+//! may have probed past it), an empty slot otherwise; tombstones go when
+//! the table is rebuilt. At most 80% of the slots are used, and a full
+//! table grows by half: 5⅓ bytes a slot, 6⅔ to 10 bytes an id (a
+//! SwissTable of `u32`, which doubles: 5 bytes a slot, 5.7 to 11.4 bytes
 //! an id).
 
 /// Ids in a group (a cache line: 16 control bytes and 12 ids).
@@ -130,11 +130,12 @@ fn capacity_of(groups: usize) -> usize {
     slots - slots / 5
 }
 
-/// Groups for `n` ids.
+/// The fewest groups that hold `n` ids.
 fn groups_for(n: usize) -> usize {
-    let mut g = 1;
+    // A group holds at most 10 (9.6 on average): start below, step up.
+    let mut g = n.div_ceil(10).max(1);
     while capacity_of(g) < n {
-        g *= 2;
+        g += 1;
     }
     g
 }
@@ -142,7 +143,7 @@ fn groups_for(n: usize) -> usize {
 /// Ids by hash (see the module documentation).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct IdTable {
-    /// A power of two of groups (none while nothing was inserted).
+    /// The groups (none while nothing was inserted).
     groups: Box<[Group]>,
     items: usize,
     /// Empty slots that may still be filled before a rebuild.
@@ -185,9 +186,19 @@ impl IdTable {
         self.groups.len() * size_of::<Group>()
     }
 
-    /// The home group of a hash.
+    /// The home group of a hash: its low 32 bits scaled to the number of
+    /// groups (any number: a table grows by half, not by doubling).
     fn home(&self, hash: u64) -> usize {
-        hash as usize & self.groups.len().wrapping_sub(1)
+        ((u64::from(hash as u32) * self.groups.len() as u64) >> 32) as usize
+    }
+
+    /// The group after `g` in probe order (the next one, wrapping).
+    fn next(&self, g: usize) -> usize {
+        if g + 1 == self.groups.len() {
+            0
+        } else {
+            g + 1
+        }
     }
 
     /// The first slot (group, offset), in probe order, whose control byte
@@ -201,11 +212,10 @@ impl IdTable {
         if self.items == 0 {
             return None;
         }
-        let gm = self.groups.len() - 1;
         let t = tag(hash);
         let mut g = self.home(hash);
         // A table always keeps empty slots; the bound only guards a loop.
-        for step in 1..=self.groups.len() {
+        for _ in 0..self.groups.len() {
             let group = &self.groups[g];
             let mut m = group.matching(t);
             while m != 0 {
@@ -218,7 +228,7 @@ impl IdTable {
             if group.empties() != 0 {
                 return None;
             }
-            g = (g + step) & gm;
+            g = self.next(g);
         }
         debug_assert!(false, "a table without an empty slot");
         None
@@ -283,13 +293,13 @@ impl IdTable {
     /// any id already in the table.
     pub fn insert_unique(&mut self, hash: u64, id: u32, rehash: impl Fn(u32) -> u64) {
         if self.growth_left == 0 {
-            // Full of ids and tombstones: rebuild, twice as large unless
-            // tombstones were most of it.
+            // Full of ids and tombstones: rebuild, half as large again
+            // unless tombstones were most of it.
             let groups = self.groups.len();
             let want = if self.items < capacity_of(groups) / 2 {
                 groups.max(1)
             } else {
-                groups_for(self.items + 1).max(groups * 2)
+                groups_for(self.items + 1).max(groups + groups / 2 + 1)
             };
             self.rebuild(want, &rehash);
         }
@@ -298,9 +308,8 @@ impl IdTable {
 
     /// Places `id` at the first free slot of its probe (room is known).
     fn put(&mut self, hash: u64, id: u32) {
-        let gm = self.groups.len() - 1;
         let mut g = self.home(hash);
-        for step in 1..=self.groups.len() {
+        for _ in 0..self.groups.len() {
             let group = &mut self.groups[g];
             let free = group.free();
             if free != 0 {
@@ -313,7 +322,7 @@ impl IdTable {
                 self.items += 1;
                 return;
             }
-            g = (g + step) & gm;
+            g = self.next(g);
         }
         debug_assert!(false, "no free slot although room was counted");
     }
@@ -356,8 +365,9 @@ impl IdTable {
             *self = IdTable::default();
             return;
         }
+        // Only for a real gain: a third of the groups or more.
         let want = groups_for(self.items);
-        if want < self.groups.len() {
+        if want + want / 2 < self.groups.len() {
             self.rebuild(want, &rehash);
         }
     }
@@ -370,7 +380,6 @@ impl IdTable {
             assert_eq!(self.items, 0);
             return;
         }
-        assert!(n.is_power_of_two());
         let ctrl = || self.groups.iter().flat_map(|g| g.ctrl[..SLOTS].iter());
         assert!(self.groups.iter().all(|g| g.ctrl[SLOTS..] == [PAD; 4]));
         let full = ctrl().filter(|&&c| c & 0x80 == 0).count();
@@ -386,12 +395,11 @@ impl IdTable {
                 }
                 let h = rehash(group.ids[k]);
                 assert_eq!(c, tag(h));
-                let (mut g, mut step) = (self.home(h), 1);
+                let mut g = self.home(h);
                 while g != gi {
                     let e = self.groups[g].empties();
                     assert_eq!(e, 0, "a group with an empty slot before an id");
-                    g = (g + step) & (n - 1);
-                    step += 1;
+                    g = self.next(g);
                 }
             }
         }

@@ -13,7 +13,7 @@ use crate::reply::{format_double, Reply};
 use crate::value::zset::stored_score;
 use crate::value::ZSetValue;
 
-use super::{add_member_at, parse_pairs, with_zset, AddFlags, AddOutcome, AddTally};
+use super::{add_member_at, parse_pairs, with_zset, AddFlags, AddOutcome, AddTally, Pairs};
 
 /// How the TTL was given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +45,7 @@ struct ZaddEx<'a> {
     bound: Option<Bound>,
     /// Absolute deadline in Unix ms.
     deadline: u64,
-    pairs: Vec<(f64, &'a Bytes)>,
+    pairs: Pairs<'a>,
 }
 
 fn count_arg(a: &mut Args) -> CmdResult<usize> {
@@ -235,7 +235,7 @@ fn apply(z: &mut ZSetValue, cmd: &ZaddEx, now: u64, track: bool) -> CmdResult<Op
     let mut done = Applied::default();
     let mut undo: Vec<Undo> = Vec::new();
     let limited = matches!(cmd.bound, Some(Bound::Limit(_)));
-    for &(score, member) in &cmd.pairs {
+    for &(score, member) in cmd.pairs.iter() {
         let found = z.lookup(member);
         // What LIMIT restores if the call is refused.
         let before = found

@@ -58,6 +58,26 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     limits::COMMANDS,
 ];
 
+/// A command's parsed items (members, score-member pairs): a single one,
+/// the common call, held without an allocation. Allocating a vector per
+/// command was measured at 13% of pipelined one-member ZADD.
+#[derive(Debug)]
+pub(crate) enum OneOrMany<T> {
+    One([T; 1]),
+    Many(Vec<T>),
+}
+
+impl<T> std::ops::Deref for OneOrMany<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        match self {
+            OneOrMany::One(one) => one,
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
 /// Runs a core command (arity already checked by the caller), then does the
 /// per-key housekeeping. Errors become error replies.
 pub fn execute(ctx: &mut Ctx, spec: &CommandSpec, argv: &[Bytes]) -> Reply {

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use crate::args::Args;
 use crate::cmd::member_ttl::MAX_DEADLINE_MS;
 use crate::cmd::sets::log_cmd;
+use crate::cmd::OneOrMany;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
@@ -31,7 +32,7 @@ struct SaddEx<'a> {
     keep_ttl: bool,
     limit: Option<u64>,
     deadline: u64,
-    members: Vec<&'a Bytes>,
+    members: OneOrMany<&'a Bytes>,
 }
 
 impl<'a> SaddEx<'a> {
@@ -67,11 +68,11 @@ impl<'a> SaddEx<'a> {
         if rest.is_empty() {
             return Err(Error::Syntax);
         }
-        let members = if rest.len() == 1 {
-            vec![&rest[0]]
+        let members = if let [one] = rest {
+            OneOrMany::One([one])
         } else {
             let mut seen: HashSet<&[u8], ahash::RandomState> = HashSet::default();
-            rest.iter().filter(|m| seen.insert(&m[..])).collect()
+            OneOrMany::Many(rest.iter().filter(|m| seen.insert(&m[..])).collect())
         };
         Ok(SaddEx {
             key,
@@ -121,7 +122,7 @@ fn saddex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let mut added_count = 0;
     let mut added = Vec::new();
     let mut timed = Vec::new();
-    for m in &cmd.members {
+    for m in cmd.members.iter() {
         let Some(new) = set.upsert_deadline(m, cmd.deadline, cmd.keep_ttl) else {
             continue; // an existing member kept its deadline (KEEPTTL)
         };

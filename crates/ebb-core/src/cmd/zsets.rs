@@ -324,23 +324,8 @@ pub(crate) fn parse_pairs(rest: &[Bytes]) -> CmdResult<Pairs<'_>> {
         .map(Pairs::Many)
 }
 
-/// A command's score-member pairs: a single pair, the common call, held
-/// without an allocation (measured: ZADD of one member -P 16 +13%).
-pub(crate) enum Pairs<'a> {
-    One([(f64, &'a Bytes); 1]),
-    Many(Vec<(f64, &'a Bytes)>),
-}
-
-impl<'a> std::ops::Deref for Pairs<'a> {
-    type Target = [(f64, &'a Bytes)];
-
-    fn deref(&self) -> &Self::Target {
-        match self {
-            Pairs::One(p) => p,
-            Pairs::Many(v) => v,
-        }
-    }
-}
+/// A command's score-member pairs (one without an allocation).
+pub(crate) type Pairs<'a> = crate::cmd::OneOrMany<(f64, &'a Bytes)>;
 
 /// ZADD's per-member step (Redis's zsetAdd): returns what happened and the
 /// resulting score (the increment result with INCR, before storing, so a

@@ -236,20 +236,18 @@ impl IdTable {
 
     /// The id with hash `hash` for which `eq` holds.
     pub fn find(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
-        let mut found = None;
-        self.probe(hash, |group, k| {
-            let id = group.ids.get(k).copied();
-            found = id;
-            id.is_some_and(&mut eq)
-        })?;
-        found
+        self.id_at(self.probe(hash, |group, k| group.ids.get(k).is_some_and(|&id| eq(id)))?)
+    }
+
+    /// The id in slot (group, offset).
+    fn id_at(&self, (g, k): (usize, usize)) -> Option<u32> {
+        self.groups.get(g)?.ids.get(k).copied()
     }
 
     /// The first id stored under the control byte of `hash`, compared with
     /// nothing: what a prefetch of its storage should load.
     pub fn first_candidate(&self, hash: u64) -> Option<u32> {
-        let (g, k) = self.probe(hash, |_, _| true)?;
-        self.groups[g].ids.get(k).copied()
+        self.id_at(self.probe(hash, |_, _| true)?)
     }
 
     /// Starts loading the group a lookup of `hash` reads first (only a

@@ -70,8 +70,15 @@ impl<E: Copy + PartialEq> Chunked<E> {
 
     /// The chunk that holds, or would hold, `id`.
     fn chunk_for(&self, id: E, cmp: &impl Fn(E, E) -> Ordering) -> usize {
+        let last = self.chunks.len().saturating_sub(1);
+        // After the end of the chunk before the last (new deadlines,
+        // timestamps as scores: the commonest case), the last chunk,
+        // without searching the other tops.
+        if last == 0 || cmp(self.tops[last - 1], id) == Ordering::Less {
+            return last;
+        }
         let i = self.tops.partition_point(|&l| cmp(l, id) == Ordering::Less);
-        i.min(self.chunks.len().saturating_sub(1))
+        i.min(last)
     }
 
     /// Inserts `id`; false if an element comparing equal was present.
@@ -83,15 +90,7 @@ impl<E: Copy + PartialEq> Chunked<E> {
             self.rebuild();
             return true;
         }
-        // After the end of the chunk before the last (new deadlines,
-        // timestamps as scores: the commonest insertions), the last chunk,
-        // without searching the others' tops.
-        let last = self.chunks.len() - 1;
-        let ci = if last == 0 || cmp(self.tops[last - 1], id) == Ordering::Less {
-            last
-        } else {
-            self.chunk_for(id, cmp)
-        };
+        let ci = self.chunk_for(id, cmp);
         let chunk = &mut self.chunks[ci];
         let pos = match chunk.binary_search_by(|&e| cmp(e, id)) {
             Ok(_) => return false,

@@ -347,7 +347,7 @@ impl Session {
             // A reply buffer a long reply grew gives its room back once
             // drained; a read buffer waits for the client-buffer cron
             // (`Msg::Trim`), as Redis resizes query buffers in its cron.
-            if out.is_empty() && out.capacity() > 4 * BUF {
+            if out.is_empty() && out.capacity() > TRIM_ABOVE {
                 out = BytesMut::with_capacity(BUF);
             }
             // A drained read buffer takes back the room its consumed

@@ -218,6 +218,7 @@ pub static DOCS: &[(&str, &str, &str, &str)] = &[
     ("command|count", "2.8.13", "", "Number of commands this server knows."),
     ("command|docs", "7.0.0", "[command-name...]", "Documentation of commands: summary, group and arguments."),
     ("command|getkeys", "2.8.13", "", "Extracts the key names from a full command line."),
+    ("command|getkeysandflags", "7.0.0", "", "Extracts the key names and how the command uses each from a full command line."),
     ("command|help", "5.0.0", "", "Returns helpful text about the different subcommands."),
     ("command|info", "2.8.13", "[command-name...]", "Arity, flags and key positions of commands."),
     ("command|list", "7.0.0", "filterby=[FILTERBY (MODULE module-name|ACLCAT category|PATTERN pattern:pattern)]", "Names of the commands, optionally filtered."),

@@ -16,6 +16,7 @@ pub mod expiry;
 pub mod functions;
 pub mod glob;
 mod idtable;
+pub mod keyspecs;
 mod keytable;
 pub mod lfu;
 mod prefetch;

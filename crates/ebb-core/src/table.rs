@@ -279,37 +279,11 @@ pub fn all() -> &'static [CommandSpec] {
 /// Redis 7.0's arity of a subcommand (`container|sub`, counting the
 /// container's name), checked before the command runs as for any command.
 pub fn subcommand_arity(full: &str) -> Option<i32> {
-    Some(match full {
-        "config|get" | "client|kill" | "client|pause" | "client|unblock" | "memory|usage" => -3,
-        "command|getkeys" => -4,
-        "config|set" => -4,
-        "latency|graph" | "latency|history" => 3,
-        "latency|histogram" | "latency|reset" => -2,
-        "command|docs"
-        | "command|info"
-        | "command|list"
-        | "client|list"
-        | "pubsub|channels"
-        | "pubsub|numsub"
-        | "pubsub|shardchannels"
-        | "pubsub|shardnumsub"
-        | "slowlog|get" => -2,
-        "script|exists" => -3,
-        "script|flush" => -2,
-        "script|load" => 3,
-        "function|load" | "function|restore" => -3,
-        "function|delete" => 3,
-        "acl|cat" | "acl|genpass" | "acl|log" => -2,
-        "acl|deluser" | "acl|setuser" => -3,
-        "acl|dryrun" => -4,
-        "acl|getuser" => 3,
-        "function|list" | "function|flush" => -2,
-        "object|encoding" | "object|freq" | "object|idletime" | "object|refcount"
-        | "client|no-evict" | "client|reply" | "client|setname" => 3,
-        "client|setinfo" => 4,
-        _ if full.contains('|') => 2,
-        _ => return None,
-    })
+    match crate::keyspecs::subcommand(full) {
+        Some(sub) => Some(sub.arity),
+        None if full.contains('|') => Some(2),
+        None => None,
+    }
 }
 
 /// The position of a table entry in [`all`] (for per-command counters).

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::server::{apply_core_config, Shared};
 use ebb_core::glob::glob_match;
+use ebb_core::keyspecs;
 
 type Guard<'a> = Option<MutexGuard<'a, Store>>;
 
@@ -321,27 +322,130 @@ pub fn categories(spec: &CommandSpec) -> Vec<&'static str> {
             cats.push(cat);
         }
     }
+    // Redis lists a command's categories in its category order.
+    cats.sort_by_key(|c| {
+        crate::acl::CATEGORIES
+            .iter()
+            .position(|k| Some(*k) == c.strip_prefix('@'))
+    });
     cats
 }
 
+/// Space-separated words as a set of simple strings.
+fn simple_words(words: &'static str) -> Reply {
+    Reply::Set(words.split_ascii_whitespace().map(Reply::simple).collect())
+}
+
+/// A key specification as COMMAND INFO shows it.
+fn key_spec_reply(spec: &keyspecs::KeySpec) -> Reply {
+    let typed = |kind: &str, fields: Vec<(&str, i64)>| {
+        Reply::Map(vec![
+            (Reply::text("type"), Reply::text(kind)),
+            (
+                Reply::text("spec"),
+                Reply::Map(
+                    fields
+                        .into_iter()
+                        .map(|(k, v)| (Reply::text(k), Reply::Int(v)))
+                        .collect(),
+                ),
+            ),
+        ])
+    };
+    let begin = match spec.begin {
+        keyspecs::Begin::Index(i) => typed("index", vec![("index", i)]),
+        keyspecs::Begin::Unknown => typed("unknown", vec![]),
+    };
+    let find = match spec.find {
+        keyspecs::Find::Range { last, step, limit } => typed(
+            "range",
+            vec![("lastkey", last), ("keystep", step), ("limit", limit)],
+        ),
+        keyspecs::Find::KeyNum { index, first, step } => typed(
+            "keynum",
+            vec![("keynumidx", index), ("firstkey", first), ("keystep", step)],
+        ),
+        keyspecs::Find::Unknown => typed("unknown", vec![]),
+    };
+    Reply::Map(vec![
+        (
+            Reply::text("flags"),
+            Reply::Set(spec.flags.iter().map(|f| Reply::simple(f)).collect()),
+        ),
+        (Reply::text("begin_search"), begin),
+        (Reply::text("find_keys"), find),
+    ])
+}
+
+fn key_specs_reply(specs: &[keyspecs::KeySpec]) -> Reply {
+    Reply::Set(specs.iter().map(key_spec_reply).collect())
+}
+
+/// COMMAND INFO's entry of a subcommand (`container|sub`).
+fn subcommand_info(sub: &keyspecs::SubInfo) -> Reply {
+    Reply::Array(vec![
+        Reply::text(sub.name),
+        Reply::Int(sub.arity as i64),
+        simple_words(sub.flags),
+        Reply::Int(sub.first_key as i64),
+        Reply::Int(sub.last_key as i64),
+        Reply::Int(sub.step as i64),
+        Reply::Set(
+            crate::acl::sub_categories(sub.name)
+                .unwrap_or("")
+                .split_ascii_whitespace()
+                .map(|c| Reply::Simple(format!("@{c}").into()))
+                .collect(),
+        ),
+        simple_words(sub.tips),
+        key_specs_reply(&sub.key_specs()),
+        Reply::Set(vec![]),
+    ])
+}
+
+/// The subcommands of a container that COMMAND INFO describes.
+fn subcommands_of(spec: &CommandSpec) -> Vec<keyspecs::SubInfo> {
+    ebb_core::docs::subcommands(spec.name)
+        .iter()
+        .filter_map(|d| keyspecs::subcommand(d.name))
+        .collect()
+}
+
 fn command_info(spec: &CommandSpec) -> Reply {
-    let flags = spec
-        .flags
-        .split_ascii_whitespace()
-        .map(|f| Reply::Simple(f.to_string().into()))
-        .collect();
+    let subs = subcommands_of(spec);
     Reply::Array(vec![
         Reply::text(spec.name),
         Reply::Int(spec.arity as i64),
-        Reply::Set(flags),
+        simple_words(spec.flags),
         Reply::Int(spec.first_key as i64),
         Reply::Int(spec.last_key as i64),
         Reply::Int(spec.step as i64),
         Reply::Set(acl_categories(spec)),
-        Reply::Array(vec![]),
-        Reply::Array(vec![]),
-        Reply::Array(vec![]),
+        simple_words(keyspecs::tips(spec.name)),
+        key_specs_reply(&keyspecs::key_specs(spec.name)),
+        if subs.is_empty() {
+            Reply::Set(vec![])
+        } else {
+            Reply::Array(subs.iter().map(subcommand_info).collect())
+        },
     ])
+}
+
+/// COMMAND INFO's entry for a name: a command, or `container|sub`.
+fn info_of(name: &[u8]) -> Reply {
+    if let Some(spec) = ebb_core::lookup(name) {
+        return command_info(spec);
+    }
+    let lower = String::from_utf8_lossy(name).to_ascii_lowercase();
+    match lower.split_once('|') {
+        Some((container, _))
+            if ebb_core::lookup(container.as_bytes()).is_some()
+                && ebb_core::docs::lookup(&lower).is_some() =>
+        {
+            keyspecs::subcommand(&lower).map_or(Reply::NilArray, |s| subcommand_info(&s))
+        }
+        _ => Reply::NilArray,
+    }
 }
 
 fn arg_docs(a: &ebb_core::docs::Arg) -> Reply {
@@ -424,7 +528,29 @@ fn command_docs(spec: &CommandSpec) -> Reply {
     Reply::Map(m)
 }
 
-/// COMMAND [COUNT | INFO | DOCS | LIST | GETKEYS | HELP].
+/// The positions of the keys in a full command line (`args`, the
+/// command's name first), or COMMAND GETKEYS's error.
+fn key_positions_of(args: &[Bytes]) -> Result<Vec<usize>, Reply> {
+    let Some(spec) = ebb_core::lookup(&args[0]) else {
+        return Err(err("ERR Invalid command specified"));
+    };
+    if !spec.arity_ok(args.len()) {
+        return Err(err("ERR Invalid number of arguments specified for command"));
+    }
+    if (spec.first_key == 0 && spec.keys.is_none())
+        || ebb_core::cmd::server::channels_not_keys(spec.name)
+    {
+        return Err(err("ERR The command has no key arguments"));
+    }
+    let pos = spec.key_positions(args);
+    // EVAL, FCALL and the like may well name no key.
+    if pos.is_empty() && !spec.has_flag("no_mandatory_keys") {
+        return Err(err("ERR Invalid arguments specified for command"));
+    }
+    Ok(pos)
+}
+
+/// COMMAND [COUNT | INFO | DOCS | LIST | GETKEYS | GETKEYSANDFLAGS | HELP].
 pub fn command(argv: &[Bytes]) -> Reply {
     let all = ebb_core::table::all();
     if argv.len() == 1 {
@@ -440,7 +566,7 @@ pub fn command(argv: &[Bytes]) -> Reply {
         Reply::Array(
             argv[2..]
                 .iter()
-                .map(|n| ebb_core::lookup(n).map_or(Reply::NilArray, command_info))
+                .map(|n| info_of(n))
                 .collect(),
         )
     } else if eq(sub, "docs") {
@@ -471,71 +597,58 @@ pub fn command(argv: &[Bytes]) -> Reply {
             }
             _ => return Error::Syntax.into(),
         };
+        // Every command and subcommand (`container|sub`), with the
+        // categories it is filed under.
         let mut names: Vec<&'static str> = Vec::new();
         for spec in all.iter() {
-            match filter {
-                // Redis lists subcommands as `container|sub` too; a pattern
-                // is matched against both kinds of names afterwards.
-                None => {
-                    names.push(spec.name);
-                    names.extend(
-                        ebb_core::docs::subcommands(spec.name)
-                            .iter()
-                            .map(|d| d.name),
-                    );
-                }
-                Some((kind, _)) if eq(kind, "pattern") => {
-                    names.push(spec.name);
-                    names.extend(
-                        ebb_core::docs::subcommands(spec.name)
-                            .iter()
-                            .map(|d| d.name),
-                    );
-                }
-                Some((kind, v)) if eq(kind, "aclcat") => {
-                    let cat = format!("@{}", lossy(v).to_ascii_lowercase());
-                    if acl_categories(spec)
-                        .iter()
-                        .any(|c| matches!(c, Reply::Simple(t) if *t == cat))
-                    {
-                        names.push(spec.name);
+            let subs = ebb_core::docs::subcommands(spec.name);
+            let entries = std::iter::once((spec.name, categories(spec).join(" "))).chain(
+                subs.iter().map(|d| {
+                    let cats = crate::acl::sub_categories(d.name).unwrap_or("");
+                    let cats: Vec<String> =
+                        cats.split_ascii_whitespace().map(|c| format!("@{c}")).collect();
+                    (d.name, cats.join(" "))
+                }),
+            );
+            for (name, cats) in entries {
+                let keep = match filter {
+                    None => true,
+                    Some((kind, v)) if eq(kind, "pattern") => glob_match(v, name.as_bytes(), true),
+                    Some((kind, v)) if eq(kind, "aclcat") => {
+                        let cat = format!("@{}", lossy(v).to_ascii_lowercase());
+                        cats.split_ascii_whitespace().any(|c| c == cat)
                     }
+                    // No modules are loaded.
+                    Some(_) => false,
+                };
+                if keep {
+                    names.push(name);
                 }
-                // No modules are loaded.
-                Some(_) => {}
-            }
-        }
-        if let Some((kind, v)) = filter {
-            if eq(kind, "pattern") {
-                names.retain(|n| glob_match(v, n.as_bytes(), true));
             }
         }
         Reply::bulks(names.into_iter().map(|n| Bytes::from_static(n.as_bytes())))
-    } else if eq(sub, "getkeys") && argv.len() >= 3 {
-        let Some(spec) = ebb_core::lookup(&argv[2]) else {
-            return err("ERR Invalid command specified");
-        };
+    } else if (eq(sub, "getkeys") || eq(sub, "getkeysandflags")) && argv.len() >= 3 {
         let args = &argv[2..];
-        if !spec.arity_ok(args.len()) {
-            return err("ERR Invalid number of arguments specified for command");
-        }
-        if (spec.first_key == 0 && spec.keys.is_none())
-            || ebb_core::cmd::server::channels_not_keys(spec.name)
-        {
-            return err("ERR The command has no key arguments");
-        }
-        let pos = spec.key_positions(args);
-        if pos.is_empty() {
-            // EVAL, FCALL and the like may well name no key.
-            if spec.has_flag("no_mandatory_keys") {
-                return Reply::Array(Vec::new());
-            }
-            return err("ERR Invalid arguments specified for command");
-        }
+        let pos = match key_positions_of(args) {
+            Ok(pos) => pos,
+            Err(e) => return e,
+        };
+        let with_flags = eq(sub, "getkeysandflags");
+        let name = ebb_core::lookup(&args[0]).map_or("", |s| s.name);
         Reply::Array(
             pos.into_iter()
-                .filter_map(|i| args.get(i).cloned())
-                .map(Reply::Bulk)
+                .filter_map(|i| {
+                    let key = Reply::Bulk(args.get(i)?.clone());
+                    Some(if with_flags {
+                        let flags = keyspecs::flags_at(name, args, i);
+                        Reply::Array(vec![
+                            key,
+                            Reply::Set(flags.into_iter().map(Reply::simple).collect()),
+                        ])
+                    } else {
+                        key
+                    })
+                })
                 .collect(),
         )
     } else if eq(sub, "help") && argv.len() == 2 {
@@ -554,6 +667,8 @@ pub fn command(argv: &[Bytes]) -> Reply {
                 "    Return documentation details about multiple Redis commands.",
                 "GETKEYS <full-command>",
                 "    Return the keys from a full Redis command.",
+                "GETKEYSANDFLAGS <full-command>",
+                "    Return the keys and the access flags from a full Redis command.",
                 "HELP",
                 "    Prints this help.",
             ]

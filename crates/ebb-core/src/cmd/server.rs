@@ -21,7 +21,7 @@ const fn s(
 #[rustfmt::skip]
 pub const COMMANDS: &[CommandSpec] = &[
     s("select", 2, "loading stale fast", (0, 0, 0), "connection", "Changes the selected database."),
-    s("quit", -1, "allow_busy noscript loading stale fast no_auth", (0, 0, 0), "connection", "Closes the connection."),
+    s("quit", -1, "noscript loading stale fast no_auth allow_busy", (0, 0, 0), "connection", "Closes the connection."),
     s("reset", 1, "noscript loading stale fast no_auth allow_busy", (0, 0, 0), "connection", "Resets the connection."),
     s("hello", -1, "noscript loading stale fast no_auth allow_busy", (0, 0, 0), "connection", "Handshakes with the server."),
     s("auth", -2, "noscript loading stale fast no_auth allow_busy", (0, 0, 0), "connection", "Authenticates the connection."),

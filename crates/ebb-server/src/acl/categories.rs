@@ -30,7 +30,7 @@ pub const CATEGORIES: [&str; 21] = [
 ];
 
 /// Redis 7.0's categories of the subcommands ebb has.
-fn sub_categories(name: &str) -> Option<&'static str> {
+pub(crate) fn sub_categories(name: &str) -> Option<&'static str> {
     Some(match name {
         "memory|usage" => "read slow",
         "memory|malloc-stats" => "slow",
@@ -51,6 +51,7 @@ fn sub_categories(name: &str) -> Option<&'static str> {
         "command|count" => "slow connection",
         "command|docs" => "slow connection",
         "command|getkeys" => "slow connection",
+        "command|getkeysandflags" => "slow connection",
         "command|help" => "slow connection",
         "command|info" => "slow connection",
         "command|list" => "slow connection",

@@ -32,6 +32,7 @@ mod categories;
 mod log;
 mod rules;
 pub use categories::CATEGORIES;
+pub(crate) use categories::sub_categories;
 pub use log::{log_reason, LogEntry};
 use rules::sha256_hex;
 

@@ -1,0 +1,624 @@
+//! What COMMAND INFO and COMMAND GETKEYSANDFLAGS report beyond the command
+//! table: each command's key specifications (how to find its keys and what
+//! it does to each), its tips for cluster clients, and the arity, flags and
+//! key positions of every subcommand. The values are Redis 7.0's for the
+//! commands it has, and written in the same terms for ebb's own.
+//!
+//! A key specification is written `flags:begin:find`, several joined by `;`:
+//!
+//! - `flags`: space-separated (`RO access`, `RW insert`, `OW update`, …);
+//! - `begin`: `iN`, the first key is argument N; `u`, unknown;
+//! - `find`: `rL,S,M`, a range (last key L relative to the first, or from
+//!   the end when negative, step S, limit M); `nI,F,S`, a key count at I
+//!   (relative to the begin position), the first key at F, step S; `u`,
+//!   unknown.
+
+use bytes::Bytes;
+
+/// Where the search for a specification's keys begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Begin {
+    /// At this argument.
+    Index(i64),
+    /// Not known from the arguments' positions alone.
+    Unknown,
+}
+
+/// How the keys are found from where the search begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Find {
+    /// Keys up to `last` (from the end when negative), `step` apart;
+    /// `limit` > 1 with `last` = -1 takes a 1/limit share of what remains.
+    Range { last: i64, step: i64, limit: i64 },
+    /// The argument at `index` counts the keys; the first is at `first`,
+    /// then every `step`.
+    KeyNum { index: i64, first: i64, step: i64 },
+    /// Not known.
+    Unknown,
+}
+
+/// One key specification.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeySpec {
+    pub flags: Vec<&'static str>,
+    pub begin: Begin,
+    pub find: Find,
+}
+
+/// Everything COMMAND INFO reports of a subcommand.
+#[derive(Debug, Clone, Copy)]
+pub struct SubInfo {
+    /// `container|sub`.
+    pub name: &'static str,
+    pub arity: i32,
+    /// Space-separated flags, in Redis's order.
+    pub flags: &'static str,
+    pub first_key: i32,
+    pub last_key: i32,
+    pub step: i32,
+    /// Space-separated tips.
+    pub tips: &'static str,
+    specs: &'static str,
+}
+
+impl SubInfo {
+    /// Its key specifications.
+    pub fn key_specs(&self) -> Vec<KeySpec> {
+        parse(self.specs)
+    }
+}
+
+fn number(s: &str) -> Option<i64> {
+    s.parse().ok()
+}
+
+fn numbers3(s: &str) -> Option<(i64, i64, i64)> {
+    let mut it = s.split(',').map(number);
+    let out = (it.next()??, it.next()??, it.next()??);
+    it.next().is_none().then_some(out)
+}
+
+fn parse_one(text: &'static str) -> Option<KeySpec> {
+    let mut parts = text.split(':');
+    let flags = parts.next()?.split_ascii_whitespace().collect();
+    let begin = match parts.next()? {
+        "u" => Begin::Unknown,
+        b => Begin::Index(number(b.strip_prefix('i')?)?),
+    };
+    let find = match parts.next()? {
+        "u" => Find::Unknown,
+        f if f.starts_with('r') => {
+            let (last, step, limit) = numbers3(&f[1..])?;
+            Find::Range { last, step, limit }
+        }
+        f if f.starts_with('n') => {
+            let (index, first, step) = numbers3(&f[1..])?;
+            Find::KeyNum { index, first, step }
+        }
+        _ => return None,
+    };
+    parts.next().is_none().then_some(KeySpec { flags, begin, find })
+}
+
+/// Parses a table entry (checked whole by the tests; a malformed part is
+/// left out).
+fn parse(text: &'static str) -> Vec<KeySpec> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    text.split(';').filter_map(parse_one).collect()
+}
+
+/// The key specifications of a command (lower-case name).
+pub fn key_specs(name: &str) -> Vec<KeySpec> {
+    COMMANDS
+        .iter()
+        .find(|c| c.0 == name)
+        .map_or_else(Vec::new, |c| parse(c.2))
+}
+
+/// The tips of a command (lower-case name), space-separated.
+pub fn tips(name: &str) -> &'static str {
+    COMMANDS.iter().find(|c| c.0 == name).map_or("", |c| c.1)
+}
+
+/// A subcommand's entry (`container|sub`, lower case).
+pub fn subcommand(name: &str) -> Option<SubInfo> {
+    SUBCOMMANDS.iter().find(|s| s.0 == name).map(|s| SubInfo {
+        name: s.0,
+        arity: s.1,
+        flags: s.2,
+        first_key: s.3 .0,
+        last_key: s.3 .1,
+        step: s.3 .2,
+        tips: s.4,
+        specs: s.5,
+    })
+}
+
+/// The argument positions a specification names in `argv` (the command's
+/// name first), when its positions follow from the arguments alone.
+pub fn positions(spec: &KeySpec, argv: &[Bytes]) -> Option<Vec<usize>> {
+    let argc = argv.len() as i64;
+    let Begin::Index(start) = spec.begin else {
+        return None;
+    };
+    if start >= argc {
+        return Some(Vec::new());
+    }
+    let (first, last, step) = match spec.find {
+        Find::Unknown => return None,
+        Find::Range { last, step, limit } => {
+            let end = if last >= 0 {
+                start + last
+            } else if limit > 1 {
+                start + (argc - start) / limit - 1
+            } else {
+                argc + last
+            };
+            (start, end, step)
+        }
+        Find::KeyNum { index, first, step } => {
+            let count = std::str::from_utf8(argv.get((start + index) as usize)?)
+                .ok()?
+                .parse::<i64>()
+                .ok()?;
+            let first = start + first;
+            (first, first + (count - 1) * step, step)
+        }
+    };
+    if step <= 0 || first < 0 {
+        return None;
+    }
+    Some(
+        (first..=last.min(argc - 1))
+            .step_by(step as usize)
+            .map(|i| i as usize)
+            .collect(),
+    )
+}
+
+/// What a command does to the key at `pos` of `argv`, as COMMAND
+/// GETKEYSANDFLAGS reports it: the flags of the specification that names
+/// that position, refined where they depend on the arguments (SET with or
+/// without GET, BITFIELD reading or writing).
+pub fn flags_at(name: &str, argv: &[Bytes], pos: usize) -> Vec<&'static str> {
+    let mut specs = key_specs(name);
+    if specs.is_empty() {
+        // A container's keys are its subcommand's (MEMORY USAGE, OBJECT …).
+        if let Some(sub) = argv.get(1) {
+            let full = format!("{name}|{}", String::from_utf8_lossy(sub).to_ascii_lowercase());
+            specs = subcommand(&full).map_or_else(Vec::new, |s| s.key_specs());
+        }
+    }
+    let has = |word: &str| argv[1..].iter().any(|a| a.eq_ignore_ascii_case(word.as_bytes()));
+    match name {
+        "set" => {
+            return if has("get") {
+                vec!["RW", "access", "update"]
+            } else {
+                vec!["OW", "update"]
+            }
+        }
+        "bitfield" => {
+            return if has("set") || has("incrby") {
+                vec!["RW", "access", "update"]
+            } else {
+                vec!["RO", "access"]
+            }
+        }
+        _ => {}
+    }
+    let named = specs
+        .iter()
+        .find(|s| positions(s, argv).is_some_and(|p| p.contains(&pos)));
+    // Keys no specification can place (SORT's STORE target) take the last
+    // specification whose search is unknown.
+    let chosen = named
+        .or_else(|| specs.iter().rev().find(|s| s.begin == Begin::Unknown))
+        .or_else(|| specs.first());
+    chosen.map_or_else(Vec::new, |s| s.flags.clone())
+}
+
+// The tables: `(name, tips, key specs)` for commands, `(name, arity,
+// flags, (first, last, step), tips, key specs)` for subcommands, sorted by
+// name.
+pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
+    ("append", "", "RW insert:i1:r0,1,0"),
+    ("bitcount", "", "RO access:i1:r0,1,0"),
+    ("bitfield", "", "RW access update variable_flags:i1:r0,1,0"),
+    ("bitfield_ro", "", "RO access:i1:r0,1,0"),
+    ("bitop", "", "OW update:i2:r0,1,0;RO access:i3:r-1,1,0"),
+    ("bitpos", "", "RO access:i1:r0,1,0"),
+    ("blmove", "", "RW access delete:i1:r0,1,0;RW insert:i2:r0,1,0"),
+    ("blmpop", "", "RW access delete:i2:n0,1,1"),
+    ("blpop", "", "RW access delete:i1:r-2,1,0"),
+    ("brpop", "", "RW access delete:i1:r-2,1,0"),
+    ("brpoplpush", "", "RW access delete:i1:r0,1,0;RW insert:i2:r0,1,0"),
+    ("bzmpop", "", "RW access delete:i2:n0,1,1"),
+    ("bzpopmax", "", "RW access delete:i1:r-2,1,0"),
+    ("bzpopmin", "", "RW access delete:i1:r-2,1,0"),
+    ("cl.throttle", "", "RW access update:i1:r0,1,0"),
+    ("command", "nondeterministic_output_order", ""),
+    ("copy", "", "RO access:i1:r0,1,0;OW update:i2:r0,1,0"),
+    ("dbsize", "request_policy:all_shards response_policy:agg_sum", ""),
+    ("decr", "", "RW access update:i1:r0,1,0"),
+    ("decrby", "", "RW access update:i1:r0,1,0"),
+    ("del", "request_policy:multi_shard response_policy:agg_sum", "RM delete:i1:r-1,1,0"),
+    ("dump", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("eval", "", "RW access update:i2:n0,1,1"),
+    ("eval_ro", "", "RO access:i2:n0,1,1"),
+    ("evalsha", "", "RW access update:i2:n0,1,1"),
+    ("evalsha_ro", "", "RO access:i2:n0,1,1"),
+    ("exists", "request_policy:multi_shard response_policy:agg_sum", "RO:i1:r-1,1,0"),
+    ("expire", "", "RW update:i1:r0,1,0"),
+    ("expireat", "", "RW update:i1:r0,1,0"),
+    ("expiremember", "", "RW update:i1:r0,1,0"),
+    ("expirememberat", "", "RW update:i1:r0,1,0"),
+    ("expiretime", "", "RO access:i1:r0,1,0"),
+    ("fcall", "", "RW access update:i2:n0,1,1"),
+    ("fcall_ro", "", "RO access:i2:n0,1,1"),
+    ("fieldexpire", "", "RW update:i1:r0,1,0"),
+    ("fieldttl", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("flushall", "request_policy:all_shards response_policy:all_succeeded", ""),
+    ("flushdb", "request_policy:all_shards response_policy:all_succeeded", ""),
+    ("get", "", "RO access:i1:r0,1,0"),
+    ("getbit", "", "RO access:i1:r0,1,0"),
+    ("getdel", "", "RW access delete:i1:r0,1,0"),
+    ("getex", "", "RW access update:i1:r0,1,0"),
+    ("getrange", "", "RO access:i1:r0,1,0"),
+    ("getset", "", "RW access update:i1:r0,1,0"),
+    ("hdel", "", "RW delete:i1:r0,1,0"),
+    ("hexists", "", "RO:i1:r0,1,0"),
+    ("hexpire", "", "RW update:i1:r0,1,0"),
+    ("hexpireat", "", "RW update:i1:r0,1,0"),
+    ("hexpiretime", "", "RO access:i1:r0,1,0"),
+    ("hget", "", "RO access:i1:r0,1,0"),
+    ("hgetall", "nondeterministic_output_order", "RO access:i1:r0,1,0"),
+    ("hgetdel", "", "RW access delete:i1:r0,1,0"),
+    ("hgetex", "", "RW access update:i1:r0,1,0"),
+    ("hincrby", "", "RW access update:i1:r0,1,0"),
+    ("hincrbyfloat", "", "RW access update:i1:r0,1,0"),
+    ("hkeys", "nondeterministic_output_order", "RO access:i1:r0,1,0"),
+    ("hlen", "", "RO:i1:r0,1,0"),
+    ("hmget", "", "RO access:i1:r0,1,0"),
+    ("hmset", "", "RW update:i1:r0,1,0"),
+    ("hpersist", "", "RW update:i1:r0,1,0"),
+    ("hpexpire", "", "RW update:i1:r0,1,0"),
+    ("hpexpireat", "", "RW update:i1:r0,1,0"),
+    ("hpexpiretime", "", "RO access:i1:r0,1,0"),
+    ("hpttl", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("hrandfield", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("hscan", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("hset", "", "RW update:i1:r0,1,0"),
+    ("hsetex", "", "RW update:i1:r0,1,0"),
+    ("hsetnx", "", "RW insert:i1:r0,1,0"),
+    ("hstrlen", "", "RO:i1:r0,1,0"),
+    ("httl", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("hvals", "nondeterministic_output_order", "RO access:i1:r0,1,0"),
+    ("incr", "", "RW access update:i1:r0,1,0"),
+    ("incrby", "", "RW access update:i1:r0,1,0"),
+    ("incrbyfloat", "", "RW access update:i1:r0,1,0"),
+    ("info", "nondeterministic_output request_policy:all_shards response_policy:special", ""),
+    ("keys", "request_policy:all_shards nondeterministic_output_order", ""),
+    ("lastsave", "nondeterministic_output", ""),
+    ("lcs", "", "RO access:i1:r1,1,0"),
+    ("lindex", "", "RO access:i1:r0,1,0"),
+    ("linsert", "", "RW insert:i1:r0,1,0"),
+    ("llen", "", "RO:i1:r0,1,0"),
+    ("lmove", "", "RW access delete:i1:r0,1,0;RW insert:i2:r0,1,0"),
+    ("lmpop", "", "RW access delete:i1:n0,1,1"),
+    ("lpop", "", "RW access delete:i1:r0,1,0"),
+    ("lpos", "", "RO access:i1:r0,1,0"),
+    ("lpush", "", "RW insert:i1:r0,1,0"),
+    ("lpushx", "", "RW insert:i1:r0,1,0"),
+    ("lrange", "", "RO access:i1:r0,1,0"),
+    ("lrem", "", "RW delete:i1:r0,1,0"),
+    ("lset", "", "RW update:i1:r0,1,0"),
+    ("ltrim", "", "RW delete:i1:r0,1,0"),
+    ("mget", "request_policy:multi_shard", "RO access:i1:r-1,1,0"),
+    ("move", "", "RW access update:i1:r0,1,0"),
+    ("mset", "request_policy:multi_shard response_policy:all_succeeded", "OW update:i1:r-1,2,0"),
+    ("msetnx", "request_policy:multi_shard response_policy:agg_min", "OW insert:i1:r-1,2,0"),
+    ("persist", "", "RW update:i1:r0,1,0"),
+    ("pexpire", "", "RW update:i1:r0,1,0"),
+    ("pexpireat", "", "RW update:i1:r0,1,0"),
+    ("pexpirememberat", "", "RW update:i1:r0,1,0"),
+    ("pexpiretime", "", "RO access:i1:r0,1,0"),
+    ("ping", "request_policy:all_shards response_policy:all_succeeded", ""),
+    ("psetex", "", "OW update:i1:r0,1,0"),
+    ("pttl", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("randomkey", "request_policy:all_shards nondeterministic_output", ""),
+    ("rename", "", "RW access delete:i1:r0,1,0;OW update:i2:r0,1,0"),
+    ("renamenx", "", "RW access delete:i1:r0,1,0;OW insert:i2:r0,1,0"),
+    ("restore", "", "OW update:i1:r0,1,0"),
+    ("rpop", "", "RW access delete:i1:r0,1,0"),
+    ("rpoplpush", "", "RW access delete:i1:r0,1,0;RW insert:i2:r0,1,0"),
+    ("rpush", "", "RW insert:i1:r0,1,0"),
+    ("rpushx", "", "RW insert:i1:r0,1,0"),
+    ("sadd", "", "RW insert:i1:r0,1,0"),
+    ("saddex", "", "RW insert:i1:r0,1,0"),
+    ("scan", "nondeterministic_output request_policy:special", ""),
+    ("scard", "", "RO:i1:r0,1,0"),
+    ("sdiff", "nondeterministic_output_order", "RO access:i1:r-1,1,0"),
+    ("sdiffstore", "", "OW update:i1:r0,1,0;RO access:i2:r-1,1,0"),
+    ("set", "", "RW access update variable_flags:i1:r0,1,0"),
+    ("setbit", "", "RW access update:i1:r0,1,0"),
+    ("setex", "", "OW update:i1:r0,1,0"),
+    ("setnx", "", "OW insert:i1:r0,1,0"),
+    ("setrange", "", "RW update:i1:r0,1,0"),
+    ("sexpire", "", "RW update:i1:r0,1,0"),
+    ("sexpireat", "", "RW update:i1:r0,1,0"),
+    ("sexpiretime", "", "RO access:i1:r0,1,0"),
+    ("sinter", "nondeterministic_output_order", "RO access:i1:r-1,1,0"),
+    ("sintercard", "", "RO access:i1:n0,1,1"),
+    ("sinterstore", "", "RW update:i1:r0,1,0;RO access:i2:r-1,1,0"),
+    ("sismember", "", "RO:i1:r0,1,0"),
+    ("smembers", "nondeterministic_output_order", "RO access:i1:r0,1,0"),
+    ("smismember", "", "RO access:i1:r0,1,0"),
+    ("smove", "", "RW access delete:i1:r0,1,0;RW insert:i2:r0,1,0"),
+    ("sort", "", "RO access:i1:r0,1,0;RO access:u:u;OW update:u:u"),
+    ("sort_ro", "", "RO access:i1:r0,1,0;RO access:u:u"),
+    ("spersist", "", "RW update:i1:r0,1,0"),
+    ("spexpire", "", "RW update:i1:r0,1,0"),
+    ("spexpireat", "", "RW update:i1:r0,1,0"),
+    ("spexpiretime", "", "RO access:i1:r0,1,0"),
+    ("spop", "nondeterministic_output", "RW access delete:i1:r0,1,0"),
+    ("spttl", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("spublish", "", "not_key:i1:r0,1,0"),
+    ("srandmember", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("srem", "", "RW delete:i1:r0,1,0"),
+    ("sscan", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("ssubscribe", "", "not_key:i1:r-1,1,0"),
+    ("strlen", "", "RO:i1:r0,1,0"),
+    ("sttl", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("substr", "", "RO access:i1:r0,1,0"),
+    ("sunion", "nondeterministic_output_order", "RO access:i1:r-1,1,0"),
+    ("sunionstore", "", "OW update:i1:r0,1,0;RO access:i2:r-1,1,0"),
+    ("sunsubscribe", "", "not_key:i1:r-1,1,0"),
+    ("time", "nondeterministic_output", ""),
+    ("touch", "request_policy:multi_shard response_policy:agg_sum", "RO:i1:r-1,1,0"),
+    ("ttl", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("type", "", "RO:i1:r0,1,0"),
+    ("unlink", "request_policy:multi_shard response_policy:agg_sum", "RM delete:i1:r-1,1,0"),
+    ("watch", "", "RO:i1:r-1,1,0"),
+    ("zadd", "", "RW update:i1:r0,1,0"),
+    ("zaddex", "", "RW update:i1:r0,1,0"),
+    ("zcard", "", "RO:i1:r0,1,0"),
+    ("zcount", "", "RO access:i1:r0,1,0"),
+    ("zdiff", "", "RO access:i1:n0,1,1"),
+    ("zdiffstore", "", "OW update:i1:r0,1,0;RO access:i2:n0,1,1"),
+    ("zexpire", "", "RW update:i1:r0,1,0"),
+    ("zexpireat", "", "RW update:i1:r0,1,0"),
+    ("zexpiretime", "", "RO access:i1:r0,1,0"),
+    ("zincrby", "", "RW access update:i1:r0,1,0"),
+    ("zinter", "", "RO access:i1:n0,1,1"),
+    ("zintercard", "", "RO access:i1:n0,1,1"),
+    ("zinterstore", "", "OW update:i1:r0,1,0;RO access:i2:n0,1,1"),
+    ("zlexcount", "", "RO access:i1:r0,1,0"),
+    ("zmpop", "", "RW access delete:i1:n0,1,1"),
+    ("zmscore", "", "RO access:i1:r0,1,0"),
+    ("zpersist", "", "RW update:i1:r0,1,0"),
+    ("zpexpire", "", "RW update:i1:r0,1,0"),
+    ("zpexpireat", "", "RW update:i1:r0,1,0"),
+    ("zpexpiretime", "", "RO access:i1:r0,1,0"),
+    ("zpopmax", "", "RW access delete:i1:r0,1,0"),
+    ("zpopmin", "", "RW access delete:i1:r0,1,0"),
+    ("zpttl", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("zrandmember", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("zrange", "", "RO access:i1:r0,1,0"),
+    ("zrangebylex", "", "RO access:i1:r0,1,0"),
+    ("zrangebyscore", "", "RO access:i1:r0,1,0"),
+    ("zrangestore", "", "OW update:i1:r0,1,0;RO access:i2:r0,1,0"),
+    ("zrank", "", "RO access:i1:r0,1,0"),
+    ("zrem", "", "RW delete:i1:r0,1,0"),
+    ("zremrangebylex", "", "RW delete:i1:r0,1,0"),
+    ("zremrangebyrank", "", "RW delete:i1:r0,1,0"),
+    ("zremrangebyscore", "", "RW delete:i1:r0,1,0"),
+    ("zrevrange", "", "RO access:i1:r0,1,0"),
+    ("zrevrangebylex", "", "RO access:i1:r0,1,0"),
+    ("zrevrangebyscore", "", "RO access:i1:r0,1,0"),
+    ("zrevrank", "", "RO access:i1:r0,1,0"),
+    ("zscan", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("zscore", "", "RO access:i1:r0,1,0"),
+    ("zttl", "nondeterministic_output", "RO access:i1:r0,1,0"),
+    ("zunion", "", "RO access:i1:n0,1,1"),
+    ("zunionstore", "", "OW update:i1:r0,1,0;RO access:i2:n0,1,1"),
+];
+
+pub(crate) const SUBCOMMANDS: &[(&str, i32, &str, (i32, i32, i32), &str, &str)] = &[
+    ("acl|cat", -2, "noscript loading stale", (0, 0, 0), "", ""),
+    ("acl|deluser", -3, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("acl|dryrun", -4, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("acl|genpass", -2, "noscript loading stale", (0, 0, 0), "", ""),
+    ("acl|getuser", 3, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("acl|help", 2, "loading stale", (0, 0, 0), "", ""),
+    ("acl|list", 2, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("acl|load", 2, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("acl|log", -2, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("acl|save", 2, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("acl|setuser", -3, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("acl|users", 2, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("acl|whoami", 2, "noscript loading stale", (0, 0, 0), "", ""),
+    ("client|getname", 2, "noscript loading stale", (0, 0, 0), "", ""),
+    ("client|help", 2, "loading stale", (0, 0, 0), "", ""),
+    ("client|id", 2, "noscript loading stale", (0, 0, 0), "", ""),
+    ("client|info", 2, "noscript loading stale", (0, 0, 0), "nondeterministic_output", ""),
+    ("client|kill", -3, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("client|list", -2, "admin noscript loading stale", (0, 0, 0), "nondeterministic_output", ""),
+    ("client|no-evict", 3, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("client|pause", -3, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("client|reply", 3, "noscript loading stale", (0, 0, 0), "", ""),
+    ("client|setinfo", 4, "noscript loading stale", (0, 0, 0), "", ""),
+    ("client|setname", 3, "noscript loading stale", (0, 0, 0), "", ""),
+    ("client|unblock", -3, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("client|unpause", 2, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("command|count", 2, "loading stale", (0, 0, 0), "", ""),
+    ("command|docs", -2, "loading stale", (0, 0, 0), "nondeterministic_output_order", ""),
+    ("command|getkeys", -4, "loading stale", (0, 0, 0), "", ""),
+    ("command|getkeysandflags", -4, "loading stale", (0, 0, 0), "", ""),
+    ("command|help", 2, "loading stale", (0, 0, 0), "", ""),
+    ("command|info", -2, "loading stale", (0, 0, 0), "nondeterministic_output_order", ""),
+    ("command|list", -2, "loading stale", (0, 0, 0), "nondeterministic_output_order", ""),
+    ("config|get", -3, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("config|help", 2, "loading stale", (0, 0, 0), "", ""),
+    ("config|resetstat", 2, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("config|rewrite", 2, "admin noscript loading stale", (0, 0, 0), "", ""),
+    ("config|set", -4, "admin noscript loading stale", (0, 0, 0), "request_policy:all_nodes response_policy:all_succeeded", ""),
+    ("function|delete", 3, "write noscript", (0, 0, 0), "request_policy:all_shards response_policy:all_succeeded", ""),
+    ("function|dump", 2, "noscript", (0, 0, 0), "", ""),
+    ("function|flush", -2, "write noscript", (0, 0, 0), "request_policy:all_shards response_policy:all_succeeded", ""),
+    ("function|help", 2, "loading stale", (0, 0, 0), "", ""),
+    ("function|kill", 2, "noscript allow_busy", (0, 0, 0), "request_policy:all_shards response_policy:one_succeeded", ""),
+    ("function|list", -2, "noscript", (0, 0, 0), "nondeterministic_output_order", ""),
+    ("function|load", -3, "write denyoom noscript", (0, 0, 0), "request_policy:all_shards response_policy:all_succeeded", ""),
+    ("function|restore", -3, "write denyoom noscript", (0, 0, 0), "request_policy:all_shards response_policy:all_succeeded", ""),
+    ("function|stats", 2, "noscript allow_busy", (0, 0, 0), "nondeterministic_output request_policy:all_shards response_policy:special", ""),
+    ("latency|doctor", 2, "admin noscript loading stale", (0, 0, 0), "nondeterministic_output request_policy:all_nodes response_policy:special", ""),
+    ("latency|graph", 3, "admin noscript loading stale", (0, 0, 0), "nondeterministic_output request_policy:all_nodes response_policy:special", ""),
+    ("latency|help", 2, "loading stale", (0, 0, 0), "", ""),
+    ("latency|histogram", -2, "admin noscript loading stale", (0, 0, 0), "nondeterministic_output request_policy:all_nodes response_policy:special", ""),
+    ("latency|history", 3, "admin noscript loading stale", (0, 0, 0), "nondeterministic_output request_policy:all_nodes response_policy:special", ""),
+    ("latency|latest", 2, "admin noscript loading stale", (0, 0, 0), "nondeterministic_output request_policy:all_nodes response_policy:special", ""),
+    ("latency|reset", -2, "admin noscript loading stale", (0, 0, 0), "request_policy:all_nodes response_policy:all_succeeded", ""),
+    ("memory|doctor", 2, "", (0, 0, 0), "nondeterministic_output request_policy:all_shards response_policy:special", ""),
+    ("memory|help", 2, "loading stale", (0, 0, 0), "", ""),
+    ("memory|malloc-stats", 2, "", (0, 0, 0), "nondeterministic_output request_policy:all_shards response_policy:special", ""),
+    ("memory|purge", 2, "", (0, 0, 0), "request_policy:all_shards response_policy:all_succeeded", ""),
+    ("memory|stats", 2, "", (0, 0, 0), "nondeterministic_output request_policy:all_shards response_policy:special", ""),
+    ("memory|usage", -3, "readonly", (2, 2, 1), "", "RO:i2:r0,1,0"),
+    ("object|encoding", 3, "readonly", (2, 2, 1), "nondeterministic_output", "RO:i2:r0,1,0"),
+    ("object|freq", 3, "readonly", (2, 2, 1), "nondeterministic_output", "RO:i2:r0,1,0"),
+    ("object|help", 2, "loading stale", (0, 0, 0), "", ""),
+    ("object|idletime", 3, "readonly", (2, 2, 1), "nondeterministic_output", "RO:i2:r0,1,0"),
+    ("object|refcount", 3, "readonly", (2, 2, 1), "nondeterministic_output", "RO:i2:r0,1,0"),
+    ("pubsub|channels", -2, "pubsub loading stale", (0, 0, 0), "", ""),
+    ("pubsub|help", 2, "loading stale", (0, 0, 0), "", ""),
+    ("pubsub|numpat", 2, "pubsub loading stale", (0, 0, 0), "", ""),
+    ("pubsub|numsub", -2, "pubsub loading stale", (0, 0, 0), "", ""),
+    ("pubsub|shardchannels", -2, "pubsub loading stale", (0, 0, 0), "", ""),
+    ("pubsub|shardnumsub", -2, "pubsub loading stale", (0, 0, 0), "", ""),
+    ("script|exists", -3, "noscript", (0, 0, 0), "request_policy:all_shards response_policy:agg_logical_and", ""),
+    ("script|flush", -2, "noscript", (0, 0, 0), "request_policy:all_nodes response_policy:all_succeeded", ""),
+    ("script|help", 2, "loading stale", (0, 0, 0), "", ""),
+    ("script|kill", 2, "noscript allow_busy", (0, 0, 0), "request_policy:all_shards response_policy:one_succeeded", ""),
+    ("script|load", 3, "noscript stale", (0, 0, 0), "request_policy:all_nodes response_policy:all_succeeded", ""),
+    ("slowlog|get", -2, "admin loading stale", (0, 0, 0), "request_policy:all_nodes nondeterministic_output", ""),
+    ("slowlog|help", 2, "loading stale", (0, 0, 0), "", ""),
+    ("slowlog|len", 2, "admin loading stale", (0, 0, 0), "request_policy:all_nodes response_policy:agg_sum nondeterministic_output", ""),
+    ("slowlog|reset", 2, "admin loading stale", (0, 0, 0), "request_policy:all_nodes response_policy:all_succeeded", ""),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(words: &[&str]) -> Vec<Bytes> {
+        words.iter().map(|w| Bytes::copy_from_slice(w.as_bytes())).collect()
+    }
+
+    /// Every entry parses whole, and the tables are sorted with no name twice.
+    #[test]
+    fn tables_parse_and_are_sorted() {
+        for (name, _, text) in COMMANDS {
+            let parts = if text.is_empty() { 0 } else { text.split(';').count() };
+            assert_eq!(parse(text).len(), parts, "{name}: {text}");
+        }
+        for s in SUBCOMMANDS {
+            let parts = if s.5.is_empty() { 0 } else { s.5.split(';').count() };
+            assert_eq!(parse(s.5).len(), parts, "{}", s.0);
+        }
+        assert!(COMMANDS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(SUBCOMMANDS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(parse("RW:x1:r0,1,0").is_empty());
+        assert!(parse("RW:i1:r0,1").is_empty());
+        assert!(parse("RW:i1:r0,1,0:extra").is_empty());
+    }
+
+    /// Every command that takes keys (or sharded channels) describes them,
+    /// keyless commands describe none, and every table name is a command.
+    #[test]
+    fn specs_cover_the_key_taking_commands() {
+        for spec in crate::table::all() {
+            // Sharded channels are described as `not_key` arguments.
+            let takes_keys = spec.first_key > 0 || spec.keys.is_some();
+            // A container's keys are described by its subcommands.
+            let described = !key_specs(spec.name).is_empty()
+                || crate::docs::subcommands(spec.name)
+                    .iter()
+                    .any(|d| subcommand(d.name).is_some_and(|s| !s.key_specs().is_empty()));
+            assert_eq!(described, takes_keys, "{}", spec.name);
+        }
+        for (name, _, _) in COMMANDS {
+            assert!(crate::table::lookup(name.as_bytes()).is_some(), "{name}");
+        }
+    }
+
+    /// Every documented subcommand has an entry, and its arity is the one
+    /// checked before it runs.
+    #[test]
+    fn every_subcommand_is_described() {
+        for spec in crate::table::all() {
+            for d in crate::docs::subcommands(spec.name) {
+                let sub = subcommand(d.name).unwrap_or_else(|| panic!("{}", d.name));
+                assert_eq!(crate::table::subcommand_arity(d.name), Some(sub.arity));
+            }
+        }
+    }
+
+    /// For commands with fixed key positions, the specifications name the
+    /// same arguments as the table's first/last/step, at several lengths.
+    #[test]
+    fn specs_agree_with_fixed_positions() {
+        for spec in crate::table::all() {
+            if spec.keys.is_some() || spec.first_key == 0 {
+                continue;
+            }
+            let min = spec.arity.unsigned_abs() as usize;
+            for argc in [min, min + 1, min + 2, min + 5] {
+                if !spec.arity_ok(argc) {
+                    continue;
+                }
+                let words: Vec<String> = (0..argc).map(|i| format!("a{i}")).collect();
+                let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                let args = argv(&words);
+                let mut from_specs: Vec<usize> = key_specs(spec.name)
+                    .iter()
+                    .filter_map(|s| positions(s, &args))
+                    .flatten()
+                    .collect();
+                from_specs.sort_unstable();
+                from_specs.dedup();
+                let fixed: Vec<usize> = spec.fixed_key_positions(argc).collect();
+                assert_eq!(from_specs, fixed, "{} with {argc} arguments", spec.name);
+            }
+        }
+    }
+
+    #[test]
+    fn key_counts_and_flags() {
+        let z = argv(&["zunionstore", "d", "2", "a", "b", "WEIGHTS", "1", "2"]);
+        let specs = key_specs("zunionstore");
+        assert_eq!(positions(&specs[0], &z), Some(vec![1]));
+        assert_eq!(positions(&specs[1], &z), Some(vec![3, 4]));
+        assert_eq!(flags_at("zunionstore", &z, 1), vec!["OW", "update"]);
+        assert_eq!(flags_at("zunionstore", &z, 4), vec!["RO", "access"]);
+        // A key count that is not a number names no key.
+        let bad = argv(&["zunionstore", "d", "x", "a"]);
+        assert_eq!(positions(&specs[1], &bad), None);
+        let set = argv(&["set", "k", "v"]);
+        assert_eq!(flags_at("set", &set, 1), vec!["OW", "update"]);
+        let set_get = argv(&["set", "k", "v", "get"]);
+        assert_eq!(flags_at("set", &set_get, 1), vec!["RW", "access", "update"]);
+        let sort = argv(&["sort", "k1", "store", "k2"]);
+        assert_eq!(flags_at("sort", &sort, 1), vec!["RO", "access"]);
+        assert_eq!(flags_at("sort", &sort, 3), vec!["OW", "update"]);
+        let usage = argv(&["memory", "usage", "k"]);
+        assert_eq!(flags_at("memory", &usage, 2), vec!["RO"]);
+        let lmove = argv(&["lmove", "a", "b", "left", "right"]);
+        assert_eq!(flags_at("lmove", &lmove, 1), vec!["RW", "access", "delete"]);
+        assert_eq!(flags_at("lmove", &lmove, 2), vec!["RW", "insert"]);
+        assert_eq!(tips("keys"), "request_policy:all_shards nondeterministic_output_order");
+        assert_eq!(tips("get"), "");
+    }
+}

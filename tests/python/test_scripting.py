@@ -826,3 +826,16 @@ def test_unpack_refuses_ranges_it_cannot_hold(raw, script, reply):
     else:
         assert got == reply.encode() + b"\r\n"
     assert raw.cmd("PING") == b"+PONG\r\n"
+
+
+def test_a_command_with_thousands_of_arguments_and_its_long_reply(raw):
+    # 7,999 arguments fill most of the Lua stack the call starts with;
+    # the reply still has room (Redis's own scripting test).
+    script = ("local a = {} for i = 1, 7999 do a[i] = i end "
+              "return redis.call('rpush', 'big', unpack(a))")
+    assert raw.cmd("EVAL", script, "0") == b":7999\r\n"
+    script = "local t = redis.call('lrange', 'big', 0, -1) return {#t, t[1], t[7999]}"
+    assert raw.cmd("EVAL", script, "0") == b"*3\r\n:7999\r\n$1\r\n1\r\n$4\r\n7999\r\n"
+    # Numbers go to commands as Redis formats them (17 digits).
+    assert raw.cmd("EVAL", "redis.call('set', 'n', 0.1) return redis.call('get', 'n')", "0") == (
+        b"$19\r\n0.10000000000000001\r\n")

@@ -426,7 +426,10 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ("zunionstore", "", "OW update:i1:r0,1,0;RO access:i2:n0,1,1"),
 ];
 
-pub(crate) const SUBCOMMANDS: &[(&str, i32, &str, (i32, i32, i32), &str, &str)] = &[
+/// `(name, arity, flags, (first, last, step), tips, key specs)`.
+type SubRow = (&'static str, i32, &'static str, (i32, i32, i32), &'static str, &'static str);
+
+pub(crate) const SUBCOMMANDS: &[SubRow] = &[
     ("acl|cat", -2, "noscript loading stale", (0, 0, 0), "", ""),
     ("acl|deluser", -3, "admin noscript loading stale", (0, 0, 0), "", ""),
     ("acl|dryrun", -4, "admin noscript loading stale", (0, 0, 0), "", ""),

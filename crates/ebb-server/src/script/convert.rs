@@ -1,11 +1,11 @@
-//! Conversions between command replies and Lua values, both ways, with the
-//! rules of Redis 7.0's scripting: a reply becomes what the script's
-//! protocol (`redis.setresp`) would show, and a script's result becomes
-//! the reply its caller receives.
+//! Conversions between Lua values and command replies, with the rules of
+//! Redis 7.0's scripting: a script's result becomes the reply its caller
+//! receives, and a Lua value becomes a command argument. (A command's
+//! reply becomes a Lua value in raw.rs.)
 
 use bytes::Bytes;
 use ebb_core::Reply;
-use mlua::{Lua, Table, Value};
+use mlua::{Table, Value};
 
 /// Tables nested deeper than this in a script's result are refused (a
 /// table that contains itself would otherwise never end).
@@ -56,94 +56,6 @@ pub fn one_line(s: &[u8]) -> String {
         .chars()
         .map(|c| if c == '\r' || c == '\n' { ' ' } else { c })
         .collect()
-}
-
-/// A reply as the script sees it, for a script using RESP `resp`.
-pub fn to_lua(lua: &Lua, r: &Reply, resp: u8) -> mlua::Result<Value> {
-    let resp3 = resp == 3;
-    Ok(match r {
-        Reply::Ok => status(lua, b"OK")?,
-        Reply::Simple(s) => status(lua, s.as_bytes())?,
-        Reply::Error(e) => {
-            // A command's error, counted in the error statistics when the
-            // command replied it: marked so that the script's reply, if it
-            // is this error, is not counted again (Redis's field name).
-            let t = lua.create_table()?;
-            t.raw_set("err", lua.create_string(e.as_bytes())?)?;
-            t.raw_set("ignore_error_stats_update", true)?;
-            Value::Table(t)
-        }
-        Reply::Int(i) => Value::Number(*i as f64),
-        Reply::Bulk(b) => Value::String(lua.create_string(b)?),
-        Reply::Nil | Reply::NilArray => {
-            if resp3 {
-                Value::Nil
-            } else {
-                Value::Boolean(false)
-            }
-        }
-        Reply::Array(items) => array(lua, items.iter(), resp)?,
-        Reply::Bulks(list) if resp3 && list.is_pairs() => to_lua(lua, &list.to_array(), resp)?,
-        Reply::Bulks(list) => {
-            let t = lua.create_table_with_capacity(list.len(), 0)?;
-            for (i, b) in list.iter_opt().enumerate() {
-                match b {
-                    Some(b) => t.raw_set(i + 1, lua.create_string(b)?)?,
-                    None => t.raw_set(i + 1, to_lua(lua, &Reply::Nil, resp)?)?,
-                }
-            }
-            Value::Table(t)
-        }
-        Reply::Set(items) if resp3 => {
-            let inner = lua.create_table()?;
-            for m in items {
-                inner.raw_set(to_lua(lua, m, resp)?, true)?;
-            }
-            wrapped(lua, "set", Value::Table(inner))?
-        }
-        Reply::Set(items) => array(lua, items.iter(), resp)?,
-        Reply::Map(pairs) if resp3 => {
-            let inner = lua.create_table()?;
-            for (k, v) in pairs {
-                inner.raw_set(to_lua(lua, k, resp)?, to_lua(lua, v, resp)?)?;
-            }
-            wrapped(lua, "map", Value::Table(inner))?
-        }
-        Reply::Map(pairs) => array(lua, pairs.iter().flat_map(|(k, v)| [k, v]), resp)?,
-        Reply::Double(d) if resp3 => wrapped(lua, "double", Value::Number(*d))?,
-        Reply::Double(d) => Value::String(lua.create_string(ebb_core::reply::format_double(*d))?),
-        Reply::Bool(b) if resp3 => Value::Boolean(*b),
-        Reply::Bool(b) => Value::Number(*b as i64 as f64),
-        Reply::Verbatim(b) if resp3 => {
-            let inner = lua.create_table()?;
-            inner.raw_set("format", "txt")?;
-            inner.raw_set("string", lua.create_string(b)?)?;
-            wrapped(lua, "verbatim_string", Value::Table(inner))?
-        }
-        Reply::Verbatim(b) => Value::String(lua.create_string(b)?),
-        Reply::BigNumber(n) if resp3 => {
-            wrapped(lua, "big_number", Value::String(lua.create_string(n)?))?
-        }
-        Reply::BigNumber(n) => Value::String(lua.create_string(n)?),
-    })
-}
-
-fn status(lua: &Lua, s: &[u8]) -> mlua::Result<Value> {
-    wrapped(lua, "ok", Value::String(lua.create_string(s)?))
-}
-
-fn wrapped(lua: &Lua, field: &str, v: Value) -> mlua::Result<Value> {
-    let t = lua.create_table()?;
-    t.raw_set(field, v)?;
-    Ok(Value::Table(t))
-}
-
-fn array<'r>(lua: &Lua, items: impl Iterator<Item = &'r Reply>, resp: u8) -> mlua::Result<Value> {
-    let t = lua.create_table()?;
-    for (i, item) in items.enumerate() {
-        t.raw_set(i + 1, to_lua(lua, item, resp)?)?;
-    }
-    Ok(Value::Table(t))
 }
 
 /// C's `(long long)` conversion of a double on x86-64: out of range and
@@ -236,25 +148,6 @@ mod tests {
         assert_eq!(truncate(1e30), i64::MIN);
         assert_eq!(truncate(f64::NAN), i64::MIN);
         assert_eq!(truncate(3e9), 3_000_000_000);
-    }
-
-    #[test]
-    fn replies_round_trip_through_lua() {
-        let lua = Lua::new();
-        let r = Reply::Array(vec![Reply::Int(3), Reply::bulk(b"x"), Reply::Nil]);
-        let v = to_lua(&lua, &r, 2).unwrap();
-        // The nil became false, which ends nothing: three elements back,
-        // false as a nil reply.
-        assert_eq!(
-            to_reply(&v, 2),
-            Reply::Array(vec![Reply::Int(3), Reply::bulk(b"x"), Reply::Nil])
-        );
-        let d = to_lua(&lua, &Reply::Double(1.5), 2).unwrap();
-        assert_eq!(to_reply(&d, 2), Reply::bulk(b"1.5"));
-        let d3 = to_lua(&lua, &Reply::Double(1.5), 3).unwrap();
-        assert_eq!(to_reply(&d3, 3), Reply::Double(1.5));
-        let e = to_lua(&lua, &Reply::Error("ERR x\ny".into()), 2).unwrap();
-        assert_eq!(to_reply(&e, 2), Reply::Error("ERR x y".into()));
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod functions;
 mod libs;
 mod msgpack;
 mod natives;
+mod raw;
 mod run;
 mod structlib;
 
@@ -423,14 +424,6 @@ pub fn eval<'a>(
     r
 }
 
-fn list(lua: &Lua, items: &[Bytes]) -> mlua::Result<Table> {
-    let t = lua.create_table_with_capacity(items.len(), 0)?;
-    for (i, b) in items.iter().enumerate() {
-        t.raw_set(i + 1, lua.create_string(b)?)?;
-    }
-    Ok(t)
-}
-
 #[allow(clippy::too_many_arguments)]
 fn run<'a>(
     eng: &Engine,
@@ -443,8 +436,12 @@ fn run<'a>(
     args: &[Bytes],
     read_only: bool,
 ) -> mlua::Result<Reply> {
-    eng.globals.raw_set("KEYS", list(&eng.lua, keys)?)?;
-    eng.globals.raw_set("ARGV", list(&eng.lua, args)?)?;
+    // SAFETY: `set_lists` keeps only references on its frames (raw.rs's
+    // rules) and leaves the stack as it found it.
+    unsafe {
+        eng.lua
+            .exec_raw::<()>(&eng.globals, |l| raw::set_lists(l, keys, args))?
+    };
     let how = RunSpec {
         lua: &eng.lua,
         state: &eng.state,

@@ -3,10 +3,9 @@
 //! call reports the script's line even in a tail call.
 
 use bytes::Bytes;
-use ebb_core::Reply;
 use mlua::{Lua, MultiValue, Table, Value};
 
-use super::{convert, err, libs, sha1_hex, with_call};
+use super::{convert, libs, sha1_hex, with_call};
 
 /// Why a native `redis` function failed: a Lua error, or one of Redis's
 /// error texts, raised as the table `{err = text}`.
@@ -50,22 +49,15 @@ fn lua_text(v: &Value) -> Option<String> {
 /// (like Redis's C functions) a failing call reports the script's line even
 /// in a tail call (`return redis.call(...)`).
 pub(super) fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::Result<()> {
-    let st = state.clone();
-    native.raw_set(
-        "call",
-        lua.create_function(move |lua, args: MultiValue| {
-            let (v, failed) = call_from_script(lua, args)?;
-            if failed {
-                st.raw_set("pending", v)?;
-                return Err(mlua::Error::RuntimeError("redis.call failed".into()));
-            }
-            Ok(v)
-        })?,
+    // `call` and `pcall` are C functions (raw.rs); `call` leaves what it
+    // raises in the state table, which it finds in the registry.
+    lua.set_named_registry_value(
+        super::raw::STATE_KEY.to_str().unwrap_or_default(),
+        state.clone(),
     )?;
-    native.raw_set(
-        "pcall",
-        lua.create_function(|lua, args: MultiValue| Ok(call_from_script(lua, args)?.0))?,
-    )?;
+    // SAFETY: both follow raw.rs's rules for raising errors.
+    native.raw_set("call", unsafe { lua.create_c_function(super::raw::call)? })?;
+    native.raw_set("pcall", unsafe { lua.create_c_function(super::raw::pcall)? })?;
     set_native(lua, native, state, "sha1hex", |lua, a| {
         if a.len() != 1 {
             return Err(Fail::Redis("ERR wrong number of arguments"));
@@ -152,29 +144,4 @@ pub(super) fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::R
                 .unwrap_or(true),
         )
     })
-}
-
-/// `redis.call` / `redis.pcall`: the command's reply as a Lua value, and
-/// whether it failed.
-fn call_from_script(lua: &Lua, args: MultiValue) -> mlua::Result<(Value, bool)> {
-    let argv = if args.is_empty() {
-        None
-    } else {
-        Some(
-            args.iter()
-                .map(convert::arg)
-                .collect::<Option<Vec<Bytes>>>(),
-        )
-    };
-    let (reply, resp) = with_call(|call| {
-        let reply = match &argv {
-            None => err("ERR Please specify at least one argument for this redis lib call"),
-            Some(None) => err("ERR Lua redis lib command arguments must be strings or integers"),
-            Some(Some(argv)) => call.run(call.resp, argv),
-        };
-        (reply, call.resp)
-    })
-    .unwrap_or_else(|| (err("ERR no script is running"), 2));
-    let failed = matches!(reply, Reply::Error(_));
-    Ok((convert::to_lua(lua, &reply, resp)?, failed))
 }

@@ -52,6 +52,7 @@ pub(super) fn run_script<'a>(
         busy: false,
         line_hook: false,
         name: how.name,
+        reply: Reply::Nil,
     };
     let outcome = {
         // However the run ends, other clients see no script running after.

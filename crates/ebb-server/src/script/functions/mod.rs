@@ -19,7 +19,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{busy, convert, err, libs, list, run_script, BaseState, Guard, RunSpec};
+use super::{busy, convert, err, libs, run_script, BaseState, Guard, RunSpec};
 use crate::conn::Session;
 use crate::server::{now_ms, Shared};
 
@@ -418,8 +418,7 @@ pub fn fcall<'a>(
     }
     let n = numkeys as usize;
     let eng: &FnEngine = eng;
-    let tables =
-        list(&eng.lua, &argv[3..3 + n]).and_then(|k| Ok((k, list(&eng.lua, &argv[3 + n..])?)));
+    let tables = super::raw::lists(&eng.lua, &argv[3..3 + n], &argv[3 + n..]);
     let (keys, args) = match tables {
         Ok(t) => t,
         Err(e) => return err(format!("ERR {e}")),

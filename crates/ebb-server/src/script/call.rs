@@ -39,6 +39,9 @@ pub(super) struct Call<'s, 'a> {
     pub(super) line_hook: bool,
     /// The script's digest or the function's name (errors, the log).
     pub(super) name: &'s str,
+    /// The script's keys and arguments (KEYS and ARGV).
+    pub(super) keys: &'s [Bytes],
+    pub(super) args: &'s [Bytes],
     /// The reply of the last command the script ran, held here while it
     /// is handed to Lua (see raw.rs).
     pub(super) reply: Reply,

@@ -132,10 +132,11 @@ local function load_library(chunk)
   return true, p.list
 end
 
--- Runs a registered function with its keys and arguments: true and its
--- result, or false and the error table.
-local function call(f, keys, args)
-  return xpcall(function() return f(keys, args) end, handler)
+-- Runs a registered function with the run's keys and arguments: true and
+-- its result, or false and the error table.
+local script_args = native.script_args
+local function call(f)
+  return xpcall(function() return f(script_args()) end, handler)
 end
 
 return fenv, load_library, call

@@ -136,9 +136,6 @@ struct Script {
 /// The Lua state and the script cache.
 struct Engine {
     lua: Lua,
-    /// The globals scripts read (through a read-only view); KEYS and ARGV
-    /// are set here before each run.
-    globals: Table,
     /// The read-only view compiled scripts run in.
     env: Table,
     /// Runs a script under the error handler: `ok, result | error`.
@@ -165,7 +162,6 @@ fn sha1_hex(b: &[u8]) -> String {
 /// A Lua state with the scripting environment of `prelude.lua`.
 struct BaseState {
     lua: Lua,
-    globals: Table,
     state: Table,
     env: Table,
     run: Function,
@@ -199,11 +195,19 @@ impl BaseState {
         let (env, run, internals): (Table, Function, Table) = lua
             .load(PRELUDE)
             .set_name("=[ebb]")
-            .call((globals.clone(), state.clone(), native))?;
+            .call((globals, state.clone(), native))?;
         busy::set_hook(&lua, &state, false)?;
+        // A collection cycle starts once memory reaches 1.2 times what the
+        // last one left (Lua's default is twice). The state holds about
+        // 58 kB of libraries, against Redis's 29 kB: with the default, 10,000
+        // one-call scripts left up to 135 kB in `used_memory_lua` (Redis's
+        // tests expect under 100 kB); now at most about 90 kB, at no
+        // measurable cost in throughput.
+        lua.gc_set_mode(mlua::state::GcMode::Incremental(
+            mlua::state::GcIncParams::default().pause(120),
+        ));
         Ok(BaseState {
             lua,
-            globals,
             state,
             env,
             run,
@@ -218,7 +222,6 @@ impl Engine {
         Ok(Engine {
             state: b.state,
             lua: b.lua,
-            globals: b.globals,
             env: b.env,
             run: b.run,
             cache: HashMap::new(),
@@ -436,12 +439,6 @@ fn run<'a>(
     args: &[Bytes],
     read_only: bool,
 ) -> mlua::Result<Reply> {
-    // SAFETY: `set_lists` keeps only references on its frames (raw.rs's
-    // rules) and leaves the stack as it found it.
-    unsafe {
-        eng.lua
-            .exec_raw::<()>(&eng.globals, |l| raw::set_lists(l, keys, args))?
-    };
     let how = RunSpec {
         lua: &eng.lua,
         state: &eng.state,
@@ -449,6 +446,8 @@ fn run<'a>(
         read_only: read_only || script.no_writes,
         allow_oom: script.allow_oom,
         function: false,
+        keys,
+        args,
     };
     run_script(how, s, shared, guard, || {
         eng.run.call::<MultiValue>(&script.func)

@@ -58,6 +58,9 @@ pub(super) fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::R
     // SAFETY: both follow raw.rs's rules for raising errors.
     native.raw_set("call", unsafe { lua.create_c_function(super::raw::call)? })?;
     native.raw_set("pcall", unsafe { lua.create_c_function(super::raw::pcall)? })?;
+    native.raw_set("script_args", unsafe {
+        lua.create_c_function(super::raw::script_args)?
+    })?;
     set_native(lua, native, state, "sha1hex", |lua, a| {
         if a.len() != 1 {
             return Err(Fail::Redis("ERR wrong number of arguments"));

@@ -209,9 +209,13 @@ local function handler(err)
 end
 rawset(G, '__redis__err__handler', handler)
 
--- Runs a compiled script: true and its result, or false and the error
--- table (err, source, line).
+-- Runs a compiled script with the run's KEYS and ARGV: true and its
+-- result, or false and the error table (err, source, line).
+local script_args = native.script_args
 local function run(f)
+  local keys, argv = script_args()
+  rawset(G, 'KEYS', keys)
+  rawset(G, 'ARGV', argv)
   return xpcall(f, handler)
 end
 

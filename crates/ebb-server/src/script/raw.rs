@@ -260,31 +260,26 @@ unsafe fn push(l: *mut ffi::lua_State, r: &Reply, resp3: bool, depth: usize) {
     }
 }
 
-/// Sets `KEYS` and `ARGV` in the globals table at stack index 1 (what
-/// `exec_raw` passes), as arrays of strings.
-pub(super) unsafe fn set_lists(l: *mut ffi::lua_State, keys: &[Bytes], args: &[Bytes]) {
-    for (name, items) in [(c"KEYS", keys), (c"ARGV", args)] {
-        ffi::lua_pushstring(l, name.as_ptr());
-        push_array(l, items.len(), items.iter(), |b| push_bytes(l, b));
-        ffi::lua_rawset(l, 1);
-    }
-}
-
-/// `keys` and `args` as two Lua arrays of strings (FCALL's arguments).
-pub(super) fn lists(
-    lua: &mlua::Lua,
-    keys: &[Bytes],
-    args: &[Bytes],
-) -> mlua::Result<(mlua::Table, mlua::Table)> {
-    // SAFETY: the closure pushes two tables and keeps only references on
-    // its frames.
-    unsafe {
-        lua.exec_raw((), |l| {
-            for items in [keys, args] {
+/// `native.script_args()`: the running script's keys and arguments, as
+/// two Lua arrays of strings (EVAL's KEYS and ARGV, FCALL's two
+/// arguments). Called inside the run's protected call, so a failed
+/// allocation is a script error; only references sit on these frames.
+pub(super) unsafe extern "C-unwind" fn script_args(l: *mut ffi::lua_State) -> c_int {
+    let lists = with_call(|c| (c.keys as *const [Bytes], c.args as *const [Bytes]));
+    match lists {
+        Some((keys, args)) => {
+            // SAFETY: the slices belong to the request being run, which
+            // outlives the run.
+            for items in [&*keys, &*args] {
                 push_array(l, items.len(), items.iter(), |b| push_bytes(l, b));
             }
-        })
+        }
+        None => {
+            ffi::lua_createtable(l, 0, 0);
+            ffi::lua_createtable(l, 0, 0);
+        }
     }
+    2
 }
 
 /// A double as a RESP2 reply writes it, into `buf` (no allocation that a

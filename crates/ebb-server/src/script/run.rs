@@ -2,6 +2,7 @@
 //! one frozen clock, and its outcome (a value or a raised error) as a
 //! reply.
 
+use bytes::Bytes;
 use ebb_core::Reply;
 use mlua::{Lua, MultiValue, Table, Value};
 use std::sync::Arc;
@@ -23,6 +24,9 @@ pub(super) struct RunSpec<'e> {
     /// A function (FCALL): other clients' BUSY replies and SCRIPT KILL
     /// name FUNCTION KILL.
     pub(super) function: bool,
+    /// Its keys and arguments.
+    pub(super) keys: &'e [Bytes],
+    pub(super) args: &'e [Bytes],
 }
 
 /// Runs a script or function (`invoke` calls it under the error handler:
@@ -52,6 +56,8 @@ pub(super) fn run_script<'a>(
         busy: false,
         line_hook: false,
         name: how.name,
+        keys: how.keys,
+        args: how.args,
         reply: Reply::Nil,
     };
     let outcome = {

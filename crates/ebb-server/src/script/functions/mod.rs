@@ -418,11 +418,6 @@ pub fn fcall<'a>(
     }
     let n = numkeys as usize;
     let eng: &FnEngine = eng;
-    let tables = super::raw::lists(&eng.lua, &argv[3..3 + n], &argv[3 + n..]);
-    let (keys, args) = match tables {
-        Ok(t) => t,
-        Err(e) => return err(format!("ERR {e}")),
-    };
     *scripting.running.lock() = Some((f.name.clone(), argv.to_vec(), now_ms()));
     let how = RunSpec {
         lua: &eng.lua,
@@ -431,10 +426,12 @@ pub fn fcall<'a>(
         read_only: read_only || f.flags & NO_WRITES != 0,
         allow_oom: f.flags & (ALLOW_OOM | NO_WRITES) != 0,
         function: true,
+        keys: &argv[3..3 + n],
+        args: &argv[3 + n..],
     };
     let r = run_script(how, s, shared, guard, || {
         eng.call
-            .call::<MultiValue>((f.callback.clone(), keys, args))
+            .call::<MultiValue>(f.callback.clone())
     });
     *scripting.running.lock() = None;
     let r = r.unwrap_or_else(|e| {

@@ -217,9 +217,11 @@ def test_the_packaged_redis_conf_starts_the_server(tmp_path):
     # Debian's redis.conf as shipped (port, dir, etc. overridden on the
     # command line, as the fixture does). It once stopped the start at
     # `repl-diskless-sync-max-replicas`.
+    # Its `daemonize yes` and log and pid files are overridden too: the
+    # fixture reads the ready line and stops the process itself.
     with open(STOCK_CONF) as f:
         text = f.read()
-    s = start(tmp_path, text)
+    s = start(tmp_path, text, ["--daemonize", "no", "--logfile", "", "--pidfile", ""])
     try:
         c = s.client()
         assert c.ping()

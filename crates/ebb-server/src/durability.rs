@@ -300,6 +300,7 @@ impl Shared {
             let _ = a.sync();
         }
         tracing::info!("ebb is now ready to exit, bye bye...");
+        crate::process::remove_pidfile();
         std::process::exit(0);
     }
 

@@ -20,6 +20,7 @@ mod notify;
 mod observe;
 mod outbuf;
 mod persist;
+mod process;
 mod pubsub;
 mod rename;
 mod resp;
@@ -64,14 +65,39 @@ fn main() {
         Some("warning") => "warn",
         _ => "info",
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
-        )
-        .with_target(false)
-        .with_writer(std::io::stderr)
-        .init();
+    let daemonized = process::wants_daemon(&cfg);
+    let log = match process::log_target(&cfg, daemonized) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("*** FATAL CONFIG FILE ERROR *** {e}");
+            std::process::exit(1);
+        }
+    };
+    if daemonized {
+        process::daemonize();
+    }
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let logger = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false);
+    match log {
+        process::LogTarget::Stderr => logger.with_writer(std::io::stderr).init(),
+        process::LogTarget::File(f) => logger
+            .with_ansi(false)
+            .with_writer(std::sync::Mutex::new(f))
+            .init(),
+        process::LogTarget::Discard => logger.with_writer(std::io::sink).init(),
+    }
+    tracing::info!(
+        "ebb-server {} (Redis {} compatible) started, PID: {}",
+        env!("CARGO_PKG_VERSION"),
+        info::REDIS_VERSION,
+        std::process::id()
+    );
+    if let Some(p) = process::pidfile(&cfg, daemonized) {
+        process::write_pidfile(p);
+    }
     // `io-threads` (Redis's name, default 1): how many threads serve
     // connections. Commands run one batch at a time under the keyspace
     // lock whatever the count; more threads spread reading, parsing,
@@ -98,10 +124,22 @@ fn main() {
         }
     };
     let code = rt.block_on(serve(cfg));
+    process::remove_pidfile();
     std::process::exit(code);
 }
 
 async fn serve(cfg: Config) -> i32 {
+    // The handlers come first: SIGTERM or SIGINT arriving while the data
+    // loads or just after the ready line is a clean shutdown (saving, the
+    // log synced, the pid file removed), never the default abrupt exit.
+    use tokio::signal::unix::{signal, SignalKind};
+    let (mut term, mut int) = match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+        (Ok(t), Ok(i)) => (t, i),
+        (Err(e), _) | (_, Err(e)) => {
+            tracing::error!(error = %e, "cannot install signal handler");
+            return 1;
+        }
+    };
     let port = u16::try_from(cfg.get_i64("port")).unwrap_or(0);
     let binds = listen::binds_of(&cfg);
     let backlog = listen::backlog_of(&cfg);
@@ -140,15 +178,8 @@ async fn serve(cfg: Config) -> i32 {
     tokio::spawn(sweeper::run(shared.clone()));
     tokio::spawn(client::buffer_cron(shared.clone()));
     tokio::spawn(durability::run_background(shared.clone()));
-    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot install signal handler");
-            return 1;
-        }
-    };
     tokio::select! {
-        _ = tokio::signal::ctrl_c() => tracing::info!("Received SIGINT scheduling shutdown..."),
+        _ = int.recv() => tracing::info!("Received SIGINT scheduling shutdown..."),
         _ = term.recv() => tracing::info!("Received SIGTERM scheduling shutdown..."),
         _ = shared.shutdown.notified() => {},
     }

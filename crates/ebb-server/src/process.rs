@@ -1,0 +1,111 @@
+//! How the server process starts as operators configure redis-server:
+//! `daemonize` (detach into the background), `pidfile` (the process id,
+//! removed at a clean exit) and `logfile` (where the log goes).
+
+use std::fs::{File, OpenOptions};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use crate::config::Config;
+
+/// Redis's pid file when `daemonize yes` names none.
+const DEFAULT_PIDFILE: &str = "/var/run/redis.pid";
+
+/// Where the log goes: standard error, a file, or nowhere.
+pub enum LogTarget {
+    Stderr,
+    File(File),
+    Discard,
+}
+
+/// Opens `logfile` for appending (created if missing), as Redis checks it
+/// when it reads its configuration.
+pub fn log_target(cfg: &Config, daemonized: bool) -> Result<LogTarget, String> {
+    let path = cfg.get("logfile").unwrap_or_default();
+    if path.is_empty() {
+        // Redis logs to standard output then, and to nowhere once
+        // daemonized (its output goes to /dev/null).
+        return Ok(if daemonized {
+            LogTarget::Discard
+        } else {
+            LogTarget::Stderr
+        });
+    }
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map(LogTarget::File)
+        .map_err(|e| format!("Can't open the log file: {e}"))
+}
+
+/// Whether `daemonize yes` is set.
+pub fn wants_daemon(cfg: &Config) -> bool {
+    cfg.get("daemonize")
+        .is_some_and(|v| v.eq_ignore_ascii_case("yes"))
+}
+
+/// Detaches into the background as redis-server does: the parent exits,
+/// the child starts a new session, and standard input, output and error
+/// go to /dev/null. Called before any thread starts.
+pub fn daemonize() {
+    // SAFETY: only the main thread exists yet, so the child is a whole
+    // copy of the process; the calls take no Rust-side state.
+    unsafe {
+        match libc::fork() {
+            -1 => {
+                eprintln!("cannot fork into the background");
+                std::process::exit(1);
+            }
+            0 => {}
+            _ => libc::_exit(0),
+        }
+        libc::setsid();
+        let fd = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR, 0);
+        if fd != -1 {
+            libc::dup2(fd, libc::STDIN_FILENO);
+            libc::dup2(fd, libc::STDOUT_FILENO);
+            libc::dup2(fd, libc::STDERR_FILENO);
+            if fd > libc::STDERR_FILENO {
+                libc::close(fd);
+            }
+        }
+    }
+}
+
+/// The pid file to write, if any: `pidfile` when set, Redis's default
+/// when daemonized without one.
+pub fn pidfile(cfg: &Config, daemonized: bool) -> Option<PathBuf> {
+    let path = cfg.get("pidfile").unwrap_or_default();
+    if !path.is_empty() {
+        Some(PathBuf::from(path))
+    } else if daemonized {
+        Some(PathBuf::from(DEFAULT_PIDFILE))
+    } else {
+        None
+    }
+}
+
+/// The pid file written at start, removed at exit.
+static WRITTEN: OnceLock<PathBuf> = OnceLock::new();
+
+/// Writes the process id, best effort (as Redis does: a pid file that
+/// cannot be written is logged, not fatal).
+pub fn write_pidfile(path: PathBuf) {
+    match std::fs::write(&path, format!("{}\n", std::process::id())) {
+        Ok(()) => {
+            let _ = WRITTEN.set(path);
+        }
+        Err(e) => {
+            tracing::warn!(path = %path.display(), error = %e, "could not write the pid file")
+        }
+    }
+}
+
+/// Removes the pid file written at start, if any (every way the server
+/// exits cleanly calls this).
+pub fn remove_pidfile() {
+    if let Some(p) = WRITTEN.get() {
+        let _ = std::fs::remove_file(p);
+    }
+}

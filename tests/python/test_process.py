@@ -1,0 +1,85 @@
+"""How the process starts as operators configure redis-server:
+`daemonize yes` detaches, `pidfile` holds the process id until a clean
+exit, and `logfile` receives the log (an unusable one stops the start)."""
+
+import os
+import subprocess
+import redis
+
+from conftest import BIN, EbbServer, _free_port, wait_until
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_daemonize_pidfile_and_logfile(tmp_path):
+    port = _free_port()
+    pidfile, logfile = tmp_path / "ebb.pid", tmp_path / "ebb.log"
+    conf = tmp_path / "redis.conf"
+    conf.write_text(f"port {port}\ndaemonize yes\npidfile {pidfile}\nlogfile {logfile}\n"
+                    f"dir {tmp_path}\nsave \"\"\n")
+    # The command returns once the server has detached.
+    p = subprocess.run([BIN, str(conf)], capture_output=True, text=True, timeout=10)
+    assert p.returncode == 0 and p.stdout == "" and p.stderr == ""
+    wait_until(lambda: pidfile.exists() and pidfile.read_text().strip())
+    pid = int(pidfile.read_text())
+    try:
+        assert alive(pid)
+        c = redis.Redis(port=port, decode_responses=True)
+        wait_until(lambda: c.ping())
+        assert c.config_get("daemonize") == {"daemonize": "yes"}
+        log = logfile.read_text()
+        assert f"PID: {pid}" in log and "Ready to accept connections" in log
+        assert "\x1b[" not in log  # no terminal colours in a file
+        try:
+            c.shutdown(nosave=True)
+        except redis.ConnectionError:
+            pass
+        wait_until(lambda: not alive(pid))
+        assert not pidfile.exists()
+        assert "bye bye" in logfile.read_text()
+    finally:
+        if alive(pid):
+            os.kill(pid, 9)
+
+
+def test_pidfile_without_daemonize(tmp_path):
+    pidfile = tmp_path / "ebb.pid"
+    s = EbbServer("--dir", str(tmp_path), "--pidfile", str(pidfile), cwd=str(tmp_path))
+    assert int(pidfile.read_text()) == s.proc.pid
+    s.stop()
+    assert not pidfile.exists()
+
+
+def test_an_unusable_logfile_stops_the_start(tmp_path):
+    p = subprocess.run([BIN, "--port", "0", "--logfile", str(tmp_path / "no" / "such" / "x.log")],
+                       capture_output=True, text=True, timeout=10)
+    assert p.returncode == 1
+    assert "Can't open the log file" in p.stderr
+
+
+def test_logfile_appends(tmp_path):
+    logfile = tmp_path / "ebb.log"
+    logfile.write_text("earlier line\n")
+    s = EbbServer("--dir", str(tmp_path), "--logfile", str(logfile), cwd=str(tmp_path))
+    wait_until(lambda: "Ready to accept connections" in logfile.read_text())
+    s.stop()
+    text = logfile.read_text()
+    assert text.startswith("earlier line\n") and "bye bye" in text
+
+
+def test_sigterm_right_after_start_is_a_clean_shutdown(tmp_path):
+    # The signal handlers are in place before the ready line: a stop sent
+    # at once still exits cleanly (status 0, pid file removed), never by
+    # the signal's default action.
+    for i in range(5):
+        pidfile = tmp_path / f"ebb{i}.pid"
+        s = EbbServer("--dir", str(tmp_path), "--pidfile", str(pidfile), cwd=str(tmp_path))
+        s.proc.terminate()
+        assert s.proc.wait(10) == 0
+        assert not pidfile.exists()

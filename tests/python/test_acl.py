@@ -11,7 +11,7 @@ killed user.
 The expected replies are redis-server 7.0.15's, byte for byte; run with
 AGAINST_REDIS=1 to check this file against it. Not tested, as ebb differs on
 purpose: the order of single-command rules in a user's description (Redis
-follows its command table's hash order), selectors and first-argument rules,
+follows its command table's hash order), selectors,
 per-key read/write flags of commands that mix them (ebb wants write access
 to every key of a write command) and whole category listings (ebb has
 commands of its own in some categories).
@@ -1025,3 +1025,40 @@ def test_acl_help_and_errors(raw):
     for sub in ("WHOAMI", "USERS", "LIST"):
         assert raw.cmd("ACL", sub, "x") == error(
             f"ERR wrong number of arguments for 'acl|{sub.lower()}' command")
+
+
+def test_first_argument_rules(raw, admin, connect):
+    # Redis's deprecated `+select|0`: a command otherwise blocked opens for
+    # one first argument (any case); GETUSER shows the rule back.
+    assert raw.cmd("ACL", "SETUSER", "fa", "on", ">pw", "-@all", "+acl", "+select|0",
+                   "+debug|OBJECT", "~*") == b"+OK\r\n"
+    commands = admin.acl_getuser("fa")["commands"]
+    assert "+select|0" in commands and "+debug|OBJECT" in commands
+    c = connect("fa")
+    assert c.cmd("SELECT", "0") == b"+OK\r\n"
+    assert c.cmd("SELECT", "1").startswith(b"-NOPERM")
+    assert c.cmd("DEBUG", "object", "nokey").startswith(b"-ERR no such key")
+    assert c.cmd("DEBUG", "SLEEP", "0").startswith(b"-NOPERM")
+    # A rule naming the command again drops its first arguments.
+    assert raw.cmd("ACL", "SETUSER", "fa", "-select") == b"+OK\r\n"
+    assert "+select|0" not in admin.acl_getuser("fa")["commands"]
+    assert c.cmd("SELECT", "0").startswith(b"-NOPERM")
+
+
+@pytest.mark.parametrize("rule, text", [
+    ("+config|get|appendonly", "Allowing first-arg of a subcommand is not supported"),
+    ("-config|get|appendonly", "Unknown command or category name in ACL"),
+    ("-select|0", "Unknown command or category name in ACL"),
+    ("+config|nosuch", "Unknown command or category name in ACL"),
+    ("+select|", "Syntax error"),
+])
+def test_first_argument_rule_errors(raw, rule, text):
+    assert raw.cmd("ACL", "SETUSER", "fe", rule) == error(
+        f"ERR Error in ACL SETUSER modifier '{rule}': {text}")
+
+
+def test_star_patterns_after_all(raw, admin):
+    # `~*` and `&*` are `allkeys` and `allchannels`, even when already so.
+    assert raw.cmd("ACL", "SETUSER", "st", "allkeys", "~*", "allchannels", "&*") == b"+OK\r\n"
+    u = admin.acl_getuser("st")
+    assert u["keys"] in ("~*", ["~*"]) and u["channels"] in ("&*", ["&*"])

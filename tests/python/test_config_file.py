@@ -263,3 +263,71 @@ def test_maxmemory_clients_percent_and_hidden_options(tmp_path):
         assert "watchdog-period" not in c.config_get("*period")
     finally:
         s.stop()
+
+
+def test_aclfile_relative_to_dir_duplicates_and_reload(tmp_path):
+    # A relative aclfile is inside `dir`, where Redis looks for it.
+    (tmp_path / "users.acl").write_text("user carol on >pw ~* +@all\nuser default on nopass ~* &* +@all\n")
+    s = start(tmp_path, "aclfile users.acl\n")
+    try:
+        c = s.client()
+        assert sorted(c.acl_users()) == ["carol", "default"]
+        # A file naming a user twice changes nothing.
+        (tmp_path / "users.acl").write_text(
+            "user dave on nopass +@all\n# note\nuser dave on nopass -@all\n")
+        with pytest.raises(redis.ResponseError, match="Duplicate user 'dave' found on line 3"):
+            c.acl_load()
+        assert sorted(c.acl_users()) == ["carol", "default"]
+        # A successful load disconnects the replaced users' clients; the
+        # default user's stay. A file without the default user gives it a
+        # fresh server's settings.
+        carol = redis.Redis(port=s.port, username="carol", password="pw")
+        assert carol.ping()
+        c.acl_setuser("default", enabled=True, nopass=True, commands=["+@all", "-flushdb"], keys=["*"])
+        (tmp_path / "users.acl").write_text("user erin on nopass ~* +@all\n")
+        assert c.acl_load()
+        with pytest.raises(redis.ConnectionError):
+            carol.ping()
+        assert c.ping()
+        assert "+@all" in c.acl_getuser("default")["categories"]
+        assert c.flushdb()
+    finally:
+        s.stop()
+
+
+def test_user_and_rename_lines_on_the_command_line_and_through_rewrite(tmp_path):
+    conf = tmp_path / "ebb.conf"
+    conf.write_text("save \"\"\n")
+    s = EbbServer(str(conf), "--dir", str(tmp_path), "--user", "default", "on", "nopass", "~*", "+@all",
+                  "-flushdb", "--user", "bob", "on", ">pw", "~k*", "+get",
+                  "--rename-command", "flushall", "", cwd=str(tmp_path))
+    try:
+        c = s.client()
+        with pytest.raises(redis.ResponseError, match="no permissions"):
+            c.flushdb()
+        with pytest.raises(redis.ResponseError, match="unknown command"):
+            c.execute_command("FLUSHALL")
+        assert c.config_rewrite()
+        text = conf.read_text()
+        assert 'save ""' in text and 'rename-command flushall ""' in text
+        assert "user bob on #" in text and "user default on nopass" in text
+    finally:
+        s.stop()
+    # The rewritten file brings back the users and the renamed command.
+    s = EbbServer(str(conf), "--dir", str(tmp_path), cwd=str(tmp_path))
+    try:
+        c = s.client()
+        with pytest.raises(redis.ResponseError, match="no permissions"):
+            c.flushdb()
+        with pytest.raises(redis.ResponseError, match="unknown command"):
+            c.execute_command("FLUSHALL")
+        assert redis.Redis(port=s.port, username="bob", password="pw").get("k1") is None
+    finally:
+        s.stop()
+
+
+def test_a_user_declared_twice_stops_the_start(tmp_path):
+    p = subprocess.run([BIN, "--port", "0", "--user", "foo", "--user", "foo"],
+                       capture_output=True, text=True, timeout=10)
+    assert p.returncode == 1
+    assert "Error in user declaration 'foo': Duplicate user found" in p.stderr

@@ -73,7 +73,7 @@ pub fn acl(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
         "dryrun" => dryrun(acl, argv),
         "log" => log(shared, argv),
         "load" | "save" => {
-            let path = shared.config.read().get("aclfile").unwrap_or_default();
+            let path = shared.config.read().path_in_dir("aclfile");
             if path.is_empty() {
                 return err(
                     "ERR This Redis instance is not configured to use an ACL file. You may want \
@@ -84,7 +84,10 @@ pub fn acl(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
             }
             if sub == "load" {
                 match acl.load_file(&path) {
-                    Ok(()) => Reply::Ok,
+                    Ok(replaced) => {
+                        kill_clients_of(shared, &replaced);
+                        Reply::Ok
+                    }
                     Err(e) => err(format!("ERR {}", e.replace(['\r', '\n'], " "))),
                 }
             } else {

@@ -231,10 +231,11 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
         crate::cmdstats::reset();
         Reply::Ok
     } else if eq(sub, "rewrite") && n == 2 {
+        let users = shared.acl.describe_all();
         let cfg = shared.config.read();
         match &cfg.file {
             None => err("ERR The server is running without a config file"),
-            Some(f) => match std::fs::write(f, cfg.rewrite_text()) {
+            Some(f) => match std::fs::write(f, cfg.rewrite_text(&users)) {
                 Ok(()) => Reply::Ok,
                 Err(e) => err(format!("ERR Rewriting config file: {e}")),
             },

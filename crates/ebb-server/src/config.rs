@@ -417,7 +417,20 @@ impl Config {
                 words.push(rest[i].clone());
                 i += 1;
             }
-            cfg.set(name, &words.join(" "))?;
+            // Directives that are not options (`--user`, `--rename-command`,
+            // …) read as the same line in a file would, as Redis reads
+            // every command-line option.
+            let lower = name.to_ascii_lowercase();
+            if matches!(lower.as_str(), "user" | "rename-command" | "include" | "loadmodule") {
+                let mut line = lower;
+                for w in &words {
+                    line.push(' ');
+                    line.push_str(&quote_word(w));
+                }
+                cfg.load_text(&line)?;
+            } else {
+                cfg.set(name, &words.join(" "))?;
+            }
         }
         Ok(cfg)
     }
@@ -471,6 +484,13 @@ impl Config {
                 if args.is_empty() {
                     return Err(fatal("wrong number of arguments".into()));
                 }
+                if self.users.iter().any(|u| u[0] == args[0]) {
+                    return Err(fatal(format!(
+                        "Error in user declaration '{}': Duplicate user found. A user can only \
+                         be defined once in config files",
+                        args[0]
+                    )));
+                }
                 self.users.push(args.to_vec());
                 continue;
             }
@@ -511,6 +531,23 @@ impl Config {
         self.values
             .get(canonical(&name.to_ascii_lowercase()))
             .cloned()
+    }
+
+    /// A file option's path: relative paths are inside `dir`, where Redis
+    /// (which changes into `dir`) looks for them. Empty when unset.
+    pub fn path_in_dir(&self, name: &str) -> String {
+        let path = self.get(name).unwrap_or_default();
+        if path.is_empty() || std::path::Path::new(&path).is_absolute() {
+            return path;
+        }
+        let dir = self.get("dir").unwrap_or_default();
+        if dir.is_empty() {
+            return path;
+        }
+        std::path::Path::new(&dir)
+            .join(path)
+            .to_string_lossy()
+            .into_owned()
     }
 
     /// The value of a numeric option.
@@ -647,8 +684,11 @@ impl Config {
         out
     }
 
-    /// The file text for CONFIG REWRITE: every option that differs from its default.
-    pub fn rewrite_text(&self) -> String {
+    /// The file text for CONFIG REWRITE: every option that differs from
+    /// its default, the `rename-command` lines, and the ACL users as
+    /// `user` lines (`users`: ACL LIST's lines; Redis writes them unless
+    /// an `aclfile` holds the users).
+    pub fn rewrite_text(&self, users: &[String]) -> String {
         let mut out = String::from("# Written by ebb-server CONFIG REWRITE\n");
         for opt in OPTIONS {
             if let Some(v) = self.values.get(opt.name) {
@@ -657,12 +697,43 @@ impl Config {
                 }
             }
         }
+        for (old, new) in &self.renames {
+            out.push_str(&format!("rename-command {} {}\n", quote_word(old), quote_word(new)));
+        }
+        if self.get("aclfile").unwrap_or_default().is_empty() {
+            for line in users {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
         out
     }
 }
 
+/// A word as a config line reads it back whole: plain when it can be,
+/// else in double quotes with `\`, `"` and control bytes escaped.
+fn quote_word(w: &str) -> String {
+    let plain = !w.is_empty()
+        && w.bytes().all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b'\\'));
+    if plain {
+        return w.to_string();
+    }
+    let mut q = String::from("\"");
+    for b in w.bytes() {
+        match b {
+            b'"' => q.push_str("\\\""),
+            b'\\' => q.push_str("\\\\"),
+            b' ' => q.push(' '),
+            b if b.is_ascii_graphic() => q.push(b as char),
+            b => q.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    q.push('"');
+    q
+}
+
 fn quote_if_needed(v: &str, kind: Kind) -> String {
-    if kind == Kind::Words || (!v.is_empty() && !v.contains(' ')) {
+    if !v.is_empty() && (kind == Kind::Words || !v.contains(' ')) {
         v.to_string()
     } else {
         format!("\"{v}\"")

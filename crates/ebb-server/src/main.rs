@@ -146,7 +146,7 @@ async fn serve(cfg: Config) -> i32 {
     let users = (
         cfg.get("requirepass").unwrap_or_default(),
         cfg.users.clone(),
-        cfg.get("aclfile").unwrap_or_default(),
+        cfg.path_in_dir("aclfile"),
     );
     let shared = Shared::new(cfg);
     if let Err(e) = shared.acl.configure(&users.0, &users.1, &users.2) {

@@ -54,6 +54,9 @@ pub struct User {
     passwords: Vec<String>,
     /// A bit per command and subcommand slot.
     commands: Vec<u64>,
+    /// First arguments that open a command whose bit is off (`+select|0`,
+    /// `+debug|object`: Redis's deprecated first-arg rules), by slot.
+    first_args: std::collections::BTreeMap<usize, Vec<Bytes>>,
     /// Commands that do not exist yet are allowed (+@all was the last word).
     future: bool,
     all_keys: bool,
@@ -80,6 +83,7 @@ impl User {
             nopass: false,
             passwords: Vec::new(),
             commands: vec![0; slot_total().div_ceil(64)],
+            first_args: Default::default(),
             future: false,
             all_keys: false,
             keys: Vec::new(),
@@ -113,7 +117,10 @@ impl User {
             .is_some_and(|w| w & (1 << (slot % 64)) != 0)
     }
 
+    /// Sets a slot's bit; either way its first-arg rules go (as Redis
+    /// resets them whenever a rule names the command).
     fn set_slot(&mut self, slot: usize, on: bool) {
+        self.first_args.remove(&slot);
         if let Some(w) = self.commands.get_mut(slot / 64) {
             if on {
                 *w |= 1 << (slot % 64);
@@ -127,6 +134,14 @@ impl User {
     fn set_command(&mut self, spec: &'static CommandSpec, on: bool) {
         for s in crate::cmdstats::slots_of(spec) {
             self.set_slot(s, on);
+        }
+    }
+
+    /// Whether a first-arg rule opens the command at `slot` for `argv`.
+    fn first_arg_ok(&self, slot: usize, argv: &[Bytes]) -> bool {
+        match (self.first_args.get(&slot), argv.get(1)) {
+            (Some(args), Some(first)) => args.iter().any(|a| a.eq_ignore_ascii_case(first)),
+            _ => false,
         }
     }
 
@@ -208,6 +223,14 @@ impl User {
                         }
                     }
                     fake[s] = want;
+                }
+                if !want {
+                    for arg in self.first_args.get(&s).into_iter().flatten() {
+                        rules.push_str(" +");
+                        rules.push_str(crate::cmdstats::slot_name(s));
+                        rules.push('|');
+                        rules.push_str(&String::from_utf8_lossy(arg));
+                    }
                 }
             }
         }
@@ -415,9 +438,11 @@ impl Acl {
         Ok(())
     }
 
-    /// Replaces the users with those of an ACL file (all or nothing); the
-    /// default user keeps its settings unless the file names it.
-    pub fn load_file(&self, path: &str) -> Result<(), String> {
+    /// Replaces the users with those of an ACL file (all or nothing). A
+    /// file that does not name the default user gives it the settings of
+    /// a fresh server, as Redis does. Returns the names of the users
+    /// replaced other than the default (their clients are disconnected).
+    pub fn load_file(&self, path: &str) -> Result<Vec<Bytes>, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("Error loading ACLs, opening file '{path}': {e}"))?;
         let mut users: BTreeMap<Bytes, Arc<User>> = BTreeMap::new();
@@ -434,6 +459,13 @@ impl Acl {
                     n + 1
                 ));
             }
+            if users.contains_key(&words[1]) {
+                return Err(format!(
+                    "WARNING: Duplicate user '{}' found on line {}. ",
+                    String::from_utf8_lossy(&words[1]),
+                    n + 1
+                ));
+            }
             let mut u = User::new(&words[1]);
             for r in &words[2..] {
                 u.apply(r).map_err(|e| format!("{path}:{}: {e}. ", n + 1))?;
@@ -442,14 +474,13 @@ impl Acl {
             users.insert(words[1].clone(), Arc::new(u));
         }
         let mut cur = self.users.write();
-        if !users.contains_key(&b"default"[..]) {
-            if let Some(d) = cur.get(&b"default"[..]) {
-                users.insert(Bytes::from_static(b"default"), d.clone());
-            }
-        }
+        users
+            .entry(Bytes::from_static(b"default"))
+            .or_insert_with(|| Arc::new(User::default_user()));
+        let replaced = cur.keys().filter(|n| &n[..] != b"default").cloned().collect();
         *cur = users;
         self.generation.fetch_add(1, Ordering::AcqRel);
-        Ok(())
+        Ok(replaced)
     }
 
     /// Writes every user to an ACL file (ACL SAVE).
@@ -483,7 +514,7 @@ impl Acl {
             return Ok(());
         }
         let slot = slot.unwrap_or_else(|| ebb_core::table::index_of(spec));
-        if !user.allowed(slot) {
+        if !user.allowed(slot) && !user.first_arg_ok(slot, argv) {
             return Err(Denied::Command);
         }
         if !user.all_keys {

@@ -26,12 +26,12 @@ impl User {
                 self.nopass = false;
                 self.passwords.clear();
             }
-            "allkeys" => self.allow_all_keys(),
+            "allkeys" | "~*" => self.allow_all_keys(),
             "resetkeys" => {
                 self.all_keys = false;
                 self.keys.clear();
             }
-            "allchannels" => self.allow_all_channels(),
+            "allchannels" | "&*" => self.allow_all_channels(),
             "resetchannels" => {
                 self.all_channels = false;
                 self.channels.clear();
@@ -87,12 +87,9 @@ impl User {
                             for &s in categories::slots_of(cat).ok_or(UNKNOWN)? {
                                 self.set_slot(s, on);
                             }
-                        } else if let Some((cmd, _)) = name.split_once('|') {
-                            let slot = crate::cmdstats::sub_slot(name).ok_or(UNKNOWN)?;
-                            if ebb_core::lookup(cmd.as_bytes()).is_none() {
-                                return Err(UNKNOWN);
-                            }
-                            self.set_slot(slot, on);
+                        } else if let Some((cmd, _)) = name.rsplit_once('|') {
+                            let at = op.iter().rposition(|&c| c == b'|').unwrap_or(0);
+                            self.command_part(on, name, cmd, &op[at + 1..])?;
                         } else {
                             let spec = ebb_core::lookup(name.as_bytes()).ok_or(UNKNOWN)?;
                             self.set_command(spec, on);
@@ -105,10 +102,52 @@ impl User {
         Ok(())
     }
 
+    /// `+cmd|part` or `-cmd|part` (`name` lower-case, split at its last
+    /// `|`; `part` as written): a subcommand of a container, or, for `+`
+    /// on a command without subcommands, a first argument that opens it
+    /// (Redis's deprecated `+select|0`).
+    fn command_part(&mut self, on: bool, name: &str, cmd: &str, part: &[u8]) -> Result<(), &'static str> {
+        const UNKNOWN: &str = "Unknown command or category name in ACL";
+        if let Some((container, _)) = cmd.split_once('|') {
+            // `+config|get|x`: a first argument of a subcommand.
+            let known = crate::cmdstats::sub_slot(cmd).is_some()
+                && ebb_core::lookup(container.as_bytes()).is_some();
+            return Err(if known && on {
+                "Allowing first-arg of a subcommand is not supported"
+            } else {
+                UNKNOWN
+            });
+        }
+        let spec = ebb_core::lookup(cmd.as_bytes()).ok_or(UNKNOWN)?;
+        if let Some(slot) = crate::cmdstats::sub_slot(name) {
+            self.set_slot(slot, on);
+            return Ok(());
+        }
+        if !on || !crate::cmdstats::sub_slots_of(spec).is_empty() {
+            return Err(UNKNOWN);
+        }
+        if part.is_empty() {
+            return Err("Syntax error");
+        }
+        let slot = ebb_core::table::index_of(spec);
+        let args = self.first_args.entry(slot).or_default();
+        if !args.iter().any(|a| a.eq_ignore_ascii_case(part)) {
+            args.push(Bytes::copy_from_slice(part));
+        }
+        tracing::warn!(
+            "Deprecation warning: Allowing a first arg of an otherwise blocked command is a \
+             misuse of ACL and may get disabled in the future (offender: +{}|{})",
+            cmd,
+            String::from_utf8_lossy(part)
+        );
+        Ok(())
+    }
+
     fn all_commands(&mut self, on: bool) {
         for w in self.commands.iter_mut() {
             *w = if on { u64::MAX } else { 0 };
         }
+        self.first_args.clear();
         self.future = on;
     }
 

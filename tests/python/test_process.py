@@ -4,6 +4,9 @@ exit, and `logfile` receives the log (an unusable one stops the start)."""
 
 import os
 import subprocess
+import time
+
+import pytest
 import redis
 
 from conftest import BIN, EbbServer, _free_port, wait_until
@@ -83,3 +86,52 @@ def test_sigterm_right_after_start_is_a_clean_shutdown(tmp_path):
         s.proc.terminate()
         assert s.proc.wait(10) == 0
         assert not pidfile.exists()
+
+
+def test_shutdown_with_a_failing_save_keeps_the_server_up(tmp_path):
+    # A directory where the snapshot goes makes the final save fail: the
+    # server stays up for SHUTDOWN and for SIGTERM alike, as Redis does,
+    # until told NOSAVE or FORCE.
+    (tmp_path / "dump.ebb").mkdir()
+    s = EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
+    c = s.client()
+    c.set("a", "1")
+    with pytest.raises(redis.ResponseError, match="Errors trying to SHUTDOWN. Check logs."):
+        c.shutdown()
+    assert c.ping()
+    s.proc.terminate()
+    time.sleep(0.3)
+    assert s.proc.poll() is None and c.ping()
+    try:
+        c.shutdown(force=True)
+    except redis.ConnectionError:
+        pass
+    assert s.proc.wait(10) == 0
+
+
+def test_shutdown_stops_a_running_bgsave(tmp_path):
+    # A BGSAVE still writing when SHUTDOWN saves is stopped, so its older
+    # snapshot cannot land over the final one. (The child usually ends
+    # first on this data; the test holds the outcome, not the race.)
+    s = EbbServer("--dir", str(tmp_path), "--save", "", cwd=str(tmp_path))
+    c = s.client()
+    pipe = c.pipeline(transaction=False)
+    for i in range(300_000):
+        pipe.set(f"k{i}", "x" * 20)
+    pipe.execute()
+    c.bgsave()
+    c.set("marker", "after-bgsave")
+    try:
+        c.shutdown(save=True)
+    except redis.ConnectionError:
+        pass
+    assert s.proc.wait(20) == 0
+    time.sleep(1.0)  # a surviving child would land its file by now
+    s = EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
+    try:
+        c = s.client()
+        assert c.get("marker") == "after-bgsave"
+        assert c.dbsize() == 300_001
+        assert not [p for p in os.listdir(tmp_path) if ".tmp-" in p]
+    finally:
+        s.stop()

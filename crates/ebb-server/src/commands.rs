@@ -73,10 +73,6 @@ pub fn run<'a>(
         }
         _ => {
             let r = reply_for(s, shared, guard, spec, argv);
-            let close = matches!(r, Some(Reply::Simple(ref t)) if t == "__shutdown__");
-            if close {
-                return Flow::Close;
-            }
             if let Some(r) = r {
                 s.reply(&r, out);
             }
@@ -426,15 +422,21 @@ pub(crate) fn reply_for<'a>(
                     tracing::warn!("User requested shutdown while a script was busy...");
                     shared.exit_now();
                 }
+                let force = argv[1..].iter().any(|a| eq(a, "force"));
                 tracing::info!("User requested shutdown...");
                 // NOSAVE skips the snapshot the save rules would take; SAVE
-                // takes one even without rules.
-                shared.shutdown_nosave.store(nosave, Ordering::SeqCst);
-                shared.shutdown_save.store(save, Ordering::SeqCst);
-                shared.shutting_down.store(true, Ordering::SeqCst);
-                shared.shutdown.notify_waiters();
-                shared.shutdown.notify_one();
-                return Some(Reply::Simple("__shutdown__".into()));
+                // takes one even without rules. The process exits from
+                // here, the keyspace still locked, so nothing runs after
+                // the final snapshot; a snapshot that fails keeps the
+                // server up (unless FORCE), as in Redis.
+                let store = guard.get_or_insert_with(|| shared.store.lock());
+                if shared.persist_on_shutdown(store, nosave, save).is_err() && !force {
+                    tracing::warn!("Error trying to save the DB, can't exit.");
+                    return Some(err("ERR Errors trying to SHUTDOWN. Check logs."));
+                }
+                tracing::info!("ebb is now ready to exit, bye bye...");
+                crate::process::remove_pidfile();
+                std::process::exit(0);
             } else {
                 Error::Syntax.into()
             }

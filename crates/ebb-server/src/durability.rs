@@ -159,8 +159,12 @@ impl Shared {
         let me = self.clone();
         match child {
             Ok(pid) => {
+                self.bgsave_child.store(pid, Ordering::SeqCst);
                 std::thread::spawn(move || {
                     let ok = wait_child(pid);
+                    let _ = me
+                        .bgsave_child
+                        .compare_exchange(pid, 0, Ordering::SeqCst, Ordering::SeqCst);
                     me.bgsave_done(if ok {
                         Ok(())
                     } else {
@@ -304,18 +308,46 @@ impl Shared {
         std::process::exit(0);
     }
 
-    pub fn persist_on_shutdown(&self, store: &Store, nosave: bool, force: bool) {
+    /// Persists what a shutdown must before the process exits: a BGSAVE
+    /// child is stopped (its older snapshot must not land over the final
+    /// one), the AOF flushed and synced, and a snapshot written when save
+    /// rules exist or `save` asks for one (never with `nosave`). Err when
+    /// that snapshot could not be written: the server must not exit then
+    /// (unless told to by SHUTDOWN FORCE), as Redis does not.
+    pub fn persist_on_shutdown(&self, store: &Store, nosave: bool, save: bool) -> Result<(), String> {
+        self.kill_save_child();
         if let Some(a) = self.aof.lock().as_mut() {
             let _ = a.flush();
             let _ = a.sync();
         }
         let rules = self.config.read().get("save").unwrap_or_default();
-        if !nosave && (force || !rules.trim().is_empty()) {
+        if !nosave && (save || !rules.trim().is_empty()) {
             match self.save_now(store) {
                 Ok(()) => tracing::info!("DB saved on disk"),
-                Err(e) => tracing::error!(error = %e, "error saving on shutdown"),
+                Err(e) => {
+                    tracing::error!(error = %e, "error saving on shutdown");
+                    return Err(e);
+                }
             }
         }
+        Ok(())
+    }
+
+    /// Stops a running BGSAVE child and removes its unfinished file.
+    fn kill_save_child(&self) {
+        let pid = self.bgsave_child.swap(0, Ordering::SeqCst);
+        if pid <= 0 {
+            return;
+        }
+        tracing::warn!("There is a child saving a snapshot. Killing it!");
+        // SAFETY: signals and reaps our own child; the waiting thread's
+        // waitpid then fails, which it reports as a failed save.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+            let mut status: libc::c_int = 0;
+            libc::waitpid(pid, &mut status, 0);
+        }
+        let _ = std::fs::remove_file(self.snapshot_path().with_extension(format!("tmp-{pid}")));
     }
 }
 

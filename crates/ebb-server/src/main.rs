@@ -28,7 +28,6 @@ mod script;
 mod server;
 mod sweeper;
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::config::Config;
@@ -178,21 +177,26 @@ async fn serve(cfg: Config) -> i32 {
     tokio::spawn(sweeper::run(shared.clone()));
     tokio::spawn(client::buffer_cron(shared.clone()));
     tokio::spawn(durability::run_background(shared.clone()));
-    tokio::select! {
-        _ = int.recv() => tracing::info!("Received SIGINT scheduling shutdown..."),
-        _ = term.recv() => tracing::info!("Received SIGTERM scheduling shutdown..."),
-        _ = shared.shutdown.notified() => {},
+    loop {
+        tokio::select! {
+            _ = int.recv() => tracing::info!("Received SIGINT scheduling shutdown..."),
+            _ = term.recv() => tracing::info!("Received SIGTERM scheduling shutdown..."),
+        }
+        if shutdown(&shared) {
+            return 0;
+        }
     }
-    shutdown(&shared);
-    0
 }
 
-fn shutdown(shared: &Arc<Shared>) {
-    shared.shutting_down.store(true, Ordering::SeqCst);
+/// A shutdown on a signal: false (and the server goes on) when the final
+/// snapshot could not be written, as in Redis.
+fn shutdown(shared: &Arc<Shared>) -> bool {
     // Taking the store lock waits for any command in flight to finish.
     let store = shared.store.lock();
-    let nosave = shared.shutdown_nosave.load(Ordering::SeqCst);
-    let save = shared.shutdown_save.load(Ordering::SeqCst);
-    shared.persist_on_shutdown(&store, nosave, save);
+    if shared.persist_on_shutdown(&store, false, false).is_err() {
+        tracing::warn!("Error trying to save the DB, can't exit.");
+        return false;
+    }
     tracing::info!("ebb is now ready to exit, bye bye...");
+    true
 }

@@ -191,14 +191,6 @@ pub struct Shared {
     /// Scripts may run commands marked `noscript` (DEBUG
     /// SET-DISABLE-DENY-SCRIPTS, for tests).
     pub scripts_any_command: AtomicBool,
-    /// Set once a shutdown was requested.
-    pub shutting_down: AtomicBool,
-    /// SHUTDOWN NOSAVE was asked for.
-    pub shutdown_nosave: AtomicBool,
-    /// SHUTDOWN SAVE: snapshot at exit even without save rules.
-    pub shutdown_save: AtomicBool,
-    /// Wakes the accept loop for shutdown.
-    pub shutdown: tokio::sync::Notify,
     /// The port actually bound.
     pub port: AtomicUsize,
     /// The accept loops serving the listening sockets.
@@ -211,6 +203,9 @@ pub struct Shared {
     pub aof_write_ok: AtomicBool,
     /// A BGSAVE runs.
     pub bgsave_running: AtomicBool,
+    /// The process writing a BGSAVE snapshot (0: none), killed by a
+    /// shutdown so that it cannot put an older snapshot over the final one.
+    pub bgsave_child: std::sync::atomic::AtomicI32,
     /// A BGREWRITEAOF runs.
     pub rewrite_running: AtomicBool,
     /// Whether the last background save succeeded.
@@ -271,16 +266,13 @@ impl Shared {
             started: Instant::now(),
             active_expire: AtomicBool::new(true),
             scripts_any_command: AtomicBool::new(false),
-            shutting_down: AtomicBool::new(false),
-            shutdown_nosave: AtomicBool::new(false),
-            shutdown_save: AtomicBool::new(false),
-            shutdown: tokio::sync::Notify::new(),
             port: AtomicUsize::new(0),
             listeners: Mutex::new(Vec::new()),
             last_save: AtomicU64::new(now_ms() / 1000),
             aof: crate::persist::aof::AofSlot::new(None),
             aof_write_ok: AtomicBool::new(true),
             bgsave_running: AtomicBool::new(false),
+            bgsave_child: std::sync::atomic::AtomicI32::new(0),
             rewrite_running: AtomicBool::new(false),
             last_bgsave_ok: AtomicBool::new(true),
             dirty_at_save: AtomicU64::new(0),

@@ -8,7 +8,7 @@ import time
 import pytest
 import redis
 
-from conftest import raw_cmd, wait_until
+from conftest import EbbServer, Raw, raw_cmd, wait_until
 
 
 def raw(port, data, read=4096, wait=0.2):
@@ -405,3 +405,44 @@ def test_io_threads_sets_the_connection_threads(server_factory, tmp_path):
         conf.write_text(f"io-threads {bad}\n")
         with pytest.raises(RuntimeError, match="did not start"):
             server_factory(str(conf))
+
+
+def test_unauthenticated_clients_send_only_short_requests(tmp_path):
+    # Before AUTH (when one is required) a request may have at most 10
+    # arguments of at most 16 KB: longer ones are refused with Redis's
+    # texts and the connection closes, so no one can make the server
+    # buffer a huge request without the password.
+    s = EbbServer("--dir", str(tmp_path), "--requirepass", "pw", cwd=str(tmp_path))
+    try:
+        for request, text in [
+            (b"*100\r\n", b"-ERR Protocol error: unauthenticated multibulk length\r\n"),
+            (b"*1\r\n$100000000\r\n", b"-ERR Protocol error: unauthenticated bulk length\r\n"),
+        ]:
+            c = socket.create_connection(("127.0.0.1", s.port))
+            c.settimeout(5)
+            c.sendall(request)
+            assert c.recv(200) == text
+            assert c.recv(10) == b""
+            c.close()
+        # Refused commands whose replies go unread: past 1 KB of waiting
+        # replies the connection is closed.
+        c = socket.create_connection(("127.0.0.1", s.port))
+        c.settimeout(5)
+        c.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nx\r\n$1\r\n5\r\n" * 200)
+        time.sleep(0.3)
+        got = b""
+        while True:
+            chunk = c.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+        assert len(got) <= 1024
+        c.close()
+        # Once authenticated, the same sizes are fine.
+        c = Raw(s.port)
+        assert c.cmd("AUTH", "pw") == b"+OK\r\n"
+        assert c.cmd("SET", "k", "x" * 100_000) == b"+OK\r\n"
+        assert c.cmd("DEL", *[f"k{i}" for i in range(20)]) == b":0\r\n"
+        c.close()
+    finally:
+        s.stop()

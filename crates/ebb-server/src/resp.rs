@@ -14,6 +14,9 @@ pub struct Limits {
     pub max_inline: usize,
     /// Largest multibulk count.
     pub max_multibulk: i64,
+    /// The connection has not authenticated yet (AUTH is required): at
+    /// most 10 arguments of at most 16 KB each, as in Redis.
+    pub unauthenticated: bool,
 }
 
 impl Default for Limits {
@@ -22,6 +25,7 @@ impl Default for Limits {
             max_bulk_len: 512 * 1024 * 1024,
             max_inline: 64 * 1024,
             max_multibulk: 1024 * 1024,
+            unauthenticated: false,
         }
     }
 }
@@ -183,6 +187,10 @@ impl Request {
 /// buffer one by one rather than sliced from one frame.
 const SPLIT_ARGS_UP_TO: usize = 4;
 
+/// Redis's limits for a connection that has not authenticated yet.
+const UNAUTH_MAX_ARGS: i64 = 10;
+const UNAUTH_MAX_BULK: usize = 16384;
+
 fn parse_multibulk(
     buf: &mut BytesMut,
     lim: &Limits,
@@ -201,6 +209,11 @@ fn parse_multibulk(
             ))
         }
     };
+    if lim.unauthenticated && count > UNAUTH_MAX_ARGS {
+        return Err(ProtoError(
+            "ERR Protocol error: unauthenticated multibulk length".into(),
+        ));
+    }
     let mut pos = cr + 2;
     if count <= 0 {
         let _ = buf.split_to(pos);
@@ -226,6 +239,11 @@ fn parse_multibulk(
             Some(n) if n >= 0 && (n as u64) <= lim.max_bulk_len => n as usize,
             _ => return Err(ProtoError("ERR Protocol error: invalid bulk length".into())),
         };
+        if lim.unauthenticated && len > UNAUTH_MAX_BULK {
+            return Err(ProtoError(
+                "ERR Protocol error: unauthenticated bulk length".into(),
+            ));
+        }
         let start = cr + 2;
         if buf.len() < start + len + 2 {
             return Ok(false);
@@ -509,7 +527,38 @@ mod props;
 
 #[cfg(test)]
 mod tests {
-    use super::peek_request;
+    use super::{peek_request, Limits, Request};
+    use bytes::BytesMut;
+
+    /// Before AUTH a request has at most 10 arguments of at most 16 KB
+    /// (Redis's texts); the same requests pass once authenticated.
+    #[test]
+    fn unauthenticated_requests_are_short() {
+        let unauth = Limits {
+            unauthenticated: true,
+            ..Limits::default()
+        };
+        let parse = |text: &[u8], lim: &Limits| {
+            let mut buf = BytesMut::from(text);
+            Request::default().parse(&mut buf, lim).map_err(|e| e.0)
+        };
+        let many = b"*11\r\n".to_vec();
+        assert_eq!(
+            parse(&many, &unauth),
+            Err("ERR Protocol error: unauthenticated multibulk length".to_string())
+        );
+        assert_eq!(parse(&many, &Limits::default()), Ok(false));
+        let big = b"*1\r\n$16385\r\n".to_vec();
+        assert_eq!(
+            parse(&big, &unauth),
+            Err("ERR Protocol error: unauthenticated bulk length".to_string())
+        );
+        assert_eq!(parse(&big, &Limits::default()), Ok(false));
+        let fits = format!("*10\r\n{}", "$5\r\nhello\r\n".repeat(10));
+        assert_eq!(parse(fits.as_bytes(), &unauth), Ok(true));
+        let edge = format!("*1\r\n$16384\r\n{}\r\n", "x".repeat(16384));
+        assert_eq!(parse(edge.as_bytes(), &unauth), Ok(true));
+    }
 
     /// A complete request gives its first three arguments, its last one
     /// and its length;

@@ -18,6 +18,9 @@ mod dispatch;
 use crate::server::{now_ms, ClientEntry, Msg, Shared};
 use dispatch::{Run, CLOCK_REUSE_US};
 
+/// Most reply bytes an unauthenticated connection may have waiting.
+const UNAUTH_MAX_OUTPUT: usize = 1024;
+
 /// CLIENT REPLY mode.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ReplyMode {
@@ -277,6 +280,16 @@ impl Session {
             // Run whatever complete requests are buffered.
             let flow = self.process(&shared, &mut req, &mut rbuf, &mut out, &limits);
             self.publish_stats();
+            // A connection that must still authenticate gets at most 1 KB
+            // of replies waiting (Redis's limit): one that only sends
+            // refused commands without reading is closed, not buffered.
+            if !self.authenticated && out.len() > UNAUTH_MAX_OUTPUT {
+                tracing::warn!(
+                    id = self.id,
+                    "unauthenticated client closed for overcoming the output buffer limit"
+                );
+                return Ok(());
+            }
             // Acknowledged writes reach the AOF before their replies leave.
             self.shared.flush_aof();
             if !out.is_empty() {
@@ -509,6 +522,19 @@ impl Session {
     ) -> Flow {
         let mut guard: Option<MutexGuard<'_, Store>> = None;
         self.start_batch();
+        // A connection that still has to authenticate may send only short
+        // requests (Redis's limits), so it cannot make the server buffer
+        // a huge one.
+        let unauth;
+        let limits = if self.authenticated {
+            limits
+        } else {
+            unauth = Limits {
+                unauthenticated: true,
+                ..*limits
+            };
+            &unauth
+        };
         loop {
             match req.parse(rbuf, limits) {
                 Ok(false) => return Flow::Continue,

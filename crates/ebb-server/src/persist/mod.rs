@@ -70,6 +70,7 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
         max_bulk_len: u64::MAX / 4,
         max_inline: usize::MAX / 4,
         max_multibulk: i64::MAX / 4,
+        unauthenticated: false,
     };
     let mut db = 0usize;
     let mut applied = 0;

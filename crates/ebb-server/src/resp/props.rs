@@ -53,6 +53,7 @@ fn unbounded() -> Limits {
         max_bulk_len: 1 << 40,
         max_inline: usize::MAX / 2,
         max_multibulk: 1 << 40,
+        unauthenticated: false,
     }
 }
 
@@ -62,6 +63,7 @@ fn tiny() -> Limits {
         max_bulk_len: 40,
         max_inline: 24,
         max_multibulk: 6,
+        unauthenticated: false,
     }
 }
 

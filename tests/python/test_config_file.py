@@ -331,3 +331,22 @@ def test_a_user_declared_twice_stops_the_start(tmp_path):
                        capture_output=True, text=True, timeout=10)
     assert p.returncode == 1
     assert "Error in user declaration 'foo': Duplicate user found" in p.stderr
+
+
+@pytest.mark.parametrize("text, args, rules", [
+    ("", [], "3600 1 300 100 60 10000"),
+    ("save 900 1\n", [], "900 1"),
+    # A command-line --save adds to the file's rules; an empty one clears.
+    ("save 900 1\n", ["--save", "100", "100"], "900 1 100 100"),
+    ("save 900 1\n", ["--save", ""], ""),
+    ("", ["--save", "100", "100"], "100 100"),
+    # An included file's save line adds to the including file's.
+    ("save 900 1\ninclude {dir}/more.conf\n", [], "900 1 60 5"),
+])
+def test_save_lines_accumulate_as_in_redis(tmp_path, text, args, rules):
+    (tmp_path / "more.conf").write_text("save 60 5\n")
+    s = start(tmp_path, text.format(dir=tmp_path), args)
+    try:
+        assert s.client().config_get("save") == {"save": rules}
+    finally:
+        s.stop()

@@ -368,6 +368,9 @@ pub struct Config {
     pub users: Vec<Vec<String>>,
     /// Files being read through `include` (to refuse a loop).
     including: Vec<String>,
+    /// A `save` line was read (file, include or command line): the first
+    /// replaces the default rules, later ones add to them, as in Redis.
+    save_seen: bool,
 }
 
 impl Default for Config {
@@ -385,6 +388,7 @@ impl Default for Config {
             renames: Vec::new(),
             users: Vec::new(),
             including: Vec::new(),
+            save_seen: false,
         }
     }
 }
@@ -418,10 +422,14 @@ impl Config {
                 i += 1;
             }
             // Directives that are not options (`--user`, `--rename-command`,
-            // …) read as the same line in a file would, as Redis reads
-            // every command-line option.
+            // …), and `--save` (which adds to a file's rules, as a second
+            // `save` line would), read as the same line in a file, as
+            // Redis reads every command-line option.
             let lower = name.to_ascii_lowercase();
-            if matches!(lower.as_str(), "user" | "rename-command" | "include" | "loadmodule") {
+            if matches!(
+                lower.as_str(),
+                "user" | "rename-command" | "include" | "loadmodule" | "save"
+            ) {
                 let mut line = lower;
                 for w in &words {
                     line.push(' ');
@@ -437,8 +445,6 @@ impl Config {
 
     /// Loads config-file text.
     pub fn load_text(&mut self, text: &str) -> Result<(), String> {
-        // The first `save` line replaces the default rules; later ones add.
-        let mut save_seen = false;
         for (n, raw) in text.lines().enumerate() {
             let line = raw.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -500,12 +506,12 @@ impl Config {
             let value = args.join(" ");
             if name == "save" {
                 // Several `save` lines accumulate, as in Redis.
-                let cur = if save_seen {
+                let cur = if self.save_seen {
                     self.get("save").unwrap_or_default()
                 } else {
                     String::new()
                 };
-                save_seen = true;
+                self.save_seen = true;
                 let v = if value.is_empty() || cur.is_empty() {
                     value
                 } else {

@@ -11,10 +11,8 @@ killed user.
 The expected replies are redis-server 7.0.15's, byte for byte; run with
 AGAINST_REDIS=1 to check this file against it. Not tested, as ebb differs on
 purpose: the order of single-command rules in a user's description (Redis
-follows its command table's hash order), selectors,
-per-key read/write flags of commands that mix them (ebb wants write access
-to every key of a write command) and whole category listings (ebb has
-commands of its own in some categories).
+follows its command table's hash order), selectors and whole category
+listings (ebb has commands of its own in some categories).
 """
 
 import hashlib
@@ -1062,3 +1060,24 @@ def test_star_patterns_after_all(raw, admin):
     assert raw.cmd("ACL", "SETUSER", "st", "allkeys", "~*", "allchannels", "&*") == b"+OK\r\n"
     u = admin.acl_getuser("st")
     assert u["keys"] in ("~*", ["~*"]) and u["channels"] in ("&*", ["&*"])
+
+
+def test_key_permissions_follow_each_keys_flags(raw, connect):
+    # Read permission for what a command reads, write permission for what
+    # it changes, any matching pattern for what it only checks.
+    assert raw.cmd("ACL", "SETUSER", "kp", "on", ">pw", "+@all",
+                   "%R~src*", "%W~dst*", "%RW~both*") == b"+OK\r\n"
+    assert raw.cmd("SET", "src1", "v") == b"+OK\r\n"
+    c = connect("kp")
+    assert c.cmd("COPY", "src1", "dst1") == b":1\r\n"
+    assert c.cmd("COPY", "dst1", "src2").startswith(b"-NOPERM")
+    assert c.cmd("SET", "dst2", "v") == b"+OK\r\n"
+    assert c.cmd("SET", "dst2", "w", "GET").startswith(b"-NOPERM")
+    assert c.cmd("SET", "both1", "w", "GET") == b"$-1\r\n"
+    assert c.cmd("GET", "dst2").startswith(b"-NOPERM")
+    assert c.cmd("GET", "src1") == b"$1\r\nv\r\n"
+    assert c.cmd("EXISTS", "src1", "dst2") == b":2\r\n"
+    assert c.cmd("GETDEL", "dst2").startswith(b"-NOPERM")
+    assert c.cmd("GETDEL", "both1") == b"$1\r\nw\r\n"
+    assert c.cmd("LPUSH", "dst3", "a") == b":1\r\n"
+    assert c.cmd("SINTERCARD", "1", "dst3").startswith(b"-NOPERM")

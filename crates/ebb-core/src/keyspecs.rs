@@ -111,10 +111,18 @@ fn parse(text: &'static str) -> Vec<KeySpec> {
 
 /// The key specifications of a command (lower-case name).
 pub fn key_specs(name: &str) -> Vec<KeySpec> {
-    COMMANDS
-        .iter()
-        .find(|c| c.0 == name)
-        .map_or_else(Vec::new, |c| parse(c.2))
+    specs_of(name).to_vec()
+}
+
+/// The parsed table, made once (ACL checks read it on every command of a
+/// user with key patterns).
+fn specs_of(name: &str) -> &'static [KeySpec] {
+    static PARSED: std::sync::OnceLock<std::collections::HashMap<&'static str, Vec<KeySpec>>> =
+        std::sync::OnceLock::new();
+    PARSED
+        .get_or_init(|| COMMANDS.iter().map(|c| (c.0, parse(c.2))).collect())
+        .get(name)
+        .map_or(&[], Vec::as_slice)
 }
 
 /// The tips of a command (lower-case name), space-separated.
@@ -183,12 +191,14 @@ pub fn positions(spec: &KeySpec, argv: &[Bytes]) -> Option<Vec<usize>> {
 /// that position, refined where they depend on the arguments (SET with or
 /// without GET, BITFIELD reading or writing).
 pub fn flags_at(name: &str, argv: &[Bytes], pos: usize) -> Vec<&'static str> {
-    let mut specs = key_specs(name);
+    let sub_specs;
+    let mut specs = specs_of(name);
     if specs.is_empty() {
         // A container's keys are its subcommand's (MEMORY USAGE, OBJECT …).
         if let Some(sub) = argv.get(1) {
             let full = format!("{name}|{}", String::from_utf8_lossy(sub).to_ascii_lowercase());
-            specs = subcommand(&full).map_or_else(Vec::new, |s| s.key_specs());
+            sub_specs = subcommand(&full).map_or_else(Vec::new, |s| s.key_specs());
+            specs = &sub_specs;
         }
     }
     let has = |word: &str| argv[1..].iter().any(|a| a.eq_ignore_ascii_case(word.as_bytes()));

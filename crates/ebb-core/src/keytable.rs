@@ -30,6 +30,9 @@ impl<V> Default for KeyTable<V> {
     }
 }
 
+/// Slot capacity below which a table is never shrunk.
+const MIN_SHRINK: usize = 64;
+
 /// A position as the index stores it. The table holds at most 2^32 keys
 /// (at about 70 bytes a key, far more memory than a server has).
 fn pos(i: usize) -> u32 {
@@ -154,7 +157,15 @@ impl<V> KeyTable<V> {
                 *j = at;
             }
         }
-        Some(self.slots.swap_remove(i))
+        let out = self.slots.swap_remove(i);
+        // Give memory back once three quarters of the slots are free (to
+        // half, so that refilling does not grow it again at once): after
+        // many deletions or evictions the table does not hold their room.
+        let cap = self.slots.capacity();
+        if cap > MIN_SHRINK && self.slots.len() <= cap / 4 {
+            self.slots.shrink_to(cap / 2);
+        }
+        Some(out)
     }
 
     /// Removes every key.
@@ -179,6 +190,38 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
     use std::collections::HashMap;
+
+    /// Removing most keys gives the slots' room back (to half, once three
+    /// quarters are free), and the keys left are all still found.
+    #[test]
+    fn removals_give_room_back() {
+        let mut t: KeyTable<u64> = KeyTable::default();
+        for i in 0..4096u64 {
+            t.push(format!("k{i}").as_bytes(), i);
+        }
+        let full = t.capacity();
+        assert!(full >= 4096);
+        for i in 0..3900u64 {
+            let at = t.find(format!("k{i}").as_bytes()).expect("present");
+            t.swap_remove_index(at);
+        }
+        assert!(t.capacity() <= full / 4, "{} of {full}", t.capacity());
+        for i in 3900..4096u64 {
+            let at = t.find(format!("k{i}").as_bytes()).expect("present");
+            assert_eq!(t.iter().nth(at).map(|(_, v)| *v), Some(i));
+        }
+        // Small tables keep their room.
+        let mut small: KeyTable<u64> = KeyTable::default();
+        for i in 0..60u64 {
+            small.push(format!("s{i}").as_bytes(), i);
+        }
+        let cap = small.capacity();
+        for i in 0..59u64 {
+            let at = small.find(format!("s{i}").as_bytes()).expect("present");
+            small.swap_remove_index(at);
+        }
+        assert_eq!(small.capacity(), cap);
+    }
 
     /// Random inserts, replacements and removals against a map: every
     /// key is found at a position holding it, and positions are dense.

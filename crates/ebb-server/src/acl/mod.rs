@@ -150,11 +150,14 @@ impl User {
         self.nopass || self.passwords.contains(&sha256_hex(password))
     }
 
-    /// Whether the user may touch `key` as `write` says.
-    fn key_ok(&self, key: &[u8], write: bool) -> bool {
+    /// Whether the user may touch `key`: some pattern matches it and
+    /// grants what the command does to it (`read`, `write`; neither for a
+    /// command that only checks the key, such as EXISTS).
+    fn key_ok(&self, key: &[u8], read: bool, write: bool) -> bool {
         self.all_keys
             || self.keys.iter().any(|k| {
-                (if write { k.write } else { k.read })
+                (!read || k.read)
+                    && (!write || k.write)
                     && ebb_core::glob::glob_match(&k.pattern, key, false)
             })
     }
@@ -518,9 +521,16 @@ impl Acl {
             return Err(Denied::Command);
         }
         if !user.all_keys {
-            let write = spec.is_write();
+            // What the command does to each key comes from its key
+            // specification, as in Redis: `access` needs read permission,
+            // `insert`, `update` and `delete` write permission.
             for i in spec.key_positions(argv) {
-                if argv.get(i).is_some_and(|k| !user.key_ok(k, write)) {
+                let flags = ebb_core::keyspecs::flags_at(spec.name, argv, i);
+                let read = flags.contains(&"access");
+                let write = flags
+                    .iter()
+                    .any(|f| matches!(*f, "insert" | "update" | "delete"));
+                if argv.get(i).is_some_and(|k| !user.key_ok(k, read, write)) {
                     return Err(Denied::Key(i));
                 }
             }

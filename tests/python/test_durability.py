@@ -11,6 +11,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from conftest import EbbServer
+
 HOUR_MS = 3_600_000
 FAR_MS = (1 << 46) - 1
 
@@ -270,3 +272,23 @@ def test_crash_loss_window_everysec(server_factory):
     window = max(losses) if losses else 0.0
     print(f"everysec: {len(losses)} acknowledged writes lost, oldest {window:.3f}s before the kill")
     assert window <= 1.5
+
+
+def test_flushall_with_save_rules_writes_the_empty_snapshot(tmp_path):
+    # As Redis: with save rules set, FLUSHALL replaces the snapshot at
+    # once, so a crash right after it cannot bring the flushed keys back,
+    # and the change counter starts again from 0.
+    s = EbbServer("--dir", str(tmp_path), "--save", "3600 1", cwd=str(tmp_path))
+    c = s.client()
+    c.set("a", "1")
+    assert c.save()
+    c.set("b", "2")
+    c.flushall()
+    assert c.info("persistence")["rdb_changes_since_last_save"] == 0
+    s.kill()
+    s.proc.wait(10)
+    s = EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
+    try:
+        assert s.client().dbsize() == 0
+    finally:
+        s.stop()

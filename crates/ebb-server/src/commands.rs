@@ -737,6 +737,9 @@ pub(crate) fn run_core_deferred(
     shared.log_command(db, spec, argv, &mut fx);
     ready.append(&mut fx.ready);
     shared.apply_effects(store, &mut fx);
+    if spec.name == "flushall" && r.is_ok() {
+        shared.after_flushall(store);
+    }
     r.unwrap_or_else(Reply::from)
 }
 

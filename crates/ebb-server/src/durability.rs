@@ -333,6 +333,20 @@ impl Shared {
         Ok(())
     }
 
+    /// After FLUSHALL, as Redis does: a BGSAVE child is stopped, and with
+    /// save rules set a snapshot of the emptied dataset replaces the old
+    /// one at once, so that a restart cannot bring the flushed keys back
+    /// and the change counter starts again from 0.
+    pub fn after_flushall(&self, store: &Store) {
+        self.kill_save_child();
+        let rules = self.config.read().get("save").unwrap_or_default();
+        if !rules.trim().is_empty() {
+            if let Err(e) = self.save_now(store) {
+                tracing::warn!(error = %e, "could not save the flushed dataset");
+            }
+        }
+    }
+
     /// Stops a running BGSAVE child and removes its unfinished file.
     fn kill_save_child(&self) {
         let pid = self.bgsave_child.swap(0, Ordering::SeqCst);

@@ -531,6 +531,14 @@ impl Session {
         self.batch_dirty += std::mem::take(&mut fx.dirty);
         shared.apply_effects(store, fx);
         fx.clear();
+        if spec.name == "flushall" && r.is_ok() {
+            // The flush's changes count before the save resets the count.
+            shared
+                .stats
+                .dirty
+                .fetch_add(std::mem::take(&mut self.batch_dirty), Ordering::Relaxed);
+            shared.after_flushall(store);
+        }
         r
     }
 

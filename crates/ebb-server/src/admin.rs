@@ -382,26 +382,50 @@ fn key_specs_reply(specs: &[keyspecs::KeySpec]) -> Reply {
     Reply::Set(specs.iter().map(key_spec_reply).collect())
 }
 
+/// One COMMAND INFO entry: name, arity, flags, key positions, ACL
+/// categories, tips, key specifications and subcommands.
+#[allow(clippy::too_many_arguments)]
+fn info_entry(
+    name: &str,
+    arity: i32,
+    flags: &'static str,
+    keys: (i32, i32, i32),
+    categories: Vec<Reply>,
+    tips: &'static str,
+    specs: &[keyspecs::KeySpec],
+    subs: Reply,
+) -> Reply {
+    Reply::Array(vec![
+        Reply::text(name),
+        Reply::Int(arity as i64),
+        simple_words(flags),
+        Reply::Int(keys.0 as i64),
+        Reply::Int(keys.1 as i64),
+        Reply::Int(keys.2 as i64),
+        Reply::Set(categories),
+        simple_words(tips),
+        key_specs_reply(specs),
+        subs,
+    ])
+}
+
 /// COMMAND INFO's entry of a subcommand (`container|sub`).
 fn subcommand_info(sub: &keyspecs::SubInfo) -> Reply {
-    Reply::Array(vec![
-        Reply::text(sub.name),
-        Reply::Int(sub.arity as i64),
-        simple_words(sub.flags),
-        Reply::Int(sub.first_key as i64),
-        Reply::Int(sub.last_key as i64),
-        Reply::Int(sub.step as i64),
-        Reply::Set(
-            crate::acl::sub_categories(sub.name)
-                .unwrap_or("")
-                .split_ascii_whitespace()
-                .map(|c| Reply::Simple(format!("@{c}").into()))
-                .collect(),
-        ),
-        simple_words(sub.tips),
-        key_specs_reply(&sub.key_specs()),
+    let categories = crate::acl::sub_categories(sub.name)
+        .unwrap_or("")
+        .split_ascii_whitespace()
+        .map(|c| Reply::Simple(format!("@{c}").into()))
+        .collect();
+    info_entry(
+        sub.name,
+        sub.arity,
+        sub.flags,
+        (sub.first_key, sub.last_key, sub.step),
+        categories,
+        sub.tips,
+        &sub.key_specs(),
         Reply::Set(vec![]),
-    ])
+    )
 }
 
 /// The subcommands of a container that COMMAND INFO describes.
@@ -414,22 +438,20 @@ fn subcommands_of(spec: &CommandSpec) -> Vec<keyspecs::SubInfo> {
 
 fn command_info(spec: &CommandSpec) -> Reply {
     let subs = subcommands_of(spec);
-    Reply::Array(vec![
-        Reply::text(spec.name),
-        Reply::Int(spec.arity as i64),
-        simple_words(spec.flags),
-        Reply::Int(spec.first_key as i64),
-        Reply::Int(spec.last_key as i64),
-        Reply::Int(spec.step as i64),
-        Reply::Set(acl_categories(spec)),
-        simple_words(keyspecs::tips(spec.name)),
-        key_specs_reply(&keyspecs::key_specs(spec.name)),
+    info_entry(
+        spec.name,
+        spec.arity,
+        spec.flags,
+        (spec.first_key, spec.last_key, spec.step),
+        acl_categories(spec),
+        keyspecs::tips(spec.name),
+        &keyspecs::key_specs(spec.name),
         if subs.is_empty() {
             Reply::Set(vec![])
         } else {
             Reply::Array(subs.iter().map(subcommand_info).collect())
         },
-    ])
+    )
 }
 
 /// COMMAND INFO's entry for a name: a command, or `container|sub`.

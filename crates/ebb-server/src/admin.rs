@@ -235,7 +235,10 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
         let cfg = shared.config.read();
         match &cfg.file {
             None => err("ERR The server is running without a config file"),
-            Some(f) => match std::fs::write(f, cfg.rewrite_text(&users)) {
+            Some(f) => match std::fs::write(
+                f,
+                cfg.rewrite_text(&std::fs::read_to_string(f).unwrap_or_default(), &users),
+            ) {
                 Ok(()) => Reply::Ok,
                 Err(e) => err(format!("ERR Rewriting config file: {e}")),
             },

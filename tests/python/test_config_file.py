@@ -383,3 +383,30 @@ def test_config_rewrite_keeps_the_file_as_written(tmp_path):
         assert s.client().config_get("maxmemory") == {"maxmemory": "3145728"}
     finally:
         s.stop()
+
+
+@pytest.mark.parametrize("args, error", [
+    (["--port"], "'port' wrong number of arguments"),
+    (["--port", "6380", "--loglevel"], "'loglevel' wrong number of arguments"),
+    (["--port", "6379", "6380"], "wrong number of arguments"),
+    # The argument after a bare option name is its value, even with `--`.
+    (["--port", "--bla", "--loglevel", "verbose"], "'port --bla' argument couldn't be parsed"),
+    (["--logfile", "--my--log--file", "--loglevel", "--bla"],
+     "'loglevel --bla' argument(s) must be one of the following"),
+])
+def test_command_line_errors_as_redis(args, error):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, timeout=10)
+    assert p.returncode == 1
+    assert error in p.stderr
+
+
+def test_command_line_option_and_value_in_one_argument(tmp_path):
+    # `"--maxmemory 700mb"` as one argument, and a trailing `--save`
+    # meaning `save ""`, as redis-server reads them.
+    s = EbbServer("--dir", str(tmp_path), "--maxmemory 700mb", "--save", cwd=str(tmp_path))
+    try:
+        c = s.client()
+        assert c.config_get("maxmemory") == {"maxmemory": str(700 * 1024 * 1024)}
+        assert c.config_get("save") == {"save": ""}
+    finally:
+        s.stop()

@@ -407,39 +407,36 @@ impl Config {
                 rest = &args[1..];
             }
         }
-        let mut i = 0;
-        while i < rest.len() {
-            let Some(name) = rest[i].strip_prefix("--") else {
-                return Err(format!(
-                    "Invalid argument '{}': options start with --",
-                    rest[i]
-                ));
-            };
-            let mut words = Vec::new();
-            i += 1;
-            while i < rest.len() && !rest[i].starts_with("--") {
-                words.push(rest[i].clone());
-                i += 1;
-            }
-            // Directives that are not options (`--user`, `--rename-command`,
-            // …), and `--save` (which adds to a file's rules, as a second
-            // `save` line would), read as the same line in a file, as
-            // Redis reads every command-line option.
-            let lower = name.to_ascii_lowercase();
-            if matches!(
-                lower.as_str(),
-                "user" | "rename-command" | "include" | "loadmodule" | "save"
-            ) {
-                let mut line = lower;
-                for w in &words {
-                    line.push(' ');
-                    line.push_str(&quote_word(w));
+        // As redis-server reads its command line: `--name` starts a line,
+        // the argument right after a bare name is its value even when it
+        // starts with `--`, further plain arguments add to the line, and
+        // `--name value` in one argument is a whole line. The lines are
+        // read after the file, as if appended to it.
+        let mut lines: Vec<String> = Vec::new();
+        let mut want_value = false;
+        for (i, arg) in rest.iter().enumerate() {
+            if let Some(body) = arg.strip_prefix("--").filter(|_| !want_value) {
+                let words = crate::resp::split_args(body.as_bytes()).map_or(1, |w| w.len());
+                let mut line = body.to_string();
+                want_value = words <= 1;
+                // `--save` with nothing after it (or another option
+                // next) means `save ""`, as in Redis.
+                let next_is_option = rest.get(i + 1).is_none_or(|n| n.starts_with("--"));
+                if want_value && next_is_option && body.eq_ignore_ascii_case("save") {
+                    line.push_str(" \"\"");
+                    want_value = false;
                 }
-                cfg.load_text(&line)?;
+                lines.push(line);
             } else {
-                cfg.set(name, &words.join(" "))?;
+                let Some(line) = lines.last_mut() else {
+                    return Err(format!("Invalid argument '{arg}': options start with --"));
+                };
+                line.push(' ');
+                line.push_str(&quote_word(arg));
+                want_value = false;
             }
         }
+        cfg.load_text(&lines.join("\n"))?;
         Ok(cfg)
     }
 
@@ -464,6 +461,19 @@ impl Config {
                     e
                 )
             };
+            // An option takes at least one argument, except those made of
+            // several words (`save`, `bind`, …).
+            let known = OPTIONS.iter().find(|o| o.name == canonical(&name));
+            if args.is_empty() && known.is_some_and(|o| o.kind != Kind::Words) {
+                return Err(fatal("wrong number of arguments".into()));
+            }
+            // A number, a yes/no or a choice is one argument.
+            let single = known.is_some_and(|o| {
+                matches!(o.kind, Kind::Int | Kind::Memory | Kind::Bool | Kind::Enum(_))
+            });
+            if args.len() > 1 && single {
+                return Err(fatal("wrong number of arguments".into()));
+            }
             if name == "include" {
                 let [path] = args else {
                     return Err(fatal("wrong number of arguments".into()));

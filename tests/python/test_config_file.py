@@ -388,11 +388,12 @@ def test_config_rewrite_keeps_the_file_as_written(tmp_path):
 @pytest.mark.parametrize("args, error", [
     (["--port"], "'port' wrong number of arguments"),
     (["--port", "6380", "--loglevel"], "'loglevel' wrong number of arguments"),
-    (["--port", "6379", "6380"], "wrong number of arguments"),
+    (["--port", "6379", "6380"], "'port \"6379\" \"6380\"' wrong number of arguments"),
     # The argument after a bare option name is its value, even with `--`.
-    (["--port", "--bla", "--loglevel", "verbose"], "'port --bla' argument couldn't be parsed"),
+    (["--port", "--loglevel", "verbose"], "'port \"--loglevel\" \"verbose\"' wrong number of arguments"),
+    (["--port", "--bla", "--loglevel", "verbose"], "'port \"--bla\"' argument couldn't be parsed"),
     (["--logfile", "--my--log--file", "--loglevel", "--bla"],
-     "'loglevel --bla' argument(s) must be one of the following"),
+     "'loglevel \"--bla\"' argument(s) must be one of the following"),
 ])
 def test_command_line_errors_as_redis(args, error):
     p = subprocess.run([BIN, *args], capture_output=True, text=True, timeout=10)
@@ -401,12 +402,50 @@ def test_command_line_errors_as_redis(args, error):
 
 
 def test_command_line_option_and_value_in_one_argument(tmp_path):
-    # `"--maxmemory 700mb"` as one argument, and a trailing `--save`
-    # meaning `save ""`, as redis-server reads them.
-    s = EbbServer("--dir", str(tmp_path), "--maxmemory 700mb", "--save", cwd=str(tmp_path))
+    # `"--maxmemory 700mb"` as one argument, a value starting with `--`,
+    # and a trailing `--save` meaning `save ""`, as redis-server reads them.
+    s = EbbServer("--dir", str(tmp_path), "--maxmemory 700mb", "--proc-title-template",
+                  "--my--title", "--save", cwd=str(tmp_path))
     try:
         c = s.client()
         assert c.config_get("maxmemory") == {"maxmemory": str(700 * 1024 * 1024)}
+        assert c.config_get("proc-title-template") == {"proc-title-template": "--my--title"}
         assert c.config_get("save") == {"save": ""}
+    finally:
+        s.stop()
+
+
+def test_words_before_any_option_make_a_line(tmp_path):
+    # `ebb-server file loglevel verbose --port …`: Redis accepts values
+    # before the first `--name` as a line of their own.
+    conf = tmp_path / "ebb.conf"
+    conf.write_text("")
+    p = subprocess.Popen([BIN, str(conf), "loglevel", "verbose", "--port", "0", "--dir", str(tmp_path)],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = p.stdout.readline()
+        assert line.startswith("ebb-server ready port=")
+        c = redis.Redis(port=int(line.strip().split("=")[1]), decode_responses=True)
+        assert c.config_get("loglevel") == {"loglevel": "verbose"}
+    finally:
+        p.terminate()
+        p.wait(10)
+
+
+def test_shutdown_flags_and_replicaof_are_checked(tmp_path):
+    for args, error in [
+        (["--shutdown-on-sigint"], "must be one of the following: default, save, nosave, now, force"),
+        (["--shutdown-on-sigint", "bogus"], "must be one of the following"),
+        (["--replicaof", "127.0.0.1", "abc"], "Invalid master port"),
+        (["--replicaof", "--127.0.0.1"], "wrong number of arguments"),
+    ]:
+        p = subprocess.run([BIN, *args], capture_output=True, text=True, timeout=10)
+        assert p.returncode == 1 and error in p.stderr, args
+    s = EbbServer("--dir", str(tmp_path), "--shutdown-on-sigint", "nosave", "force", "now",
+                  "--shutdown-on-sigterm", "nosave force", cwd=str(tmp_path))
+    try:
+        c = s.client()
+        assert c.config_get("shutdown-on-sigint") == {"shutdown-on-sigint": "nosave now force"}
+        assert c.config_get("shutdown-on-sigterm") == {"shutdown-on-sigterm": "nosave force"}
     finally:
         s.stop()

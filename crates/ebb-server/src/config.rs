@@ -428,11 +428,17 @@ impl Config {
                 }
                 lines.push(line);
             } else {
-                let Some(line) = lines.last_mut() else {
-                    return Err(format!("Invalid argument '{arg}': options start with --"));
-                };
-                line.push(' ');
-                line.push_str(&quote_word(arg));
+                // Values are quoted as Redis quotes them (errors then show
+                // `'port "6379" "6380"'`). Words before any `--name` make a
+                // line of their own, which Redis also accepts
+                // (`loglevel verbose`).
+                match lines.last_mut() {
+                    Some(line) => {
+                        line.push(' ');
+                        line.push_str(&repr_word(arg));
+                    }
+                    None => lines.push(repr_word(arg)),
+                }
                 want_value = false;
             }
         }
@@ -644,6 +650,38 @@ impl Config {
         } else {
             v
         };
+        if cname == "replicaof" && !v.is_empty() && !v.eq_ignore_ascii_case("no one") {
+            let words: Vec<&str> = v.split_ascii_whitespace().collect();
+            if words.len() != 2 {
+                return Err("wrong number of arguments".into());
+            }
+            if words[1].parse::<u16>().is_err() {
+                return Err("Invalid master port".into());
+            }
+        }
+        let v = if matches!(cname, "shutdown-on-sigint" | "shutdown-on-sigterm") {
+            // Redis's flags: `default`, or some of save/nosave/now/force,
+            // shown in that order.
+            const FLAGS: [&str; 5] = ["default", "save", "nosave", "now", "force"];
+            let words: Vec<String> = v
+                .split_ascii_whitespace()
+                .map(|w| w.to_ascii_lowercase())
+                .collect();
+            if words.is_empty() || words.iter().any(|w| !FLAGS.contains(&w.as_str())) {
+                return Err(
+                    "argument(s) must be one of the following: default, save, nosave, now, force"
+                        .into(),
+                );
+            }
+            FLAGS
+                .iter()
+                .filter(|f| words.iter().any(|w| w == *f))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ")
+        } else {
+            v
+        };
         if cname == "notify-keyspace-events" && crate::notify::parse_flags(&v).is_none() {
             return Err("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.".into());
         }
@@ -809,6 +847,24 @@ fn quote_word(w: &str) -> String {
             b'\\' => q.push_str("\\\\"),
             b' ' => q.push(' '),
             b if b.is_ascii_graphic() => q.push(b as char),
+            b => q.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    q.push('"');
+    q
+}
+
+/// A word in double quotes, escaped as Redis's `sdscatrepr` writes it.
+fn repr_word(w: &str) -> String {
+    let mut q = String::from("\"");
+    for b in w.bytes() {
+        match b {
+            b'"' => q.push_str("\\\""),
+            b'\\' => q.push_str("\\\\"),
+            b'\n' => q.push_str("\\n"),
+            b'\r' => q.push_str("\\r"),
+            b'\t' => q.push_str("\\t"),
+            b if b == b' ' || b.is_ascii_graphic() => q.push(b as char),
             b => q.push_str(&format!("\\x{b:02x}")),
         }
     }

@@ -295,6 +295,14 @@ def test_aclfile_relative_to_dir_duplicates_and_reload(tmp_path):
         s.stop()
 
 
+def assert_flushes_refused(c):
+    """The default user may not FLUSHDB, and FLUSHALL is renamed away."""
+    with pytest.raises(redis.ResponseError, match="no permissions"):
+        c.flushdb()
+    with pytest.raises(redis.ResponseError, match="unknown command"):
+        c.execute_command("FLUSHALL")
+
+
 def test_user_and_rename_lines_on_the_command_line_and_through_rewrite(tmp_path):
     conf = tmp_path / "ebb.conf"
     conf.write_text("save \"\"\n")
@@ -303,10 +311,7 @@ def test_user_and_rename_lines_on_the_command_line_and_through_rewrite(tmp_path)
                   "--rename-command", "flushall", "", cwd=str(tmp_path))
     try:
         c = s.client()
-        with pytest.raises(redis.ResponseError, match="no permissions"):
-            c.flushdb()
-        with pytest.raises(redis.ResponseError, match="unknown command"):
-            c.execute_command("FLUSHALL")
+        assert_flushes_refused(c)
         assert c.config_rewrite()
         text = conf.read_text()
         assert 'save ""' in text and 'rename-command flushall ""' in text
@@ -317,10 +322,7 @@ def test_user_and_rename_lines_on_the_command_line_and_through_rewrite(tmp_path)
     s = EbbServer(str(conf), "--dir", str(tmp_path), cwd=str(tmp_path))
     try:
         c = s.client()
-        with pytest.raises(redis.ResponseError, match="no permissions"):
-            c.flushdb()
-        with pytest.raises(redis.ResponseError, match="unknown command"):
-            c.execute_command("FLUSHALL")
+        assert_flushes_refused(c)
         assert redis.Redis(port=s.port, username="bob", password="pw").get("k1") is None
     finally:
         s.stop()

@@ -51,6 +51,9 @@ pub struct Effects {
     /// Databases emptied by FLUSHDB/FLUSHALL ASYNC: the host frees them
     /// off the hot path.
     pub garbage_dbs: Vec<crate::db::Db>,
+    /// FLUSHALL ran: the host brings its snapshot in line (Redis saves
+    /// the emptied dataset when save rules are set).
+    pub flushed_all: bool,
     /// Set by the host when `new` key events (class `n`) are published:
     /// commands that create a key then record one before their own event.
     pub new_keys: bool,
@@ -85,6 +88,7 @@ impl Effects {
         self.expired_keys = 0;
         self.garbage.clear();
         self.garbage_dbs.clear();
+        self.flushed_all = false;
     }
 
     /// Whether nothing was recorded.

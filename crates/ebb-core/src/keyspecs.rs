@@ -58,13 +58,12 @@ pub struct SubInfo {
     pub step: i32,
     /// Space-separated tips.
     pub tips: &'static str,
-    specs: &'static str,
 }
 
 impl SubInfo {
     /// Its key specifications.
     pub fn key_specs(&self) -> Vec<KeySpec> {
-        parse(self.specs)
+        specs_of(self.name).to_vec()
     }
 }
 
@@ -97,7 +96,10 @@ fn parse_one(text: &'static str) -> Option<KeySpec> {
         }
         _ => return None,
     };
-    parts.next().is_none().then_some(KeySpec { flags, begin, find })
+    parts
+        .next()
+        .is_none()
+        .then_some(KeySpec { flags, begin, find })
 }
 
 /// Parses a table entry (checked whole by the tests; a malformed part is
@@ -114,13 +116,18 @@ pub fn key_specs(name: &str) -> Vec<KeySpec> {
     specs_of(name).to_vec()
 }
 
-/// The parsed table, made once (ACL checks read it on every command of a
-/// user with key patterns).
+/// The key specifications of a command or subcommand (`container|sub`),
+/// parsed once (ACL checks read them on every command of a user with key
+/// patterns).
 fn specs_of(name: &str) -> &'static [KeySpec] {
     static PARSED: std::sync::OnceLock<std::collections::HashMap<&'static str, Vec<KeySpec>>> =
         std::sync::OnceLock::new();
     PARSED
-        .get_or_init(|| COMMANDS.iter().map(|c| (c.0, parse(c.2))).collect())
+        .get_or_init(|| {
+            let commands = COMMANDS.iter().map(|c| (c.0, parse(c.2)));
+            let subs = SUBCOMMANDS.iter().map(|s| (s.0, parse(s.5)));
+            commands.chain(subs).collect()
+        })
         .get(name)
         .map_or(&[], Vec::as_slice)
 }
@@ -140,7 +147,6 @@ pub fn subcommand(name: &str) -> Option<SubInfo> {
         last_key: s.3 .1,
         step: s.3 .2,
         tips: s.4,
-        specs: s.5,
     })
 }
 
@@ -190,49 +196,48 @@ pub fn positions(spec: &KeySpec, argv: &[Bytes]) -> Option<Vec<usize>> {
 /// GETKEYSANDFLAGS reports it: the flags of the specification that names
 /// that position, refined where they depend on the arguments (SET with or
 /// without GET, BITFIELD reading or writing).
-pub fn flags_at(name: &str, argv: &[Bytes], pos: usize) -> Vec<&'static str> {
-    let sub_specs;
+pub fn flags_at(name: &str, argv: &[Bytes], pos: usize) -> &'static [&'static str] {
+    const RW_ACCESS_UPDATE: &[&str] = &["RW", "access", "update"];
+    let has = |word: &str| {
+        argv[1..]
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(word.as_bytes()))
+    };
+    match name {
+        "set" if has("get") => return RW_ACCESS_UPDATE,
+        "set" => return &["OW", "update"],
+        "bitfield" if has("set") || has("incrby") => return RW_ACCESS_UPDATE,
+        "bitfield" => return &["RO", "access"],
+        _ => {}
+    }
     let mut specs = specs_of(name);
     if specs.is_empty() {
         // A container's keys are its subcommand's (MEMORY USAGE, OBJECT …).
         if let Some(sub) = argv.get(1) {
-            let full = format!("{name}|{}", String::from_utf8_lossy(sub).to_ascii_lowercase());
-            sub_specs = subcommand(&full).map_or_else(Vec::new, |s| s.key_specs());
-            specs = &sub_specs;
+            let full = format!(
+                "{name}|{}",
+                String::from_utf8_lossy(sub).to_ascii_lowercase()
+            );
+            specs = specs_of(&full);
         }
     }
-    let has = |word: &str| argv[1..].iter().any(|a| a.eq_ignore_ascii_case(word.as_bytes()));
-    match name {
-        "set" => {
-            return if has("get") {
-                vec!["RW", "access", "update"]
-            } else {
-                vec!["OW", "update"]
-            }
-        }
-        "bitfield" => {
-            return if has("set") || has("incrby") {
-                vec!["RW", "access", "update"]
-            } else {
-                vec!["RO", "access"]
-            }
-        }
-        _ => {}
-    }
-    let named = specs
-        .iter()
-        .find(|s| positions(s, argv).is_some_and(|p| p.contains(&pos)));
-    // Keys no specification can place (SORT's STORE target) take the last
-    // specification whose search is unknown.
-    let chosen = named
-        .or_else(|| specs.iter().rev().find(|s| s.begin == Begin::Unknown))
-        .or_else(|| specs.first());
-    chosen.map_or_else(Vec::new, |s| s.flags.clone())
+    let chosen = match specs {
+        [only] => Some(only),
+        _ => specs
+            .iter()
+            .find(|s| positions(s, argv).is_some_and(|p| p.contains(&pos)))
+            // Keys no specification can place (SORT's STORE target) take
+            // the last specification whose search is unknown.
+            .or_else(|| specs.iter().rev().find(|s| s.begin == Begin::Unknown))
+            .or_else(|| specs.first()),
+    };
+    chosen.map_or(&[], |s| s.flags.as_slice())
 }
 
 // The tables: `(name, tips, key specs)` for commands, `(name, arity,
 // flags, (first, last, step), tips, key specs)` for subcommands, sorted by
 // name.
+#[rustfmt::skip]
 pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ("append", "", "RW insert:i1:r0,1,0"),
     ("bitcount", "", "RO access:i1:r0,1,0"),
@@ -437,8 +442,16 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
 ];
 
 /// `(name, arity, flags, (first, last, step), tips, key specs)`.
-type SubRow = (&'static str, i32, &'static str, (i32, i32, i32), &'static str, &'static str);
+type SubRow = (
+    &'static str,
+    i32,
+    &'static str,
+    (i32, i32, i32),
+    &'static str,
+    &'static str,
+);
 
+#[rustfmt::skip]
 pub(crate) const SUBCOMMANDS: &[SubRow] = &[
     ("acl|cat", -2, "noscript loading stale", (0, 0, 0), "", ""),
     ("acl|deluser", -3, "admin noscript loading stale", (0, 0, 0), "", ""),
@@ -527,18 +540,29 @@ mod tests {
     use super::*;
 
     fn argv(words: &[&str]) -> Vec<Bytes> {
-        words.iter().map(|w| Bytes::copy_from_slice(w.as_bytes())).collect()
+        words
+            .iter()
+            .map(|w| Bytes::copy_from_slice(w.as_bytes()))
+            .collect()
     }
 
     /// Every entry parses whole, and the tables are sorted with no name twice.
     #[test]
     fn tables_parse_and_are_sorted() {
         for (name, _, text) in COMMANDS {
-            let parts = if text.is_empty() { 0 } else { text.split(';').count() };
+            let parts = if text.is_empty() {
+                0
+            } else {
+                text.split(';').count()
+            };
             assert_eq!(parse(text).len(), parts, "{name}: {text}");
         }
         for s in SUBCOMMANDS {
-            let parts = if s.5.is_empty() { 0 } else { s.5.split(';').count() };
+            let parts = if s.5.is_empty() {
+                0
+            } else {
+                s.5.split(';').count()
+            };
             assert_eq!(parse(s.5).len(), parts, "{}", s.0);
         }
         assert!(COMMANDS.windows(2).all(|w| w[0].0 < w[1].0));
@@ -631,7 +655,10 @@ mod tests {
         let lmove = argv(&["lmove", "a", "b", "left", "right"]);
         assert_eq!(flags_at("lmove", &lmove, 1), vec!["RW", "access", "delete"]);
         assert_eq!(flags_at("lmove", &lmove, 2), vec!["RW", "insert"]);
-        assert_eq!(tips("keys"), "request_policy:all_shards nondeterministic_output_order");
+        assert_eq!(
+            tips("keys"),
+            "request_policy:all_shards nondeterministic_output_order"
+        );
         assert_eq!(tips("get"), "");
     }
 }

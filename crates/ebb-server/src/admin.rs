@@ -589,12 +589,7 @@ pub fn command(argv: &[Bytes]) -> Reply {
         if argv.len() == 2 {
             return Reply::Array(all.iter().map(command_info).collect());
         }
-        Reply::Array(
-            argv[2..]
-                .iter()
-                .map(|n| info_of(n))
-                .collect(),
-        )
+        Reply::Array(argv[2..].iter().map(|n| info_of(n)).collect())
     } else if eq(sub, "docs") {
         let specs: Vec<&CommandSpec> = if argv.len() == 2 {
             all.iter().collect()
@@ -623,35 +618,27 @@ pub fn command(argv: &[Bytes]) -> Reply {
             }
             _ => return Error::Syntax.into(),
         };
-        // Every command and subcommand (`container|sub`), with the
-        // categories it is filed under.
-        let mut names: Vec<&'static str> = Vec::new();
-        for spec in all.iter() {
-            let subs = ebb_core::docs::subcommands(spec.name);
-            let entries = std::iter::once((spec.name, categories(spec).join(" "))).chain(
-                subs.iter().map(|d| {
-                    let cats = crate::acl::sub_categories(d.name).unwrap_or("");
-                    let cats: Vec<String> =
-                        cats.split_ascii_whitespace().map(|c| format!("@{c}")).collect();
-                    (d.name, cats.join(" "))
-                }),
-            );
-            for (name, cats) in entries {
-                let keep = match filter {
-                    None => true,
-                    Some((kind, v)) if eq(kind, "pattern") => glob_match(v, name.as_bytes(), true),
-                    Some((kind, v)) if eq(kind, "aclcat") => {
-                        let cat = format!("@{}", lossy(v).to_ascii_lowercase());
-                        cats.split_ascii_whitespace().any(|c| c == cat)
-                    }
-                    // No modules are loaded.
-                    Some(_) => false,
-                };
-                if keep {
-                    names.push(name);
-                }
+        let names: Vec<&'static str> = match filter {
+            // ACL CAT's list: commands and subcommands of the category.
+            Some((kind, v)) if eq(kind, "aclcat") => {
+                crate::acl::commands_in(&lossy(v).to_ascii_lowercase())
             }
-        }
+            // No modules are loaded.
+            Some((kind, _)) if eq(kind, "module") => Vec::new(),
+            // Every command and subcommand (`container|sub`), matched
+            // against the pattern if one is given.
+            _ => all
+                .iter()
+                .flat_map(|spec| {
+                    std::iter::once(spec.name).chain(
+                        ebb_core::docs::subcommands(spec.name)
+                            .into_iter()
+                            .map(|d| d.name),
+                    )
+                })
+                .filter(|name| filter.is_none_or(|(_, v)| glob_match(v, name.as_bytes(), true)))
+                .collect(),
+        };
         Reply::bulks(names.into_iter().map(|n| Bytes::from_static(n.as_bytes())))
     } else if (eq(sub, "getkeys") || eq(sub, "getkeysandflags")) && argv.len() >= 3 {
         let args = &argv[2..];
@@ -669,7 +656,7 @@ pub fn command(argv: &[Bytes]) -> Reply {
                         let flags = keyspecs::flags_at(name, args, i);
                         Reply::Array(vec![
                             key,
-                            Reply::Set(flags.into_iter().map(Reply::simple).collect()),
+                            Reply::Set(flags.iter().map(|f| Reply::simple(f)).collect()),
                         ])
                     } else {
                         key

@@ -736,8 +736,9 @@ pub(crate) fn run_core_deferred(
     };
     shared.log_command(db, spec, argv, &mut fx);
     ready.append(&mut fx.ready);
+    let flushed_all = std::mem::take(&mut fx.flushed_all);
     shared.apply_effects(store, &mut fx);
-    if spec.name == "flushall" && r.is_ok() {
+    if flushed_all {
         shared.after_flushall(store);
     }
     r.unwrap_or_else(Reply::from)

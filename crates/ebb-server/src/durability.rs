@@ -162,9 +162,12 @@ impl Shared {
                 self.bgsave_child.store(pid, Ordering::SeqCst);
                 std::thread::spawn(move || {
                     let ok = wait_child(pid);
-                    let _ = me
-                        .bgsave_child
-                        .compare_exchange(pid, 0, Ordering::SeqCst, Ordering::SeqCst);
+                    let _ = me.bgsave_child.compare_exchange(
+                        pid,
+                        0,
+                        Ordering::SeqCst,
+                        Ordering::SeqCst,
+                    );
                     me.bgsave_done(if ok {
                         Ok(())
                     } else {
@@ -314,7 +317,12 @@ impl Shared {
     /// rules exist or `save` asks for one (never with `nosave`). Err when
     /// that snapshot could not be written: the server must not exit then
     /// (unless told to by SHUTDOWN FORCE), as Redis does not.
-    pub fn persist_on_shutdown(&self, store: &Store, nosave: bool, save: bool) -> Result<(), String> {
+    pub fn persist_on_shutdown(
+        &self,
+        store: &Store,
+        nosave: bool,
+        save: bool,
+    ) -> Result<(), String> {
         self.kill_save_child();
         if let Some(a) = self.aof.lock().as_mut() {
             let _ = a.flush();

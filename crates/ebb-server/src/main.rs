@@ -132,7 +132,10 @@ async fn serve(cfg: Config) -> i32 {
     // loads or just after the ready line is a clean shutdown (saving, the
     // log synced, the pid file removed), never the default abrupt exit.
     use tokio::signal::unix::{signal, SignalKind};
-    let (mut term, mut int) = match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+    let (mut term, mut int) = match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
         (Ok(t), Ok(i)) => (t, i),
         (Err(e), _) | (_, Err(e)) => {
             tracing::error!(error = %e, "cannot install signal handler");

@@ -482,6 +482,7 @@ fn flushall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         n += flush_db(ctx, db, lazy);
     }
     ctx.fx.dirty += n + 1;
+    ctx.fx.flushed_all = true;
     Ok(Reply::Ok)
 }
 

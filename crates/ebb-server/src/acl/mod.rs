@@ -31,8 +31,8 @@ pub fn configure(cfg: &crate::config::Config) {
 mod categories;
 mod log;
 mod rules;
-pub use categories::CATEGORIES;
 pub(crate) use categories::sub_categories;
+pub use categories::CATEGORIES;
 pub use log::{log_reason, LogEntry};
 use rules::sha256_hex;
 
@@ -480,7 +480,11 @@ impl Acl {
         users
             .entry(Bytes::from_static(b"default"))
             .or_insert_with(|| Arc::new(User::default_user()));
-        let replaced = cur.keys().filter(|n| &n[..] != b"default").cloned().collect();
+        let replaced = cur
+            .keys()
+            .filter(|n| &n[..] != b"default")
+            .cloned()
+            .collect();
         *cur = users;
         self.generation.fetch_add(1, Ordering::AcqRel);
         Ok(replaced)

@@ -106,7 +106,13 @@ impl User {
     /// `|`; `part` as written): a subcommand of a container, or, for `+`
     /// on a command without subcommands, a first argument that opens it
     /// (Redis's deprecated `+select|0`).
-    fn command_part(&mut self, on: bool, name: &str, cmd: &str, part: &[u8]) -> Result<(), &'static str> {
+    fn command_part(
+        &mut self,
+        on: bool,
+        name: &str,
+        cmd: &str,
+        part: &[u8],
+    ) -> Result<(), &'static str> {
         const UNKNOWN: &str = "Unknown command or category name in ACL";
         if let Some((container, _)) = cmd.split_once('|') {
             // `+config|get|x`: a first argument of a subcommand.

@@ -529,9 +529,10 @@ impl Session {
         }
         // Counted locally, published once per batch.
         self.batch_dirty += std::mem::take(&mut fx.dirty);
+        let flushed_all = std::mem::take(&mut fx.flushed_all);
         shared.apply_effects(store, fx);
         fx.clear();
-        if spec.name == "flushall" && r.is_ok() {
+        if flushed_all {
             // The flush's changes count before the save resets the count.
             shared
                 .stats

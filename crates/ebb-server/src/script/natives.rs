@@ -57,7 +57,9 @@ pub(super) fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::R
     )?;
     // SAFETY: both follow raw.rs's rules for raising errors.
     native.raw_set("call", unsafe { lua.create_c_function(super::raw::call)? })?;
-    native.raw_set("pcall", unsafe { lua.create_c_function(super::raw::pcall)? })?;
+    native.raw_set("pcall", unsafe {
+        lua.create_c_function(super::raw::pcall)?
+    })?;
     native.raw_set("script_args", unsafe {
         lua.create_c_function(super::raw::script_args)?
     })?;

@@ -430,8 +430,7 @@ pub fn fcall<'a>(
         args: &argv[3 + n..],
     };
     let r = run_script(how, s, shared, guard, || {
-        eng.call
-            .call::<MultiValue>(f.callback.clone())
+        eng.call.call::<MultiValue>(f.callback.clone())
     });
     *scripting.running.lock() = None;
     let r = r.unwrap_or_else(|e| {

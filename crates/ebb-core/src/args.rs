@@ -4,17 +4,60 @@ use bytes::Bytes;
 
 use crate::error::{CmdResult, Error};
 
+/// An argument or member made into an owned `Bytes`: taken as is when it
+/// already is one, copied when it is a slice of a request.
+pub trait IntoBytes {
+    /// The owned bytes.
+    fn into_bytes(self) -> Bytes;
+}
+
+impl IntoBytes for Bytes {
+    fn into_bytes(self) -> Bytes {
+        self
+    }
+}
+
+impl IntoBytes for &Bytes {
+    fn into_bytes(self) -> Bytes {
+        self.clone()
+    }
+}
+
+impl IntoBytes for &[u8] {
+    fn into_bytes(self) -> Bytes {
+        Bytes::copy_from_slice(self)
+    }
+}
+
+impl IntoBytes for &&[u8] {
+    fn into_bytes(self) -> Bytes {
+        Bytes::copy_from_slice(self)
+    }
+}
+
+/// Borrowed views of a command held as owned arguments (a queued,
+/// blocked or rebuilt command), in the form handlers take.
+pub fn views(argv: &[Bytes]) -> Vec<&[u8]> {
+    argv.iter().map(|a| &a[..]).collect()
+}
+
+/// Owned copies of a command's arguments, for a command that must outlive
+/// the read buffer its arguments point into.
+pub fn to_owned(argv: &[&[u8]]) -> Vec<Bytes> {
+    argv.iter().map(|a| Bytes::copy_from_slice(a)).collect()
+}
+
 /// Reads the arguments of one command, front to back. Every getter returns
 /// the Redis error for a missing or malformed argument; [`Args::finish`]
 /// rejects leftovers with a syntax error.
 pub struct Args<'a> {
-    argv: &'a [Bytes],
+    argv: &'a [&'a [u8]],
     pos: usize,
 }
 
 impl<'a> Args<'a> {
     /// A reader positioned after the command name.
-    pub fn new(argv: &'a [Bytes]) -> Args<'a> {
+    pub fn new(argv: &'a [&'a [u8]]) -> Args<'a> {
         Args { argv, pos: 1 }
     }
 
@@ -35,26 +78,26 @@ impl<'a> Args<'a> {
 
     /// The next argument, if any.
     #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Option<&'a Bytes> {
-        let a = self.argv.get(self.pos)?;
+    pub fn next(&mut self) -> Option<&'a [u8]> {
+        let a = *self.argv.get(self.pos)?;
         self.pos += 1;
         Some(a)
     }
 
     /// The next argument without consuming it.
-    pub fn peek(&self) -> Option<&'a Bytes> {
-        self.argv.get(self.pos)
+    pub fn peek(&self) -> Option<&'a [u8]> {
+        self.argv.get(self.pos).copied()
     }
 
     /// The rest of the arguments, consumed.
-    pub fn rest(&mut self) -> &'a [Bytes] {
+    pub fn rest(&mut self) -> &'a [&'a [u8]] {
         let r = &self.argv[self.pos.min(self.argv.len())..];
         self.pos = self.argv.len();
         r
     }
 
     /// The next argument, or a syntax error.
-    pub fn bytes(&mut self) -> CmdResult<&'a Bytes> {
+    pub fn bytes(&mut self) -> CmdResult<&'a [u8]> {
         self.next().ok_or(Error::Syntax)
     }
 

@@ -4,6 +4,7 @@
 
 use bytes::Bytes;
 
+use crate::args::IntoBytes;
 use crate::db::{Db, Entry, Store};
 use crate::effects::Effects;
 use crate::error::{CmdResult, Error};
@@ -315,11 +316,12 @@ impl<'a> Ctx<'a> {
         class: u8,
         event: &'static str,
         key: &[u8],
-        members: Vec<Bytes>,
+        members: Vec<impl IntoBytes>,
     ) {
         if self.fx.skip_events {
             return;
         }
+        let members = members.into_iter().map(IntoBytes::into_bytes).collect();
         self.fx
             .member_event(class, event, self.db, Bytes::copy_from_slice(key), members);
     }

@@ -223,7 +223,7 @@ mod tests {
         let argv: Vec<Bytes> = args.iter().map(|a| Bytes::from(a.to_string())).collect();
         let spec = lookup(&argv[0]).expect("known command");
         let mut ctx = Ctx::new(store, 0, now, fx);
-        execute(&mut ctx, spec, &argv)
+        execute(&mut ctx, spec, &crate::args::views(&argv))
     }
 
     #[test]

@@ -98,8 +98,11 @@ pub type CmdResult<T> = Result<T, Error>;
 
 /// Redis's reply to an unknown command: the name and the start of the
 /// arguments, quoted, with newlines blanked.
-pub fn unknown_command(argv: &[bytes::Bytes]) -> Error {
-    let name = argv.first().map(|b| lossy(b, 128)).unwrap_or_default();
+pub fn unknown_command<A: AsRef<[u8]>>(argv: &[A]) -> Error {
+    let name = argv
+        .first()
+        .map(|b| lossy(b.as_ref(), 128))
+        .unwrap_or_default();
     let mut args = String::new();
     for a in argv.iter().skip(1) {
         if args.len() >= 128 {
@@ -107,7 +110,7 @@ pub fn unknown_command(argv: &[bytes::Bytes]) -> Error {
         }
         let room = 128 - args.len();
         args.push('\'');
-        args.push_str(&lossy(a, room));
+        args.push_str(&lossy(a.as_ref(), room));
         args.push_str("' ");
     }
     let text = format!("ERR unknown command '{name}', with args beginning with: {args}");

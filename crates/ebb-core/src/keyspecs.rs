@@ -13,8 +13,6 @@
 //!   (relative to the begin position), the first key at F, step S; `u`,
 //!   unknown.
 
-use bytes::Bytes;
-
 /// Where the search for a specification's keys begins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Begin {
@@ -152,7 +150,7 @@ pub fn subcommand(name: &str) -> Option<SubInfo> {
 
 /// The argument positions a specification names in `argv` (the command's
 /// name first), when its positions follow from the arguments alone.
-pub fn positions(spec: &KeySpec, argv: &[Bytes]) -> Option<Vec<usize>> {
+pub fn positions(spec: &KeySpec, argv: &[&[u8]]) -> Option<Vec<usize>> {
     let argc = argv.len() as i64;
     let Begin::Index(start) = spec.begin else {
         return None;
@@ -196,7 +194,7 @@ pub fn positions(spec: &KeySpec, argv: &[Bytes]) -> Option<Vec<usize>> {
 /// GETKEYSANDFLAGS reports it: the flags of the specification that names
 /// that position, refined where they depend on the arguments (SET with or
 /// without GET, BITFIELD reading or writing).
-pub fn flags_at(name: &str, argv: &[Bytes], pos: usize) -> &'static [&'static str] {
+pub fn flags_at(name: &str, argv: &[&[u8]], pos: usize) -> &'static [&'static str] {
     const RW_ACCESS_UPDATE: &[&str] = &["RW", "access", "update"];
     let has = |word: &str| {
         argv[1..]
@@ -539,11 +537,8 @@ pub(crate) const SUBCOMMANDS: &[SubRow] = &[
 mod tests {
     use super::*;
 
-    fn argv(words: &[&str]) -> Vec<Bytes> {
-        words
-            .iter()
-            .map(|w| Bytes::copy_from_slice(w.as_bytes()))
-            .collect()
+    fn argv<'a>(words: &[&'a str]) -> Vec<&'a [u8]> {
+        words.iter().map(|w| w.as_bytes()).collect()
     }
 
     /// Every entry parses whole, and the tables are sorted with no name twice.

@@ -1,7 +1,6 @@
 //! The one command table: name, arity, flags, key positions and handler of
 //! every command. COMMAND INFO/DOCS/GETKEYS and key extraction come from it.
 
-use bytes::Bytes;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -10,10 +9,10 @@ use crate::error::CmdResult;
 use crate::reply::Reply;
 
 /// A command handler in core: parses `argv` (name included), applies it.
-pub type Handler = fn(&mut Ctx, &[Bytes]) -> CmdResult<Reply>;
+pub type Handler = fn(&mut Ctx, &[&[u8]]) -> CmdResult<Reply>;
 
 /// Extracts key positions for commands whose keys move (numkeys, …).
-pub type KeyFinder = fn(&[Bytes]) -> Vec<usize>;
+pub type KeyFinder = fn(&[&[u8]]) -> Vec<usize>;
 
 /// Who executes a command.
 #[derive(Clone, Copy)]
@@ -138,7 +137,7 @@ impl CommandSpec {
     }
 
     /// Positions of the keys in `argv`.
-    pub fn key_positions(&self, argv: &[Bytes]) -> Vec<usize> {
+    pub fn key_positions(&self, argv: &[&[u8]]) -> Vec<usize> {
         match self.keys {
             Some(f) => f(argv),
             None => self.fixed_key_positions(argv.len()).collect(),

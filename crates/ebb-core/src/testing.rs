@@ -138,7 +138,9 @@ impl Harness {
     }
 
     /// Runs one command given as byte strings.
-    pub fn run_bytes(&mut self, argv: &[Bytes]) -> Reply {
+    pub fn run_bytes<A: AsRef<[u8]>>(&mut self, argv: &[A]) -> Reply {
+        let argv: Vec<&[u8]> = argv.iter().map(|a| a.as_ref()).collect();
+        let argv = &argv[..];
         self.fx.clear();
         let Some(spec) = argv.first().and_then(|n| crate::table::lookup(n)) else {
             return unknown_command(argv).into();

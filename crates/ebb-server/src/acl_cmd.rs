@@ -20,13 +20,13 @@ fn lossy(b: &[u8]) -> String {
 }
 
 /// Redis's reply to a subcommand given the wrong number of arguments.
-fn syntax(argv: &[Bytes]) -> Reply {
-    ebb_core::error::subcommand_syntax(&argv[1], "acl").into()
+fn syntax(argv: &[&[u8]]) -> Reply {
+    ebb_core::error::subcommand_syntax(argv[1], "acl").into()
 }
 
 /// ACL and its subcommands (arity is checked before they run).
-pub fn acl(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
-    let sub = lossy(&argv[1]).to_ascii_lowercase();
+pub fn acl(s: &mut Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
+    let sub = lossy(argv[1]).to_ascii_lowercase();
     let acl = &shared.acl;
     let n = argv.len();
     let fits = match sub.as_str() {
@@ -53,7 +53,7 @@ pub fn acl(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
                 Err(e) => err(format!("ERR {}", e.replace(['\r', '\n'], " "))),
             }
         }
-        "getuser" => match acl.user(&argv[2]) {
+        "getuser" => match acl.user(argv[2]) {
             None => Reply::Nil,
             Some(u) => getuser(&u),
         },
@@ -133,7 +133,7 @@ pub fn acl(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
             .map(|l| Reply::Simple((*l).into()))
             .collect(),
         ),
-        _ => ebb_core::error::unknown_subcommand(&argv[1], "acl").into(),
+        _ => ebb_core::error::unknown_subcommand(argv[1], "acl").into(),
     }
 }
 
@@ -168,7 +168,7 @@ fn kill_clients_of(shared: &Shared, names: &[Bytes]) {
     }
 }
 
-fn cat(argv: &[Bytes]) -> Reply {
+fn cat(argv: &[&[u8]]) -> Reply {
     match argv.get(2) {
         None if argv.len() == 2 => {
             Reply::Array(CATEGORIES.iter().map(|c| Reply::text(*c)).collect())
@@ -188,11 +188,11 @@ fn cat(argv: &[Bytes]) -> Reply {
                     .collect(),
             )
         }
-        _ => ebb_core::error::unknown_subcommand(&argv[1], "acl").into(),
+        _ => ebb_core::error::unknown_subcommand(argv[1], "acl").into(),
     }
 }
 
-fn genpass(argv: &[Bytes]) -> Reply {
+fn genpass(argv: &[&[u8]]) -> Reply {
     let bits = match argv.get(2) {
         None => 256,
         Some(b) => match parse_i64(b) {
@@ -213,13 +213,13 @@ fn genpass(argv: &[Bytes]) -> Reply {
     Reply::text(hex[..chars].to_string())
 }
 
-fn dryrun(acl: &Acl, argv: &[Bytes]) -> Reply {
-    let Some(user) = acl.user(&argv[2]) else {
-        return err(format!("ERR User '{}' not found", lossy(&argv[2])));
+fn dryrun(acl: &Acl, argv: &[&[u8]]) -> Reply {
+    let Some(user) = acl.user(argv[2]) else {
+        return err(format!("ERR User '{}' not found", lossy(argv[2])));
     };
     let args = &argv[3..];
-    let Some(spec) = crate::rename::lookup(&args[0]) else {
-        return err(format!("ERR Command '{}' not found", lossy(&args[0])));
+    let Some(spec) = crate::rename::lookup(args[0]) else {
+        return err(format!("ERR Command '{}' not found", lossy(args[0])));
     };
     if !spec.arity_ok(args.len()) {
         return err(format!(
@@ -228,7 +228,7 @@ fn dryrun(acl: &Acl, argv: &[Bytes]) -> Reply {
         ));
     }
     let Some(slot) = crate::cmdstats::slot_of(spec, args) else {
-        return err(format!("ERR Command '{}' not found", lossy(&args[0])));
+        return err(format!("ERR Command '{}' not found", lossy(args[0])));
     };
     let name = crate::cmdstats::slot_name(slot);
     let slot = Some(slot);
@@ -248,7 +248,7 @@ fn dryrun(acl: &Acl, argv: &[Bytes]) -> Reply {
     }
 }
 
-fn log(shared: &Shared, argv: &[Bytes]) -> Reply {
+fn log(shared: &Shared, argv: &[&[u8]]) -> Reply {
     let count = match argv.get(2) {
         None => 10,
         Some(a) if a.eq_ignore_ascii_case(b"reset") => {
@@ -294,7 +294,7 @@ pub fn log_denied(
     shared: &Shared,
     s: &Session,
     d: Denied,
-    argv: &[Bytes],
+    argv: &[&[u8]],
     slot_name: &str,
     context: &'static str,
 ) {

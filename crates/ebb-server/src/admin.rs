@@ -27,7 +27,7 @@ pub(crate) fn lossy(b: &[u8]) -> String {
 }
 
 /// CONFIG GET/SET/RESETSTAT/REWRITE/HELP.
-pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -> Reply {
+pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]) -> Reply {
     let sub = &argv[1];
     let n = argv.len();
     if eq(sub, "get") && n >= 3 {
@@ -53,11 +53,11 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
         let mut next = cfg.clone();
         let mut names = std::collections::HashSet::new();
         for pair in argv[2..].chunks(2) {
-            let name = lossy(&pair[0]).to_ascii_lowercase();
+            let name = lossy(pair[0]).to_ascii_lowercase();
             if !names.insert(name.clone()) {
                 return err(format!("ERR CONFIG SET failed (possibly related to argument '{name}') - duplicate parameter"));
             }
-            if let Err(e) = next.set(&name, &lossy(&pair[1])) {
+            if let Err(e) = next.set(&name, &lossy(pair[1])) {
                 if e.starts_with("Bad directive") {
                     return err(format!(
                         "ERR Unknown option or number of arguments for CONFIG SET - '{name}'"
@@ -99,7 +99,7 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]
         ];
         if let Some(name) = argv[2..]
             .chunks(2)
-            .map(|p| lossy(&p[0]).to_ascii_lowercase())
+            .map(|p| lossy(p[0]).to_ascii_lowercase())
             .find(|n| IMMUTABLE.contains(&n.as_str()))
         {
             return err(format!(
@@ -556,8 +556,8 @@ fn command_docs(spec: &CommandSpec) -> Reply {
 
 /// The positions of the keys in a full command line (`args`, the
 /// command's name first), or COMMAND GETKEYS's error.
-fn key_positions_of(args: &[Bytes]) -> Result<Vec<usize>, Reply> {
-    let Some(spec) = ebb_core::lookup(&args[0]) else {
+fn key_positions_of(args: &[&[u8]]) -> Result<Vec<usize>, Reply> {
+    let Some(spec) = ebb_core::lookup(args[0]) else {
         return Err(err("ERR Invalid command specified"));
     };
     if !spec.arity_ok(args.len()) {
@@ -577,7 +577,7 @@ fn key_positions_of(args: &[Bytes]) -> Result<Vec<usize>, Reply> {
 }
 
 /// COMMAND [COUNT | INFO | DOCS | LIST | GETKEYS | GETKEYSANDFLAGS | HELP].
-pub fn command(argv: &[Bytes]) -> Reply {
+pub fn command(argv: &[&[u8]]) -> Reply {
     let all = ebb_core::table::all();
     if argv.len() == 1 {
         return Reply::Array(all.iter().map(command_info).collect());
@@ -609,10 +609,10 @@ pub fn command(argv: &[Bytes]) -> Reply {
         // No filter, or FILTERBY PATTERN|ACLCAT|MODULE <value>.
         let filter = match argv.len() {
             2 => None,
-            5 if eq(&argv[2], "filterby")
+            5 if eq(argv[2], "filterby")
                 && ["pattern", "aclcat", "module"]
                     .iter()
-                    .any(|t| eq(&argv[3], t)) =>
+                    .any(|t| eq(argv[3], t)) =>
             {
                 Some((&argv[3], &argv[4]))
             }
@@ -647,11 +647,11 @@ pub fn command(argv: &[Bytes]) -> Reply {
             Err(e) => return e,
         };
         let with_flags = eq(sub, "getkeysandflags");
-        let name = ebb_core::lookup(&args[0]).map_or("", |s| s.name);
+        let name = ebb_core::lookup(args[0]).map_or("", |s| s.name);
         Reply::Array(
             pos.into_iter()
                 .filter_map(|i| {
-                    let key = Reply::Bulk(args.get(i)?.clone());
+                    let key = Reply::Bulk(Bytes::copy_from_slice(args.get(i)?));
                     Some(if with_flags {
                         let flags = keyspecs::flags_at(name, args, i);
                         Reply::Array(vec![

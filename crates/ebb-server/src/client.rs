@@ -32,7 +32,7 @@ pub fn valid_name(n: &[u8]) -> Result<(), Reply> {
 /// One CLIENT LIST / CLIENT INFO line.
 /// The RESP size of a request: what Redis's query buffer still holds of the
 /// command running, reported as the caller's `qbuf`.
-fn request_len(argv: &[Bytes]) -> usize {
+fn request_len(argv: &[&[u8]]) -> usize {
     let digits = |n: usize| n.checked_ilog10().map_or(1, |d| d as usize + 1);
     argv.iter()
         .map(|a| a.len() + 5 + digits(a.len()))
@@ -42,17 +42,17 @@ fn request_len(argv: &[Bytes]) -> usize {
 }
 
 /// One CLIENT LIST line; `this` is the calling session and its request.
-pub fn describe(c: &ClientEntry, this: Option<(&Session, &[Bytes])>) -> String {
+pub fn describe(c: &ClientEntry, this: Option<(&Session, &[&[u8]])>) -> String {
     describe_with(c, this, c.last_command_name())
 }
 
 /// The CLIENT LIST line of a session while it runs `cmd` (for the ACL
 /// log, which names the command refused).
-pub fn describe_running(c: &ClientEntry, s: &Session, argv: &[Bytes], cmd: &str) -> String {
+pub fn describe_running(c: &ClientEntry, s: &Session, argv: &[&[u8]], cmd: &str) -> String {
     describe_with(c, Some((s, argv)), cmd)
 }
 
-fn describe_with(c: &ClientEntry, this: Option<(&Session, &[Bytes])>, cmd: &str) -> String {
+fn describe_with(c: &ClientEntry, this: Option<(&Session, &[&[u8]])>, cmd: &str) -> String {
     let name = c
         .name
         .lock()
@@ -116,20 +116,20 @@ pub fn client<'a>(
     s: &mut Session,
     shared: &'a Arc<Shared>,
     guard: &mut Guard<'a>,
-    argv: &[Bytes],
+    argv: &[&[u8]],
 ) -> Option<Reply> {
     let sub = &argv[1];
     let n = argv.len();
     let r = if eq(sub, "id") && n == 2 {
         Reply::Int(s.id as i64)
     } else if eq(sub, "setname") && n == 3 {
-        match valid_name(&argv[2]) {
+        match valid_name(argv[2]) {
             Err(e) => e,
             Ok(()) => {
                 *s.entry.name.lock() = if argv[2].is_empty() {
                     None
                 } else {
-                    Some(Bytes::copy_from_slice(&argv[2]))
+                    Some(Bytes::copy_from_slice(argv[2]))
                 };
                 Reply::Ok
             }
@@ -140,22 +140,22 @@ pub fn client<'a>(
             None => Reply::Nil,
         }
     } else if eq(sub, "setinfo") && n == 4 {
-        let v = String::from_utf8_lossy(&argv[3]).into_owned();
+        let v = String::from_utf8_lossy(argv[3]).into_owned();
         if v.contains(' ') || v.contains('\n') {
             err(format!(
                 "ERR {} cannot contain spaces, newlines or special characters.",
-                String::from_utf8_lossy(&argv[2])
+                String::from_utf8_lossy(argv[2])
             ))
-        } else if eq(&argv[2], "lib-name") {
+        } else if eq(argv[2], "lib-name") {
             s.entry.lib.lock().0 = v;
             Reply::Ok
-        } else if eq(&argv[2], "lib-ver") {
+        } else if eq(argv[2], "lib-ver") {
             s.entry.lib.lock().1 = v;
             Reply::Ok
         } else {
             err(format!(
                 "ERR Unrecognized option '{}'",
-                String::from_utf8_lossy(&argv[2])
+                String::from_utf8_lossy(argv[2])
             ))
         }
     } else if eq(sub, "info") && n == 2 {
@@ -165,29 +165,27 @@ pub fn client<'a>(
     } else if eq(sub, "kill") && n >= 3 {
         kill(s, shared, &argv[2..])
     } else if eq(sub, "reply") && n == 3 {
-        if eq(&argv[2], "on") {
+        if eq(argv[2], "on") {
             s.reply_mode = ReplyMode::On;
             Reply::Ok
-        } else if eq(&argv[2], "off") {
+        } else if eq(argv[2], "off") {
             s.reply_mode = ReplyMode::Off;
             return None;
-        } else if eq(&argv[2], "skip") {
+        } else if eq(argv[2], "skip") {
             s.reply_mode = ReplyMode::Skip;
             return None;
         } else {
             Error::Syntax.into()
         }
     } else if eq(sub, "no-evict") && n == 3 {
-        if eq(&argv[2], "on") || eq(&argv[2], "off") {
-            s.entry
-                .no_evict
-                .store(eq(&argv[2], "on"), Ordering::Relaxed);
+        if eq(argv[2], "on") || eq(argv[2], "off") {
+            s.entry.no_evict.store(eq(argv[2], "on"), Ordering::Relaxed);
             Reply::Ok
         } else {
             Error::Syntax.into()
         }
     } else if eq(sub, "pause") && (n == 3 || n == 4) {
-        let Some(ms) = parse_i64(&argv[2]) else {
+        let Some(ms) = parse_i64(argv[2]) else {
             return Some(err("ERR timeout is not an integer or out of range"));
         };
         if ms < 0 {
@@ -210,7 +208,7 @@ pub fn client<'a>(
         shared.set_pause(store, 0);
         Reply::Ok
     } else if eq(sub, "unblock") && (n == 3 || n == 4) {
-        let Some(id) = parse_i64(&argv[2]) else {
+        let Some(id) = parse_i64(argv[2]) else {
             return Some(Error::NotInteger.into());
         };
         let reply = match argv.get(3) {
@@ -249,20 +247,20 @@ pub fn client<'a>(
 }
 
 /// CLIENT LIST [TYPE …] [ID …]; `argv` is the whole request.
-fn list(s: &Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
+fn list(s: &Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
     let args = &argv[2..];
     let mut ids: Option<Vec<u64>> = None;
     let mut kind: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
-        if eq(&args[i], "type") && i + 1 < args.len() {
-            let t = String::from_utf8_lossy(&args[i + 1]).to_ascii_lowercase();
+        if eq(args[i], "type") && i + 1 < args.len() {
+            let t = String::from_utf8_lossy(args[i + 1]).to_ascii_lowercase();
             if !["normal", "master", "replica", "slave", "pubsub"].contains(&t.as_str()) {
                 return err(format!("ERR Unknown client type '{t}'"));
             }
             kind = Some(t);
             i += 2;
-        } else if eq(&args[i], "id") && i + 1 < args.len() {
+        } else if eq(args[i], "id") && i + 1 < args.len() {
             let mut v = Vec::new();
             for a in &args[i + 1..] {
                 match parse_i64(a) {
@@ -302,10 +300,10 @@ fn list(s: &Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
     Reply::Verbatim(out.into())
 }
 
-fn kill(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
+fn kill(s: &Session, shared: &Arc<Shared>, args: &[&[u8]]) -> Reply {
     let clients: Vec<Arc<ClientEntry>> = shared.clients.lock().values().cloned().collect();
     if args.len() == 1 {
-        let addr = String::from_utf8_lossy(&args[0]).into_owned();
+        let addr = String::from_utf8_lossy(args[0]).into_owned();
         return match clients.iter().find(|c| c.addr == addr) {
             Some(c) => {
                 let _ = c.tx.send(Msg::Kill);
@@ -321,11 +319,11 @@ fn kill(s: &Session, shared: &Arc<Shared>, args: &[Bytes]) -> Reply {
     let mut skipme = true;
     let mut filters: Vec<(String, String)> = Vec::new();
     for pair in args.chunks(2) {
-        let k = String::from_utf8_lossy(&pair[0]).to_ascii_lowercase();
-        let v = String::from_utf8_lossy(&pair[1]).into_owned();
+        let k = String::from_utf8_lossy(pair[0]).to_ascii_lowercase();
+        let v = String::from_utf8_lossy(pair[1]).into_owned();
         match k.as_str() {
             "id" => {
-                if parse_i64(&pair[1]).is_none_or(|x| x <= 0) {
+                if parse_i64(pair[1]).is_none_or(|x| x <= 0) {
                     return err("ERR client-id should be greater than 0");
                 }
             }

@@ -89,13 +89,13 @@ fn table() -> &'static Table {
 /// The statistics slot of a command as called: its own, or for a container
 /// command (CONFIG, CLIENT, …) its subcommand's. `None` for an unknown
 /// subcommand, which Redis refuses before any command runs.
-pub fn slot_of(spec: &'static CommandSpec, argv: &[Bytes]) -> Option<usize> {
+pub fn slot_of(spec: &'static CommandSpec, argv: &[&[u8]]) -> Option<usize> {
     let t = table();
     let i = ebb_core::table::index_of(spec);
     if !t.container.get(i).copied().unwrap_or(false) || argv.len() < 2 {
         return Some(i);
     }
-    let sub = String::from_utf8_lossy(&argv[1]).to_ascii_lowercase();
+    let sub = String::from_utf8_lossy(argv[1]).to_ascii_lowercase();
     t.subs.get(&format!("{}|{sub}", spec.name)).copied()
 }
 
@@ -500,7 +500,7 @@ pub fn latencystats(out: &mut String) {
 /// subcommands; unknown names are skipped), its calls and the cumulative
 /// count of calls per power-of-two bucket of microseconds, from 1024 ns up,
 /// listed where the count grows, as Redis reports them.
-pub fn latency_histogram(names: &[Bytes]) -> Reply {
+pub fn latency_histogram(names: &[&[u8]]) -> Reply {
     let t = table();
     let mut picked: Vec<usize> = Vec::new();
     if names.is_empty() {

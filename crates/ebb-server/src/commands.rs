@@ -34,7 +34,7 @@ pub fn run<'a>(
     shared: &'a Arc<Shared>,
     guard: &mut Guard<'a>,
     spec: &CommandSpec,
-    argv: &[Bytes],
+    argv: &[&[u8]],
     out: &mut BytesMut,
 ) -> Flow {
     match spec.name {
@@ -67,8 +67,8 @@ pub fn run<'a>(
             }
             Flow::Continue
         }
-        "debug" if argv.len() == 3 && eq(&argv[1], "protocol") => {
-            debug_protocol(s, &argv[2], out);
+        "debug" if argv.len() == 3 && eq(argv[1], "protocol") => {
+            debug_protocol(s, argv[2], out);
             Flow::Continue
         }
         _ => {
@@ -87,7 +87,7 @@ fn subscriptions(
     s: &mut Session,
     shared: &Arc<Shared>,
     spec: &CommandSpec,
-    argv: &[Bytes],
+    argv: &[&[u8]],
     out: &mut BytesMut,
 ) {
     let kind = sub_kind(spec.name);
@@ -229,15 +229,15 @@ pub(crate) fn reply_for<'a>(
     shared: &'a Arc<Shared>,
     guard: &mut Guard<'a>,
     spec: &CommandSpec,
-    argv: &[Bytes],
+    argv: &[&[u8]],
 ) -> Option<Reply> {
     let r = match spec.name {
         "ping" => {
             // Only reached in RESP2 subscribed mode.
-            let msg = argv.get(1).cloned().unwrap_or_default();
-            Reply::Array(vec![Reply::bulk(b"pong"), Reply::Bulk(msg)])
+            let msg = argv.get(1).copied().unwrap_or_default();
+            Reply::Array(vec![Reply::bulk(b"pong"), Reply::bulk(msg)])
         }
-        "select" => match parse_i64(&argv[1]) {
+        "select" => match parse_i64(argv[1]) {
             None => Error::NotInteger.into(),
             Some(n) if n < 0 || n as usize >= shared.databases => Error::DbIndexOutOfRange.into(),
             Some(n) => {
@@ -339,8 +339,8 @@ pub(crate) fn reply_for<'a>(
         "script" => crate::script::script(shared, argv),
         "fcall" | "fcall_ro" => crate::script::fcall(s, shared, guard, spec, argv),
         "function" => crate::script::function(shared, guard, argv),
-        "publish" => Reply::Int(shared.publish(&argv[1], &argv[2]) as i64),
-        "spublish" => Reply::Int(shared.spublish(&argv[1], &argv[2]) as i64),
+        "publish" => Reply::Int(shared.publish(argv[1], argv[2]) as i64),
+        "spublish" => Reply::Int(shared.spublish(argv[1], argv[2]) as i64),
         "pubsub" => pubsub(shared, argv),
         "client" => return crate::client::client(s, shared, guard, argv),
         "config" => crate::admin::config(shared, guard, argv),
@@ -446,11 +446,11 @@ pub(crate) fn reply_for<'a>(
     Some(r)
 }
 
-fn hello(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
+fn hello(s: &mut Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
     let mut i = 1;
     let mut proto = if s.resp3 { 3 } else { 2 };
     if argv.len() > 1 {
-        match parse_i64(&argv[1]) {
+        match parse_i64(argv[1]) {
             Some(v) if v == 2 || v == 3 => proto = v,
             Some(_) => return err("NOPROTO unsupported protocol version"),
             None => return err("ERR Protocol version is not an integer or out of range"),
@@ -460,22 +460,22 @@ fn hello(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
     let mut name = None;
     while i < argv.len() {
         let more = argv.len() - i - 1;
-        if eq(&argv[i], "auth") && more >= 2 {
+        if eq(argv[i], "auth") && more >= 2 {
             let (user, pass) = (&argv[i + 1], &argv[i + 2]);
-            if let Err(e) = check_auth(s, shared, &argv[0], Some(user), pass) {
+            if let Err(e) = check_auth(s, shared, argv[0], Some(user), pass) {
                 return e;
             }
             i += 3;
-        } else if eq(&argv[i], "setname") && more >= 1 {
-            if let Err(e) = crate::client::valid_name(&argv[i + 1]) {
+        } else if eq(argv[i], "setname") && more >= 1 {
+            if let Err(e) = crate::client::valid_name(argv[i + 1]) {
                 return e;
             }
-            name = Some(argv[i + 1].clone());
+            name = Some(argv[i + 1]);
             i += 2;
         } else {
             return err(format!(
                 "ERR Syntax error in HELLO option '{}'",
-                text(&argv[i])
+                text(argv[i])
             ));
         }
     }
@@ -486,7 +486,7 @@ fn hello(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
         *s.entry.name.lock() = if n.is_empty() {
             None
         } else {
-            Some(Bytes::copy_from_slice(&n))
+            Some(Bytes::copy_from_slice(n))
         };
     }
     s.resp3 = proto == 3;
@@ -545,10 +545,10 @@ fn check_auth(
     }
 }
 
-fn auth(s: &mut Session, shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
+fn auth(s: &mut Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
     let r = match argv.len() {
-        2 => check_auth(s, shared, &argv[0], None, &argv[1]),
-        3 => check_auth(s, shared, &argv[0], Some(&argv[1]), &argv[2]),
+        2 => check_auth(s, shared, argv[0], None, argv[1]),
+        3 => check_auth(s, shared, argv[0], Some(argv[1]), argv[2]),
         _ => return Error::Syntax.into(),
     };
     match r {
@@ -608,7 +608,8 @@ fn exec<'a>(
     let mut ready = Vec::new();
     s.refresh_user(shared);
     for argv in queue {
-        let Some(spec) = crate::rename::lookup(&argv[0]) else {
+        let argv = ebb_core::args::views(&argv);
+        let Some(spec) = crate::rename::lookup(argv[0]) else {
             continue;
         };
         // The rules may have changed since the command was queued.
@@ -718,7 +719,7 @@ pub(crate) fn run_core_deferred(
     resp3: bool,
     in_script: bool,
     spec: &CommandSpec,
-    argv: &[Bytes],
+    argv: &[&[u8]],
     ready: &mut Vec<(usize, Bytes)>,
 ) -> Reply {
     if spec.name == "memory" {
@@ -753,7 +754,7 @@ pub(crate) fn serve_ready(shared: &Shared, store: &mut Store, ready: Vec<(usize,
     }
 }
 
-fn pubsub(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
+fn pubsub(shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
     let sub = &argv[1];
     let shard = eq(sub, "shardchannels") || eq(sub, "shardnumsub");
     if (eq(sub, "channels") || eq(sub, "shardchannels")) && argv.len() <= 3 {
@@ -761,7 +762,7 @@ fn pubsub(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
     } else if eq(sub, "numsub") || eq(sub, "shardnumsub") {
         let mut v = Vec::new();
         for ch in &argv[2..] {
-            v.push(Reply::Bulk(ch.clone()));
+            v.push(Reply::bulk(ch));
             v.push(Reply::Int(shared.pubsub_numsub(ch, shard) as i64));
         }
         Reply::Array(v)

@@ -18,17 +18,17 @@ pub fn debug<'a>(
     s: &mut Session,
     shared: &'a Arc<Shared>,
     guard: &mut Guard<'a>,
-    argv: &[Bytes],
+    argv: &[&[u8]],
 ) -> Reply {
     let sub = &argv[1];
     if eq(sub, "sleep") && argv.len() == 3 {
-        let secs = parse_f64(&argv[2]).unwrap_or(0.0).max(0.0);
+        let secs = parse_f64(argv[2]).unwrap_or(0.0).max(0.0);
         // Like Redis, DEBUG SLEEP stalls the whole keyspace.
         let _store = guard.get_or_insert_with(|| shared.store.lock());
         std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(3600.0)));
         Reply::Ok
     } else if eq(sub, "set-active-expire") && argv.len() == 3 {
-        match parse_i64(&argv[2]) {
+        match parse_i64(argv[2]) {
             Some(v) => {
                 shared.active_expire.store(v != 0, Ordering::Relaxed);
                 Reply::Ok
@@ -36,7 +36,7 @@ pub fn debug<'a>(
             None => Error::NotInteger.into(),
         }
     } else if eq(sub, "set-disable-deny-scripts") && argv.len() == 3 {
-        match parse_i64(&argv[2]) {
+        match parse_i64(argv[2]) {
             Some(v) => {
                 shared.scripts_any_command.store(v != 0, Ordering::Relaxed);
                 Reply::Ok
@@ -47,7 +47,7 @@ pub fn debug<'a>(
         // Looks at the table as it is: a key past its TTL that nobody has
         // touched yet is still shown, as in Redis.
         let store = guard.get_or_insert_with(|| shared.store.lock());
-        match store.dbs[s.db].raw_get(&argv[2]) {
+        match store.dbs[s.db].raw_get(argv[2]) {
             Some(e) => {
                 let enc = ebb_core::cmd::keys_object::encoding_name(&e.value, &store.cfg);
                 Reply::Simple(
@@ -78,7 +78,7 @@ pub fn debug<'a>(
         // ebb keeps every list element the same way whatever its size, so
         // the size above which Redis gives an element a node of its own
         // changes nothing here; the argument is still checked as Redis does.
-        let size = std::str::from_utf8(&argv[2])
+        let size = std::str::from_utf8(argv[2])
             .ok()
             .and_then(crate::config::parse_memory);
         match size {
@@ -106,7 +106,7 @@ pub fn debug<'a>(
     } else if eq(sub, "protocol") && argv.len() == 3 {
         // Reached from scripts only (a connection's DEBUG PROTOCOL writes
         // its reply itself).
-        crate::commands::protocol_sample(&argv[2], false).1
+        crate::commands::protocol_sample(argv[2], false).1
     } else if eq(sub, "populate") && (3..=5).contains(&argv.len()) {
         populate(s, shared, guard, argv)
     } else if eq(sub, "help") && argv.len() == 2 {
@@ -160,10 +160,10 @@ fn populate<'a>(
     s: &mut Session,
     shared: &'a Arc<Shared>,
     guard: &mut Guard<'a>,
-    argv: &[Bytes],
+    argv: &[&[u8]],
 ) -> Reply {
-    let positive = |b: &Bytes| parse_i64(b).filter(|n| *n >= 0);
-    let Some(count) = positive(&argv[2]) else {
+    let positive = |b: &[u8]| parse_i64(b).filter(|n| *n >= 0);
+    let Some(count) = positive(argv[2]) else {
         return err("ERR value is out of range, must be positive");
     };
     let size = match argv.get(4) {
@@ -201,7 +201,7 @@ fn populate<'a>(
         };
         cmd[1] = Bytes::from(key);
         cmd[2] = Bytes::from(value);
-        if let Err(e) = s.run_core(store, set, &cmd, false) {
+        if let Err(e) = s.run_core(store, set, &ebb_core::args::views(&cmd), false) {
             return e.into();
         }
     }
@@ -215,7 +215,7 @@ fn populate<'a>(
 fn debug_reload<'a>(
     shared: &'a Arc<Shared>,
     guard: &mut Option<parking_lot::MutexGuard<'a, Store>>,
-    argv: &[Bytes],
+    argv: &[&[u8]],
 ) -> Reply {
     let (mut merge, mut flush, mut save) = (false, true, true);
     for opt in &argv[2..] {

@@ -1,7 +1,6 @@
 //! Durability wiring: logging executed commands to the AOF, flushing per
 //! batch, SAVE/BGSAVE/BGREWRITEAOF, save rules, and loading at start.
 
-use bytes::Bytes;
 use ebb_core::{CommandSpec, Effects, Store};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -15,7 +14,7 @@ use crate::server::{now_ms, Shared};
 impl Shared {
     /// Logs what a command changed, in execution order: expiry deletions it
     /// caused first, then the command itself (or its rewritten form).
-    pub fn log_command(&self, db: usize, spec: &CommandSpec, argv: &[Bytes], fx: &mut Effects) {
+    pub fn log_command(&self, db: usize, spec: &CommandSpec, argv: &[&[u8]], fx: &mut Effects) {
         if !self.aof.is_on() {
             fx.propagate.clear();
             return;
@@ -78,7 +77,7 @@ impl Shared {
         }
     }
 
-    pub fn log_raw(&self, db: usize, argv: &[Bytes]) {
+    pub fn log_raw<A: AsRef<[u8]>>(&self, db: usize, argv: &[A]) {
         if !self.aof.is_on() {
             return;
         }

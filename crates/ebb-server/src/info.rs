@@ -54,7 +54,7 @@ pub fn rss_bytes() -> u64 {
 }
 
 /// Builds the INFO text for the requested sections.
-pub fn info(shared: &Arc<Shared>, store: &Store, args: &[Bytes]) -> String {
+pub fn info(shared: &Arc<Shared>, store: &Store, args: &[&[u8]]) -> String {
     let mut want: Vec<String> = args
         .iter()
         .map(|a| String::from_utf8_lossy(a).to_ascii_lowercase())
@@ -370,7 +370,7 @@ fn cpu_times(who: libc::c_int) -> (String, String) {
 
 /// MEMORY STATS and MEMORY DOCTOR, which need server-wide figures (the
 /// other MEMORY subcommands are the core's). `None` for other subcommands.
-pub fn memory_server(shared: &Shared, store: &Store, argv: &[Bytes]) -> Option<Reply> {
+pub fn memory_server(shared: &Shared, store: &Store, argv: &[&[u8]]) -> Option<Reply> {
     let sub = argv.get(1)?;
     if sub.eq_ignore_ascii_case(b"stats") {
         Some(memory_stats(shared, store))

@@ -98,7 +98,7 @@ const HELP: &[&str] = &[
 ];
 
 /// LATENCY and its subcommands (arity checked before).
-pub fn latency(argv: &[Bytes]) -> Reply {
+pub fn latency(argv: &[&[u8]]) -> Reply {
     let sub = argv[1].to_ascii_lowercase();
     match &sub[..] {
         b"latest" => Reply::Array(
@@ -117,7 +117,7 @@ pub fn latency(argv: &[Bytes]) -> Reply {
         ),
         b"history" => {
             let ev = events();
-            let Some(e) = std::str::from_utf8(&argv[2]).ok().and_then(|n| ev.get(n)) else {
+            let Some(e) = std::str::from_utf8(argv[2]).ok().and_then(|n| ev.get(n)) else {
                 return Reply::Array(vec![]);
             };
             Reply::Array(
@@ -146,11 +146,11 @@ pub fn latency(argv: &[Bytes]) -> Reply {
             }
             Reply::Int(n)
         }
-        b"graph" => graph(&argv[2]),
+        b"graph" => graph(argv[2]),
         b"doctor" => Reply::Verbatim(Bytes::from(doctor())),
         b"histogram" => crate::cmdstats::latency_histogram(&argv[2..]),
         b"help" => Reply::Array(HELP.iter().map(|l| Reply::Simple((*l).into())).collect()),
-        _ => ebb_core::error::unknown_subcommand(&argv[1], "latency").into(),
+        _ => ebb_core::error::unknown_subcommand(argv[1], "latency").into(),
     }
 }
 

@@ -63,7 +63,7 @@ fn repr(out: &mut String, arg: &[u8]) {
 /// Sends `argv`, run by client `from` (`addr`, database `db`), to every
 /// monitor but `from`. Like Redis, administrative commands and those
 /// carrying credentials are not shown.
-pub fn feed(from: u64, db: usize, addr: &str, spec: &CommandSpec, argv: &[Bytes]) {
+pub fn feed(from: u64, db: usize, addr: &str, spec: &CommandSpec, argv: &[&[u8]]) {
     if spec.has(flag::ADMIN) || matches!(spec.name, "auth" | "hello" | "monitor" | "config") {
         return;
     }
@@ -116,7 +116,7 @@ pub fn runs_allowed() -> bool {
 
 /// Records a command `client` ran that took `took`, if that is over the
 /// threshold.
-pub fn record(took: Duration, spec: &CommandSpec, argv: &[Bytes], client: &ClientEntry) {
+pub fn record(took: Duration, spec: &CommandSpec, argv: &[&[u8]], client: &ClientEntry) {
     crate::latency::command(took, spec);
     let threshold = THRESHOLD.load(Ordering::Relaxed);
     let micros = took.as_micros() as u64;
@@ -179,7 +179,7 @@ const SLOWLOG_HELP: &[&str] = &[
 ];
 
 /// SLOWLOG GET [count] | LEN | RESET | HELP.
-pub fn slowlog(argv: &[Bytes]) -> Reply {
+pub fn slowlog(argv: &[&[u8]]) -> Reply {
     let sub = argv[1].to_ascii_lowercase();
     let log = || SLOWLOG.lock().unwrap_or_else(|e| e.into_inner());
     match (&sub[..], argv.len()) {
@@ -230,6 +230,6 @@ pub fn slowlog(argv: &[Bytes]) -> Reply {
         (b"get" | b"len" | b"reset" | b"help", _) => {
             ebb_core::Error::WrongArity(format!("slowlog|{}", String::from_utf8_lossy(&sub))).into()
         }
-        _ => ebb_core::error::unknown_subcommand(&argv[1], "slowlog").into(),
+        _ => ebb_core::error::unknown_subcommand(argv[1], "slowlog").into(),
     }
 }

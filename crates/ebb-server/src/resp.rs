@@ -1,7 +1,7 @@
 //! RESP2/RESP3 wire format: request parsing (multibulk and inline) and
 //! reply encoding.
 
-use bytes::{Buf, BufMut, Bytes, BytesMut};
+use bytes::{BufMut, Bytes, BytesMut};
 use ebb_core::args::parse_i64;
 use ebb_core::reply::{format_double, Reply};
 
@@ -126,21 +126,30 @@ pub const PEEKED: usize = 3;
 /// Parses one request from the front of `buf`, consuming it when complete.
 pub fn parse(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoError> {
     let mut req = Request::default();
-    Ok(if req.parse(buf, lim)? {
-        Parsed::Command(req.argv)
-    } else {
-        Parsed::Incomplete
-    })
+    let Some(len) = req.parse(buf, lim)? else {
+        return Ok(Parsed::Incomplete);
+    };
+    let frame = buf.split_to(len).freeze();
+    Ok(Parsed::Command(match req.inline.take() {
+        Some(args) => args,
+        None => req.spans.iter().map(|&(s, e)| frame.slice(s..e)).collect(),
+    }))
 }
 
-/// A reusable request buffer: parsing many requests in a row through one
+/// A reusable request parser: parsing many requests in a row through one
 /// `Request` allocates nothing per request once its vectors have grown.
+/// A request's arguments are not copied out of the read buffer: they are
+/// read in place, as slices of it, for as long as the request runs.
 #[derive(Debug, Default)]
 pub struct Request {
-    /// The arguments of the last complete request (the command name
-    /// first), slices of the read buffer; empty for blank lines and `*0`.
-    pub argv: Vec<Bytes>,
+    /// Where the last multibulk request's arguments lie in the buffer.
     spans: Vec<(usize, usize)>,
+    /// The last request's arguments when it was inline (quotes and escapes
+    /// undone, so they are owned).
+    pub inline: Option<Vec<Bytes>>,
+    /// Room for the argument slices of a batch, lent out by
+    /// [`Request::lend_views`]; always empty here.
+    views: Vec<&'static [u8]>,
 }
 
 impl Request {
@@ -148,58 +157,77 @@ impl Request {
     /// shrinks an idle client's query buffer).
     pub fn shrink(&mut self) {
         const KEEP: usize = 1024;
-        if self.argv.capacity() > KEEP {
-            self.argv = Vec::new();
-        }
         if self.spans.capacity() > KEEP {
             self.spans = Vec::new();
         }
+        if self.views.capacity() > KEEP {
+            self.views = Vec::new();
+        }
     }
 
-    /// Parses one request from the front of `buf` into `argv`, consuming
-    /// it when complete. Returns false (and leaves `buf` alone) when the
-    /// request is not complete yet.
-    pub fn parse(&mut self, buf: &mut BytesMut, lim: &Limits) -> Result<bool, ProtoError> {
-        self.argv.clear();
-        if self.argv.capacity() > 1024 {
+    /// Parses the request at the front of `buf` without consuming it:
+    /// its length when it is complete (its arguments are then
+    /// [`Request::args`]), None when more bytes are needed.
+    pub fn parse(&mut self, buf: &[u8], lim: &Limits) -> Result<Option<usize>, ProtoError> {
+        self.inline = None;
+        self.spans.clear();
+        if self.spans.capacity() > 1024 {
             // Do not keep the room a huge request needed.
-            self.argv = Vec::new();
             self.spans = Vec::new();
         }
         if buf.is_empty() {
-            return Ok(false);
+            return Ok(None);
         }
         if buf[0] == b'*' {
-            parse_multibulk(buf, lim, &mut self.spans, &mut self.argv)
+            parse_multibulk(buf, lim, &mut self.spans)
         } else {
-            match parse_inline(buf, lim)? {
-                Parsed::Command(argv) => {
-                    self.argv = argv;
-                    Ok(true)
-                }
-                Parsed::Incomplete => Ok(false),
-            }
+            let Some((len, args)) = parse_inline(buf, lim)? else {
+                return Ok(None);
+            };
+            self.inline = Some(args);
+            Ok(Some(len))
         }
     }
-}
 
-/// Arguments up to which a request's arguments are split off the read
-/// buffer one by one rather than sliced from one frame.
-const SPLIT_ARGS_UP_TO: usize = 4;
+    /// The arguments of the multibulk request just parsed from `buf`,
+    /// appended to `out` (nothing for an inline request: see
+    /// [`Request::inline`]).
+    pub fn args<'a>(&self, buf: &'a [u8], out: &mut Vec<&'a [u8]>) {
+        out.extend(self.spans.iter().map(|&(s, e)| &buf[s..e]));
+    }
+
+    /// An empty vector for a batch's argument slices, with the room the
+    /// last batch left.
+    pub fn lend_views<'a>(&mut self) -> Vec<&'a [u8]> {
+        // Empty, so nothing is converted: the allocation is reused as is.
+        std::mem::take(&mut self.views)
+            .into_iter()
+            .map(|v| -> &'a [u8] { v })
+            .collect()
+    }
+
+    /// Takes back the vector [`Request::lend_views`] lent.
+    pub fn return_views(&mut self, mut views: Vec<&[u8]>) {
+        views.clear();
+        self.views = views
+            .into_iter()
+            .map(|_| -> &'static [u8] { b"" })
+            .collect();
+    }
+}
 
 /// Redis's limits for a connection that has not authenticated yet.
 const UNAUTH_MAX_ARGS: i64 = 10;
 const UNAUTH_MAX_BULK: usize = 16384;
 
 fn parse_multibulk(
-    buf: &mut BytesMut,
+    buf: &[u8],
     lim: &Limits,
     spans: &mut Vec<(usize, usize)>,
-    argv: &mut Vec<Bytes>,
-) -> Result<bool, ProtoError> {
+) -> Result<Option<usize>, ProtoError> {
     let too_big = "ERR Protocol error: too big mbulk count string";
     let Some(cr) = header_end(buf, 0, lim.max_inline, too_big)? else {
-        return Ok(false);
+        return Ok(None);
     };
     let count = match header_int(&buf[1..cr]) {
         Some(n) if n <= lim.max_multibulk => n,
@@ -216,18 +244,16 @@ fn parse_multibulk(
     }
     let mut pos = cr + 2;
     if count <= 0 {
-        let _ = buf.split_to(pos);
-        return Ok(true);
+        return Ok(Some(pos));
     }
     // The count is the client's word: grow as arguments actually arrive.
-    spans.clear();
     for _ in 0..count {
         if pos >= buf.len() {
-            return Ok(false);
+            return Ok(None);
         }
         let too_big = "ERR Protocol error: too big bulk count string";
         let Some(cr) = header_end(buf, pos, lim.max_inline, too_big)? else {
-            return Ok(false);
+            return Ok(None);
         };
         if buf[pos] != b'$' {
             return Err(ProtoError(format!(
@@ -246,48 +272,31 @@ fn parse_multibulk(
         }
         let start = cr + 2;
         if buf.len() < start + len + 2 {
-            return Ok(false);
+            return Ok(None);
         }
         spans.push((start, start + len));
         pos = start + len + 2;
     }
-    // A short request's arguments are split off the buffer one by one:
-    // a reference count taken and later dropped per argument, where a
-    // frame sliced into arguments takes two more per request. Splitting
-    // costs more per argument than slicing, so long requests (MSET …) are
-    // sliced from one frame (measured: SET +4%, MSET of 10 keys -4% when
-    // split).
-    if spans.len() <= SPLIT_ARGS_UP_TO {
-        let mut at = 0;
-        for &(s, e) in spans.iter() {
-            buf.advance(s - at);
-            argv.push(buf.split_to(e - s).freeze());
-            at = e;
-        }
-        buf.advance(pos - at);
-    } else {
-        let frame = buf.split_to(pos).freeze();
-        argv.extend(spans.iter().map(|&(s, e)| frame.slice(s..e)));
-    }
-    Ok(true)
+    Ok(Some(pos))
 }
 
-fn parse_inline(buf: &mut BytesMut, lim: &Limits) -> Result<Parsed, ProtoError> {
+/// An inline request at the front of `buf`: its length with the line end,
+/// and its arguments.
+fn parse_inline(buf: &[u8], lim: &Limits) -> Result<Option<(usize, Vec<Bytes>)>, ProtoError> {
     let Some(nl) = find_byte(buf, 0, b'\n') else {
         if buf.len() > lim.max_inline {
             return Err(ProtoError(
                 "ERR Protocol error: too big inline request".into(),
             ));
         }
-        return Ok(Parsed::Incomplete);
+        return Ok(None);
     };
-    let line = buf.split_to(nl + 1);
-    let mut l = &line[..nl];
+    let mut l = &buf[..nl];
     if l.last() == Some(&b'\r') {
         l = &l[..l.len() - 1];
     }
     match split_args(l) {
-        Some(args) => Ok(Parsed::Command(args)),
+        Some(args) => Ok(Some((nl + 1, args))),
         None => Err(ProtoError(
             "ERR Protocol error: unbalanced quotes in request".into(),
         )),
@@ -539,8 +548,10 @@ mod tests {
             ..Limits::default()
         };
         let parse = |text: &[u8], lim: &Limits| {
-            let mut buf = BytesMut::from(text);
-            Request::default().parse(&mut buf, lim).map_err(|e| e.0)
+            Request::default()
+                .parse(text, lim)
+                .map(|done| done.is_some())
+                .map_err(|e| e.0)
         };
         let many = b"*11\r\n".to_vec();
         assert_eq!(
@@ -717,15 +728,23 @@ mod tests {
 
     #[test]
     fn a_request_buffer_is_reused() {
-        let mut b =
-            BytesMut::from(&b"*2\r\n$3\r\nGET\r\n$1\r\na\r\n*1\r\n$4\r\nPING\r\n*0\r\n"[..]);
+        let b = &b"*2\r\n$3\r\nGET\r\n$1\r\na\r\n*1\r\n$4\r\nPING\r\n*0\r\n"[..];
         let mut req = Request::default();
-        assert!(matches!(req.parse(&mut b, &Limits::default()), Ok(true)));
-        assert_eq!(req.argv, vec![Bytes::from("GET"), Bytes::from("a")]);
-        assert!(matches!(req.parse(&mut b, &Limits::default()), Ok(true)));
-        assert_eq!(req.argv, vec![Bytes::from("PING")]);
-        assert!(matches!(req.parse(&mut b, &Limits::default()), Ok(true)));
-        assert!(req.argv.is_empty());
-        assert!(matches!(req.parse(&mut b, &Limits::default()), Ok(false)));
+        let lim = Limits::default();
+        let mut views = req.lend_views();
+        let mut at = 0;
+        let mut seen = Vec::new();
+        while let Ok(Some(len)) = req.parse(&b[at..], &lim) {
+            views.clear();
+            req.args(&b[at..], &mut views);
+            seen.push(views.clone());
+            at += len;
+        }
+        assert_eq!(at, b.len());
+        let want: Vec<Vec<&[u8]>> = vec![vec![b"GET", b"a"], vec![b"PING"], vec![]];
+        assert_eq!(seen, want);
+        let room = views.capacity();
+        req.return_views(views);
+        assert_eq!(req.lend_views().capacity(), room, "the room is kept");
     }
 }

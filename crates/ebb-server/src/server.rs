@@ -537,7 +537,7 @@ impl Shared {
                         let mut ctx = Ctx::new(store, db, now_ms(), &mut fx);
                         ctx.resp3 = resp3;
                         ctx.may_block = true;
-                        ebb_core::execute_result(&mut ctx, spec, &argv)
+                        ebb_core::execute_result(&mut ctx, spec, &ebb_core::args::views(&argv))
                     };
                     // The ready key now holding another type (e.g. a SET in
                     // the same EXEC) does not serve the client: as in Redis,
@@ -568,7 +568,7 @@ impl Shared {
                         }
                         other => other.unwrap_or_else(Reply::from),
                     };
-                    self.log_command(db, spec, &argv, &mut fx);
+                    self.log_command(db, spec, &ebb_core::args::views(&argv), &mut fx);
                     let w = {
                         let mut b = self.blocking.lock();
                         self.remove_waiter(&mut b, id)

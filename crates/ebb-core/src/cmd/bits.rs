@@ -6,8 +6,6 @@ mod bitfield;
 #[cfg(test)]
 mod tests;
 
-use bytes::Bytes;
-
 use super::strings::edit_bytes;
 use crate::args::{parse_i64, Args};
 use crate::ctx::Ctx;
@@ -73,7 +71,7 @@ fn bit_at(buf: &[u8], i: u64) -> u8 {
 /// # Format
 /// `SETBIT key offset 0|1` → the previous bit. Grows the string with zero
 /// bytes as needed; keeps the TTL.
-fn setbit(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn setbit(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let offset = bit_offset(ctx, a.bytes()?, false, 0)?;
@@ -100,7 +98,7 @@ fn setbit(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `GETBIT key offset` → the bit at `offset` (0 past the end or for a
 /// missing key).
-fn getbit(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn getbit(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let offset = bit_offset(ctx, a.bytes()?, false, 0)?;
@@ -163,8 +161,8 @@ fn popcount(bytes: &[u8]) -> u64 {
 /// # Format
 /// `BITCOUNT key [start end [BYTE|BIT]]` → the number of set bits in the
 /// range (whole string by default; 0 for a missing key).
-fn bitcount(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let Some(v) = ctx.get::<StrValue>(&argv[1])?.cloned() else {
+fn bitcount(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let Some(v) = ctx.get::<StrValue>(argv[1])?.cloned() else {
         return Ok(Reply::Int(0));
     };
     let (first, last) = match argv.len() {
@@ -175,12 +173,12 @@ fn bitcount(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             (0, v.len() as u64 * 8 - 1)
         }
         4 | 5 => {
-            let start = parse_i64(&argv[2]).ok_or(Error::NotInteger)?;
-            let end = parse_i64(&argv[3]).ok_or(Error::NotInteger)?;
+            let start = parse_i64(argv[2]).ok_or(Error::NotInteger)?;
+            let end = parse_i64(argv[3]).ok_or(Error::NotInteger)?;
             if start < 0 && end < 0 && start > end {
                 return Ok(Reply::Int(0));
             }
-            let bit = argv.len() == 5 && parse_unit(&argv[4])?;
+            let bit = argv.len() == 5 && parse_unit(argv[4])?;
             let total = v.len() as i64 * if bit { 8 } else { 1 };
             match (clamp_range(start, end, total), bit) {
                 (None, _) => return Ok(Reply::Int(0)),
@@ -232,13 +230,13 @@ fn find_bit(v: &[u8], bit: u8, first: u64, last: u64) -> Option<u64> {
 /// bit equal to the given one, or -1. A missing key is all zeros (0 for a
 /// clear bit, -1 for a set one); without `end`, looking for a clear bit
 /// past a string of ones answers the first bit after the string.
-fn bitpos(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let bit = match parse_i64(&argv[2]) {
+fn bitpos(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let bit = match parse_i64(argv[2]) {
         None => return Err(Error::NotInteger),
         Some(b @ (0 | 1)) => b as u8,
         Some(_) => return Err(Error::msg("ERR The bit argument must be 1 or 0.")),
     };
-    let Some(v) = ctx.get::<StrValue>(&argv[1])?.cloned() else {
+    let Some(v) = ctx.get::<StrValue>(argv[1])?.cloned() else {
         return Ok(Reply::Int(if bit == 1 { -1 } else { 0 }));
     };
     let len = v.len() as i64;
@@ -248,8 +246,8 @@ fn bitpos(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             false,
         ),
         4..=6 => {
-            let start = parse_i64(&argv[3]).ok_or(Error::NotInteger)?;
-            let in_bits = argv.len() == 6 && parse_unit(&argv[5])?;
+            let start = parse_i64(argv[3]).ok_or(Error::NotInteger)?;
+            let in_bits = argv.len() == 6 && parse_unit(argv[5])?;
             let end = match argv.get(4) {
                 Some(raw) if argv.len() >= 5 => parse_i64(raw).ok_or(Error::NotInteger)?,
                 _ if in_bits => len * 8 + 7,
@@ -289,8 +287,8 @@ enum BitOp {
 /// `BITOP AND|OR|XOR|NOT destkey key [key ...]` → the length of the result
 /// stored at `destkey` (shorter inputs are zero-padded; NOT takes exactly
 /// one key). An empty result deletes `destkey`.
-fn bitop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let name = &argv[1][..];
+fn bitop(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let name = argv[1];
     let op = if name.eq_ignore_ascii_case(b"AND") {
         BitOp::And
     } else if name.eq_ignore_ascii_case(b"OR") {

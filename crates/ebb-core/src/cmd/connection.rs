@@ -33,18 +33,18 @@ pub const COMMANDS: &[CommandSpec] = &[
 
 /// # Format
 /// `PING [message]` → `PONG`, or the message as a bulk string.
-fn ping(_ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn ping(_ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     match a.remaining() {
         0 => Ok(Reply::simple("PONG")),
-        1 => Ok(Reply::Bulk(a.bytes()?.clone())),
+        1 => Ok(Reply::Bulk(Bytes::copy_from_slice(a.bytes()?))),
         _ => Err(Error::WrongArity("ping".into())),
     }
 }
 
 /// # Format
 /// `ECHO message` → the message.
-fn echo(_ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn echo(_ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
-    Ok(Reply::Bulk(a.bytes()?.clone()))
+    Ok(Reply::Bulk(Bytes::copy_from_slice(a.bytes()?)))
 }

@@ -80,21 +80,21 @@ fn changed(ctx: &mut Ctx, key: &[u8], n: usize) {
 
 /// # Format
 /// `HSET key field value [field value ...]` → the number of fields created.
-fn hset(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hset(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let created = set_pairs(ctx, argv, "hset")?;
     Ok(Reply::Int(created))
 }
 
 /// # Format
 /// `HMSET key field value [field value ...]` → OK.
-fn hmset(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hmset(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     set_pairs(ctx, argv, "hmset")?;
     Ok(Reply::Ok)
 }
 
 /// Sets the field/value pairs of HSET and HMSET (clearing the deadlines of
 /// existing fields); returns how many fields were created.
-fn set_pairs(ctx: &mut Ctx, argv: &[Bytes], name: &str) -> CmdResult<i64> {
+fn set_pairs(ctx: &mut Ctx, argv: &[&[u8]], name: &str) -> CmdResult<i64> {
     if argv.len() % 2 == 1 {
         return Err(Error::WrongArity(name.to_string()));
     }
@@ -105,11 +105,11 @@ fn set_pairs(ctx: &mut Ctx, argv: &[Bytes], name: &str) -> CmdResult<i64> {
     let (created, _) = write_hash(ctx, key, |h| {
         let mut created = 0;
         for p in pairs.chunks_exact(2) {
-            if h.insert(&p[0], &p[1]) {
+            if h.insert(p[0], p[1]) {
                 created += 1;
             }
             if notifies {
-                fields.push(p[0].clone());
+                fields.push(Bytes::copy_from_slice(p[0]));
             }
         }
         created
@@ -123,7 +123,7 @@ fn set_pairs(ctx: &mut Ctx, argv: &[Bytes], name: &str) -> CmdResult<i64> {
 
 /// # Format
 /// `HSETNX key field value` → 1 if the field was set, 0 if it existed.
-fn hsetnx(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hsetnx(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let (key, field, value) = (&argv[1], &argv[2], &argv[3]);
     if ctx
         .get::<HashValue>(key)?
@@ -139,7 +139,7 @@ fn hsetnx(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `HGET key field` → the value, or nil.
-fn hget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hget(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let (key, field) = (&argv[1], &argv[2]);
     Ok(
         match ctx.get::<HashValue>(key)?.and_then(|h| h.get(field)) {
@@ -152,8 +152,8 @@ fn hget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `HMGET key field [field ...]` → an array of values (nil for missing
 /// fields, all nil for a missing key).
-fn hmget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let h = ctx.get::<HashValue>(&argv[1])?;
+fn hmget(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let h = ctx.get::<HashValue>(argv[1])?;
     let mut out = BulkList::with_capacity(argv.len() - 2, 0);
     for f in &argv[2..] {
         match h.and_then(|h| h.get(f)) {
@@ -166,10 +166,10 @@ fn hmget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `HGETALL key` → a map of fields to values (a flat array in RESP2).
-fn hgetall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hgetall(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     // One buffer for every field and value: no allocation or reference
     // count per element.
-    let h = ctx.get::<HashValue>(&argv[1])?;
+    let h = ctx.get::<HashValue>(argv[1])?;
     let mut out = BulkList::pairs_with_capacity(h.map_or(0, HashValue::len), 0);
     for (f, v) in h.into_iter().flat_map(HashValue::iter) {
         out.push(f);
@@ -180,13 +180,13 @@ fn hgetall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `HKEYS key` → an array of the fields.
-fn hkeys(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hkeys(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     hash_column(ctx, argv, |(f, _)| f)
 }
 
 /// # Format
 /// `HVALS key` → an array of the values.
-fn hvals(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hvals(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     hash_column(ctx, argv, |(_, v)| v)
 }
 
@@ -194,10 +194,10 @@ fn hvals(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// reply buffer.
 fn hash_column(
     ctx: &mut Ctx,
-    argv: &[Bytes],
+    argv: &[&[u8]],
     part: impl for<'a> Fn((&'a [u8], &'a [u8])) -> &'a [u8],
 ) -> CmdResult<Reply> {
-    let h = ctx.get::<HashValue>(&argv[1])?;
+    let h = ctx.get::<HashValue>(argv[1])?;
     let mut out = BulkList::with_capacity(h.map_or(0, HashValue::len), 0);
     for pair in h.into_iter().flat_map(HashValue::iter) {
         out.push(part(pair));
@@ -208,7 +208,7 @@ fn hash_column(
 /// # Format
 /// `HDEL key field [field ...]` → the number of fields removed (with their
 /// deadlines); the key is deleted when its last field goes.
-fn hdel(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hdel(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = &argv[1];
     let Some(h) = ctx.get_mut::<HashValue>(key)? else {
         return Ok(Reply::Int(0));
@@ -232,26 +232,26 @@ fn hdel(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `HLEN key` → the number of fields (0 for a missing key).
-fn hlen(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let n = ctx.get::<HashValue>(&argv[1])?.map_or(0, |h| h.len());
+fn hlen(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let n = ctx.get::<HashValue>(argv[1])?.map_or(0, |h| h.len());
     Ok(Reply::Int(n as i64))
 }
 
 /// # Format
 /// `HEXISTS key field` → 1 if the field exists, else 0.
-fn hexists(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hexists(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let found = ctx
-        .get::<HashValue>(&argv[1])?
-        .is_some_and(|h| h.contains(&argv[2]));
+        .get::<HashValue>(argv[1])?
+        .is_some_and(|h| h.contains(argv[2]));
     Ok(Reply::Int(found as i64))
 }
 
 /// # Format
 /// `HSTRLEN key field` → the length of the value, 0 if there is none.
-fn hstrlen(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hstrlen(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let n = ctx
-        .get::<HashValue>(&argv[1])?
-        .and_then(|h| h.get(&argv[2]))
+        .get::<HashValue>(argv[1])?
+        .and_then(|h| h.get(argv[2]))
         .map_or(0, |v| v.len());
     Ok(Reply::Int(n as i64))
 }
@@ -259,7 +259,7 @@ fn hstrlen(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `HINCRBY key field increment` → the new value. The field keeps its
 /// deadline. Errors: `ERR hash value is not an integer`, overflow.
-fn hincrby(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hincrby(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let field = a.bytes()?;
@@ -282,9 +282,9 @@ fn hincrby(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// computed in extended precision like Redis. The field keeps its deadline;
 /// logged as `HSETEX key KEEPTTL FIELDS 1 field value` so that replay
 /// reproduces the value and keeps the deadline.
-fn hincrbyfloat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hincrbyfloat(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let (key, field) = (&argv[1], &argv[2]);
-    let incr = LongDouble::parse(&argv[3]).ok_or(Error::NotFloat)?;
+    let incr = LongDouble::parse(argv[3]).ok_or(Error::NotFloat)?;
     if matches!(incr, LongDouble::Inf { .. }) {
         return Err(Error::msg("ERR value is NaN or Infinity"));
     }

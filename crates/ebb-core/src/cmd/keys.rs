@@ -66,23 +66,23 @@ fn same_object() -> Error {
 
 /// # Format
 /// `DEL key [key ...]` → the number of keys that existed and were removed.
-fn del(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn del(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     delete_keys(ctx, &argv[1..])
 }
 
 /// # Format
 /// `UNLINK key [key ...]` → the number of keys removed (as DEL); a value
 /// of more than 64 members is freed off the hot path.
-fn unlink(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn unlink(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     delete_keys_with(ctx, &argv[1..], true)
 }
 
-fn delete_keys(ctx: &mut Ctx, keys: &[Bytes]) -> CmdResult<Reply> {
+fn delete_keys(ctx: &mut Ctx, keys: &[&[u8]]) -> CmdResult<Reply> {
     delete_keys_with(ctx, keys, false)
 }
 
 /// DEL, or UNLINK (`lazy`: big values freed off the hot path).
-fn delete_keys_with(ctx: &mut Ctx, keys: &[Bytes], lazy: bool) -> CmdResult<Reply> {
+fn delete_keys_with(ctx: &mut Ctx, keys: &[&[u8]], lazy: bool) -> CmdResult<Reply> {
     let mut n = 0;
     for key in keys {
         let removed = if lazy {
@@ -102,7 +102,7 @@ fn delete_keys_with(ctx: &mut Ctx, keys: &[Bytes], lazy: bool) -> CmdResult<Repl
 /// # Format
 /// `EXISTS key [key ...]` → how many of the keys exist (a key named twice
 /// counts twice).
-fn exists(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn exists(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     // Looking at a key's existence is not an access (OBJECT IDLETIME).
     ctx.no_touch = true;
     Ok(Reply::Int(
@@ -112,7 +112,7 @@ fn exists(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `TOUCH key [key ...]` → how many of the keys exist.
-fn touch(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn touch(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Int(
         argv[1..].iter().filter(|k| ctx.exists(k)).count() as i64,
     ))
@@ -120,24 +120,24 @@ fn touch(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `TYPE key` → status `string`, `list`, `set`, `zset`, `hash`, or `none`.
-fn type_cmd(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn type_cmd(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     ctx.no_touch = true;
-    let name = ctx.value(&argv[1]).map(Value::type_name).unwrap_or("none");
+    let name = ctx.value(argv[1]).map(Value::type_name).unwrap_or("none");
     Ok(Reply::simple(name))
 }
 
 /// # Format
 /// `RENAME key newkey` → OK; `ERR no such key` if `key` does not exist.
 /// An existing `newkey` is overwritten. TTL and member deadlines move along.
-fn rename(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    rename_generic(ctx, &argv[1], &argv[2], false)
+fn rename(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    rename_generic(ctx, argv[1], argv[2], false)
 }
 
 /// # Format
 /// `RENAMENX key newkey` → 1 if renamed, 0 if `newkey` already exists;
 /// `ERR no such key` if `key` does not exist.
-fn renamenx(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    rename_generic(ctx, &argv[1], &argv[2], true)
+fn renamenx(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    rename_generic(ctx, argv[1], argv[2], true)
 }
 
 fn rename_generic(ctx: &mut Ctx, src: &[u8], dst: &[u8], nx: bool) -> CmdResult<Reply> {
@@ -176,7 +176,7 @@ fn place(ctx: &mut Ctx, db: usize, key: &[u8], entry: Entry) {
 /// `COPY source destination [DB destination-db] [REPLACE]` → 1 if copied,
 /// 0 if `source` does not exist or `destination` exists (without REPLACE).
 /// The copy keeps the TTL and every member deadline.
-fn copy(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn copy(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let src = a.bytes()?;
     let dst = a.bytes()?;
@@ -215,9 +215,9 @@ fn copy(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `MOVE key db` → 1 if moved, 0 if `key` does not exist here or already
 /// exists in `db`. TTL and member deadlines move along.
-fn move_cmd(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn move_cmd(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = &argv[1];
-    let dst = parse_db_index(&argv[2], ctx.store.dbs.len())?;
+    let dst = parse_db_index(argv[2], ctx.store.dbs.len())?;
     let src = ctx.db;
     if src == dst {
         return Err(same_object());
@@ -241,7 +241,7 @@ fn move_cmd(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `RANDOMKEY` → a random live key, or nil when the database is empty.
-fn randomkey(ctx: &mut Ctx, _argv: &[Bytes]) -> CmdResult<Reply> {
+fn randomkey(ctx: &mut Ctx, _argv: &[&[u8]]) -> CmdResult<Reply> {
     let db = ctx.db;
     // Every miss deletes the expired key it drew, so this ends, except
     // during CLIENT PAUSE, when expired keys stay: then, after 100 misses,
@@ -274,8 +274,8 @@ fn needs_expiry(e: &Entry, now: u64) -> bool {
 /// # Format
 /// `KEYS pattern` → every live key matching the glob `pattern`, in no
 /// particular order.
-fn keys(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let pattern = &argv[1][..];
+fn keys(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let pattern = argv[1];
     let all = pattern == b"*";
     let now = ctx.now;
     let db = ctx.db;
@@ -340,7 +340,7 @@ pub struct ScanOptions {
 /// Parses `[MATCH pattern] [COUNT count] [TYPE type]` (TYPE only when
 /// `with_type`) with Redis's errors: a COUNT that is not an integer, a
 /// COUNT below 1 (syntax error), an unknown or incomplete option.
-pub fn parse_scan_options(rest: &[Bytes], with_type: bool) -> CmdResult<ScanOptions> {
+pub fn parse_scan_options(rest: &[&[u8]], with_type: bool) -> CmdResult<ScanOptions> {
     let mut o = ScanOptions {
         count: 10,
         pattern: None,
@@ -351,7 +351,7 @@ pub fn parse_scan_options(rest: &[Bytes], with_type: bool) -> CmdResult<ScanOpti
         let opt = &rest[i];
         let has_value = rest.len() - i >= 2;
         if opt.eq_ignore_ascii_case(b"count") && has_value {
-            let n = parse_i64(&rest[i + 1]).ok_or(Error::NotInteger)?;
+            let n = parse_i64(rest[i + 1]).ok_or(Error::NotInteger)?;
             if n < 1 {
                 return Err(Error::Syntax);
             }
@@ -364,7 +364,7 @@ pub fn parse_scan_options(rest: &[Bytes], with_type: bool) -> CmdResult<ScanOpti
                 Some(Bytes::copy_from_slice(p))
             };
         } else if with_type && opt.eq_ignore_ascii_case(b"type") && has_value {
-            o.type_name = Some(Bytes::copy_from_slice(&rest[i + 1]));
+            o.type_name = Some(Bytes::copy_from_slice(rest[i + 1]));
         } else {
             return Err(Error::Syntax);
         }
@@ -391,8 +391,8 @@ pub fn parse_scan_options(rest: &[Bytes], with_type: bool) -> CmdResult<ScanOpti
 /// - keys added during the iteration may or may not be returned;
 /// - the iteration always ends, each call costs O(COUNT);
 /// - a cursor above 2^63 (what a negative number parses to) ends at once.
-fn scan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let cursor = parse_cursor(&argv[1])?;
+fn scan(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let cursor = parse_cursor(argv[1])?;
     let opts = parse_scan_options(&argv[2..], true)?;
     let db = ctx.db;
     let len = ctx.store.dbs[db].len();
@@ -437,13 +437,13 @@ fn scan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `DBSIZE` → the number of keys in the selected database (keys whose TTL
 /// passed count until they are reclaimed, as in Redis).
-fn dbsize(ctx: &mut Ctx, _argv: &[Bytes]) -> CmdResult<Reply> {
+fn dbsize(ctx: &mut Ctx, _argv: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Int(ctx.db().len() as i64))
 }
 
 /// Parses the optional `ASYNC|SYNC` of FLUSHDB/FLUSHALL: whether to free
 /// the keys off the hot path (ASYNC) rather than in place.
-fn parse_flush_mode(argv: &[Bytes]) -> CmdResult<bool> {
+fn parse_flush_mode(argv: &[&[u8]]) -> CmdResult<bool> {
     match argv.len() {
         1 => Ok(false),
         2 if argv[1].eq_ignore_ascii_case(b"sync") => Ok(false),
@@ -465,7 +465,7 @@ fn flush_db(ctx: &mut Ctx, db: usize, lazy: bool) -> u64 {
 /// # Format
 /// `FLUSHDB [ASYNC|SYNC]` → OK, after removing every key of the selected
 /// database.
-fn flushdb(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn flushdb(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let lazy = parse_flush_mode(argv)?;
     let n = flush_db(ctx, ctx.db, lazy);
     // Always counted as a change, so an empty flush is still logged.
@@ -475,7 +475,7 @@ fn flushdb(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `FLUSHALL [ASYNC|SYNC]` → OK, after removing every key of every database.
-fn flushall(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn flushall(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let lazy = parse_flush_mode(argv)?;
     let mut n = 0;
     for db in 0..ctx.store.dbs.len() {
@@ -498,9 +498,9 @@ fn parse_swap_index(arg: &[u8], msg: &'static str) -> CmdResult<i64> {
 /// `SWAPDB index1 index2` → OK. Clients see the other database's keys at
 /// once; every TTL and member deadline goes with its database. The server
 /// must re-check clients blocked on keys of both databases.
-fn swapdb(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let a = parse_swap_index(&argv[1], "ERR invalid first DB index")?;
-    let b = parse_swap_index(&argv[2], "ERR invalid second DB index")?;
+fn swapdb(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let a = parse_swap_index(argv[1], "ERR invalid first DB index")?;
+    let b = parse_swap_index(argv[2], "ERR invalid second DB index")?;
     let n = ctx.store.dbs.len() as i64;
     if a < 0 || a >= n || b < 0 || b >= n {
         return Err(Error::DbIndexOutOfRange);

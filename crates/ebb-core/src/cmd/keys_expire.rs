@@ -87,7 +87,7 @@ impl ExpireCondition {
     /// Parses the trailing options with Redis's errors:
     /// `ERR Unsupported option <opt>` for anything else, and the two
     /// incompatibility errors.
-    pub fn parse(opts: &[Bytes]) -> CmdResult<ExpireCondition> {
+    pub fn parse(opts: &[&[u8]]) -> CmdResult<ExpireCondition> {
         let mut c = ExpireCondition::default();
         for o in opts {
             if o.eq_ignore_ascii_case(b"nx") {
@@ -171,7 +171,7 @@ fn absolute_ms(arg: &[u8], t: TimeArg, now: u64) -> CmdResult<i64> {
 /// `EXPIRE key seconds [NX|XX|GT|LT]` → 1 if the TTL was set (or the key
 /// deleted because the time is not in the future), 0 if the key does not
 /// exist or the condition was not met.
-fn expire(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn expire(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     expire_generic(
         ctx,
         argv,
@@ -185,7 +185,7 @@ fn expire(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `PEXPIRE key milliseconds [NX|XX|GT|LT]` → as EXPIRE.
-fn pexpire(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn pexpire(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     expire_generic(
         ctx,
         argv,
@@ -199,7 +199,7 @@ fn pexpire(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `EXPIREAT key unix-time-seconds [NX|XX|GT|LT]` → as EXPIRE.
-fn expireat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn expireat(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     expire_generic(
         ctx,
         argv,
@@ -213,7 +213,7 @@ fn expireat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `PEXPIREAT key unix-time-milliseconds [NX|XX|GT|LT]` → as EXPIRE.
-fn pexpireat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn pexpireat(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     expire_generic(
         ctx,
         argv,
@@ -225,10 +225,10 @@ fn pexpireat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     )
 }
 
-fn expire_generic(ctx: &mut Ctx, argv: &[Bytes], t: TimeArg) -> CmdResult<Reply> {
+fn expire_generic(ctx: &mut Ctx, argv: &[&[u8]], t: TimeArg) -> CmdResult<Reply> {
     let key = &argv[1];
     let cond = ExpireCondition::parse(&argv[3..])?;
-    let when = absolute_ms(&argv[2], t, ctx.now)?;
+    let when = absolute_ms(argv[2], t, ctx.now)?;
     if !ctx.exists(key) {
         return Ok(Reply::Int(0));
     }
@@ -269,14 +269,14 @@ fn expire_generic(ctx: &mut Ctx, argv: &[Bytes], t: TimeArg) -> CmdResult<Reply>
 /// `EXPIRETIME key` → the absolute Unix time (seconds, rounded to the
 /// nearest) at which the key expires; -1 if it has no TTL, -2 if it does
 /// not exist.
-fn expiretime(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    expiretime_generic(ctx, &argv[1], false)
+fn expiretime(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    expiretime_generic(ctx, argv[1], false)
 }
 
 /// # Format
 /// `PEXPIRETIME key` → as EXPIRETIME, in milliseconds.
-fn pexpiretime(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    expiretime_generic(ctx, &argv[1], true)
+fn pexpiretime(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    expiretime_generic(ctx, argv[1], true)
 }
 
 fn expiretime_generic(ctx: &mut Ctx, key: &[u8], ms: bool) -> CmdResult<Reply> {

@@ -51,7 +51,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// Key position of OBJECT's per-key subcommands.
-fn object_keys(argv: &[Bytes]) -> Vec<usize> {
+fn object_keys(argv: &[&[u8]]) -> Vec<usize> {
     let per_key = ["encoding", "freq", "idletime", "refcount"];
     match argv.get(1) {
         Some(s)
@@ -64,7 +64,7 @@ fn object_keys(argv: &[Bytes]) -> Vec<usize> {
 }
 
 /// Key position of MEMORY USAGE.
-fn memory_keys(argv: &[Bytes]) -> Vec<usize> {
+fn memory_keys(argv: &[&[u8]]) -> Vec<usize> {
     match argv.get(1) {
         Some(s) if argv.len() >= 3 && s.eq_ignore_ascii_case(b"usage") => vec![2],
         _ => Vec::new(),
@@ -72,7 +72,7 @@ fn memory_keys(argv: &[Bytes]) -> Vec<usize> {
 }
 
 /// Checks a subcommand's arity (Redis counts the container name too).
-fn arity(argv: &[Bytes], arity: i32, full: &str) -> CmdResult<()> {
+fn arity(argv: &[&[u8]], arity: i32, full: &str) -> CmdResult<()> {
     let n = argv.len() as i32;
     let ok = if arity >= 0 { n == arity } else { n >= -arity };
     if ok {
@@ -116,7 +116,7 @@ const OBJECT_HELP: &[&str] = &[
 /// `OBJECT IDLETIME key` → seconds since a command last read or wrote the
 /// key (OBJECT itself does not count as an access), or nil; Redis's error
 /// under an `-lfu` policy (the stamp then holds the counter).
-fn object(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn object(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let sub = argv[1].to_ascii_lowercase();
     match &sub[..] {
         b"help" => {
@@ -135,7 +135,7 @@ fn object(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             // OBJECT never counts as an access (Redis looks keys up with
             // LOOKUP_NOTOUCH for it).
             ctx.no_touch = true;
-            let Some(e) = ctx.entry(&argv[2]) else {
+            let Some(e) = ctx.entry(argv[2]) else {
                 return Ok(Reply::Nil);
             };
             match &sub[..] {
@@ -160,12 +160,12 @@ fn object(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
                      will take some time to adjust.",
                 ));
             }
-            Ok(match ctx.entry(&argv[2]) {
+            Ok(match ctx.entry(argv[2]) {
                 Some(e) => Reply::Int((now.saturating_sub(e.last_access.min(now)) / 1000) as i64),
                 None => Reply::Nil,
             })
         }
-        _ => Err(unknown_subcommand(&argv[1], "object")),
+        _ => Err(unknown_subcommand(argv[1], "object")),
     }
 }
 
@@ -257,7 +257,7 @@ const MEMORY_HELP: &[&str] = &[
 ///
 /// MEMORY STATS and MEMORY DOCTOR need server-wide figures (allocator,
 /// clients, logs): the server answers them before the core is asked.
-fn memory(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn memory(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let sub = argv[1].to_ascii_lowercase();
     match &sub[..] {
         b"help" => {
@@ -280,7 +280,7 @@ fn memory(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             let mut j = 3;
             while j < argv.len() {
                 if argv[j].eq_ignore_ascii_case(b"samples") && j + 1 < argv.len() {
-                    let n = parse_i64(&argv[j + 1]).ok_or(Error::NotInteger)?;
+                    let n = parse_i64(argv[j + 1]).ok_or(Error::NotInteger)?;
                     if n < 0 {
                         return Err(Error::Syntax);
                     }
@@ -300,7 +300,7 @@ fn memory(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             };
             Ok(Reply::Int(memory_usage(key, e, samples) as i64))
         }
-        _ => Err(unknown_subcommand(&argv[1], "memory")),
+        _ => Err(unknown_subcommand(argv[1], "memory")),
     }
 }
 
@@ -585,7 +585,7 @@ mod tests {
     #[test]
     fn key_positions() {
         let spec = crate::table::lookup(b"object").expect("registered");
-        let argv = |v: &[&str]| v.iter().map(|s| b(s)).collect::<Vec<_>>();
+        let argv = |v: &[&'static str]| v.iter().map(|s| s.as_bytes()).collect::<Vec<&[u8]>>();
         assert_eq!(
             spec.key_positions(&argv(&["OBJECT", "ENCODING", "k"])),
             vec![2]

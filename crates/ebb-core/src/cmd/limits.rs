@@ -164,16 +164,16 @@ fn stored_tat(ctx: &mut Ctx, key: &[u8]) -> CmdResult<Option<i64>> {
 /// `[limited (0/1), limit (max_burst + 1), remaining, retry_after (seconds,
 /// -1 when allowed), reset_after (seconds)]`. `quantity` (default 1) is the
 /// cost of this request; 0 only looks at the state.
-fn throttle(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn throttle(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     if argv.len() != 5 && argv.len() != 6 {
         return Err(store_error(
             "Usage: cl.throttle <key> <max_burst> <count per period> <period> [<quantity>]",
         ));
     }
     let key = &argv[1];
-    let max_burst = parse_arg(&argv[2])?;
-    let count = parse_arg(&argv[3])?;
-    let period = parse_arg(&argv[4])?;
+    let max_burst = parse_arg(argv[2])?;
+    let count = parse_arg(argv[3])?;
+    let period = parse_arg(argv[4])?;
     let quantity = match argv.get(5) {
         Some(q) => parse_arg(q)?,
         None => 1,

@@ -40,7 +40,7 @@ fn changed(ctx: &mut Ctx, key: &[u8], n: usize) {
     ctx.fx.dirty += (n as u64).saturating_sub(1);
 }
 
-fn push(ctx: &mut Ctx, argv: &[Bytes], end: End, only_existing: bool) -> CmdResult<Reply> {
+fn push(ctx: &mut Ctx, argv: &[&[u8]], end: End, only_existing: bool) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let items = a.rest();
@@ -57,32 +57,32 @@ fn push(ctx: &mut Ctx, argv: &[Bytes], end: End, only_existing: bool) -> CmdResu
 /// # Format
 /// `LPUSH key element [element ...]` → the length of the list after the
 /// pushes; each element goes to the head in turn.
-fn lpush(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn lpush(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     push(ctx, argv, End::Left, false)
 }
 
 /// # Format
 /// `RPUSH key element [element ...]` → the length of the list after the
 /// pushes to the tail.
-fn rpush(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn rpush(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     push(ctx, argv, End::Right, false)
 }
 
 /// # Format
 /// `LPUSHX key element [element ...]` → the new length, or 0 (and nothing
 /// pushed) when the key does not exist.
-fn lpushx(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn lpushx(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     push(ctx, argv, End::Left, true)
 }
 
 /// # Format
 /// `RPUSHX key element [element ...]` → the new length, or 0 when the key
 /// does not exist.
-fn rpushx(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn rpushx(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     push(ctx, argv, End::Right, true)
 }
 
-fn pop(ctx: &mut Ctx, argv: &[Bytes], end: End) -> CmdResult<Reply> {
+fn pop(ctx: &mut Ctx, argv: &[&[u8]], end: End) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let count = match a.remaining() {
@@ -117,19 +117,19 @@ fn pop(ctx: &mut Ctx, argv: &[Bytes], end: End) -> CmdResult<Reply> {
 /// `LPOP key [count]` → without count the head element, or nil when the key
 /// does not exist; with count an array of up to count elements, a null
 /// array when the key does not exist.
-fn lpop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn lpop(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     pop(ctx, argv, End::Left)
 }
 
 /// # Format
 /// `RPOP key [count]` → as LPOP, from the tail.
-fn rpop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn rpop(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     pop(ctx, argv, End::Right)
 }
 
 /// # Format
 /// `LLEN key` → the length of the list, 0 when the key does not exist.
-fn llen(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn llen(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     Ok(Reply::Int(
@@ -140,7 +140,7 @@ fn llen(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `LRANGE key start stop` → the elements from start to stop inclusive
 /// (negative indexes count from the tail), an empty array when none.
-fn lrange(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn lrange(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let start = a.i64()?;
@@ -157,7 +157,7 @@ fn lrange(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `LINDEX key index` → the element at index (negative from the tail), or
 /// nil when out of range or the key does not exist.
-fn lindex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn lindex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let raw = a.bytes()?;
@@ -175,7 +175,7 @@ fn lindex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `LSET key index element` → OK; `ERR no such key` when the key does not
 /// exist, `ERR index out of range` when index is outside the list.
-fn lset(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn lset(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let raw = a.bytes()?;
@@ -194,7 +194,7 @@ fn lset(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `LINSERT key BEFORE|AFTER pivot element` → the new length, -1 when the
 /// pivot is not found, 0 when the key does not exist.
-fn linsert(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn linsert(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let after = if a.eat("AFTER") {
@@ -222,7 +222,7 @@ fn linsert(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `LREM key count element` → the number of elements equal to element
 /// removed: the first count from the head if count > 0, from the tail if
 /// count < 0, all if 0.
-fn lrem(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn lrem(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let count = a.i64()?;
@@ -241,7 +241,7 @@ fn lrem(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `LTRIM key start stop` → OK; keeps only the elements from start to stop
 /// inclusive, deleting the key when none remain.
-fn ltrim(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn ltrim(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let start = a.i64()?;
@@ -262,7 +262,7 @@ fn ltrim(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]` → the
 /// index of the first match (nil when none); with COUNT an array of up to
 /// num-matches indexes (0 = all). A negative RANK searches from the tail.
-fn lpos(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn lpos(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let value = a.bytes()?;
@@ -309,7 +309,7 @@ fn lpos(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `RPOPLPUSH source destination` → the element moved from the tail of
 /// source to the head of destination, or nil when source does not exist.
-fn rpoplpush(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn rpoplpush(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let src = a.bytes()?;
     let dst = a.bytes()?;
@@ -320,7 +320,7 @@ fn rpoplpush(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `LMOVE source destination LEFT|RIGHT LEFT|RIGHT` → the element popped
 /// from the given end of source and pushed at the given end of
 /// destination, or nil when source does not exist.
-fn lmove(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn lmove(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let src = a.bytes()?;
     let dst = a.bytes()?;
@@ -333,13 +333,13 @@ fn lmove(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]` → `[key, [element
 /// ...]]` for the first key holding a non-empty list, popping up to count
 /// (default 1) elements; a null array when every key is missing.
-fn lmpop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn lmpop(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let req = parse_mpop(argv, 1)?;
     Ok(mpop(ctx, req.keys, req.end, req.count)?.unwrap_or(Reply::NilArray))
 }
 
 /// Key positions of LMPOP.
-fn lmpop_keys(argv: &[Bytes]) -> Vec<usize> {
+fn lmpop_keys(argv: &[&[u8]]) -> Vec<usize> {
     numkeys_positions(argv, 1)
 }
 
@@ -434,7 +434,7 @@ pub(crate) fn move_element(
 /// A parsed LMPOP/BLMPOP request.
 pub(crate) struct MpopRequest<'a> {
     /// The keys, in order.
-    pub keys: &'a [Bytes],
+    pub keys: &'a [&'a [u8]],
     /// The end to pop from.
     pub end: End,
     /// How many elements to pop at most (>= 1).
@@ -442,7 +442,7 @@ pub(crate) struct MpopRequest<'a> {
 }
 
 /// Parses `numkeys key... LEFT|RIGHT [COUNT n]` with numkeys at `at`.
-pub(crate) fn parse_mpop(argv: &[Bytes], at: usize) -> CmdResult<MpopRequest<'_>> {
+pub(crate) fn parse_mpop<'a>(argv: &'a [&'a [u8]], at: usize) -> CmdResult<MpopRequest<'a>> {
     let numkeys = match argv.get(at).and_then(|n| parse_i64(n)) {
         Some(n) if n > 0 => n as u64,
         _ => return Err(Error::msg("ERR numkeys should be greater than 0")),
@@ -453,12 +453,12 @@ pub(crate) fn parse_mpop(argv: &[Bytes], at: usize) -> CmdResult<MpopRequest<'_>
         return Err(Error::Syntax);
     }
     let where_at = where_at as usize;
-    let end = parse_end(&argv[where_at])?;
+    let end = parse_end(argv[where_at])?;
     let mut count = None;
     let mut i = where_at + 1;
     while i < argv.len() {
         if count.is_none() && argv[i].eq_ignore_ascii_case(b"COUNT") && i + 1 < argv.len() {
-            match parse_i64(&argv[i + 1]) {
+            match parse_i64(argv[i + 1]) {
                 Some(n) if n > 0 => count = Some(n),
                 _ => return Err(Error::msg("ERR count should be greater than 0")),
             }
@@ -478,7 +478,7 @@ pub(crate) fn parse_mpop(argv: &[Bytes], at: usize) -> CmdResult<MpopRequest<'_>
 /// when no key does. Logged as `LPOP|RPOP key n` so replay is exact.
 pub(crate) fn mpop(
     ctx: &mut Ctx,
-    keys: &[Bytes],
+    keys: &[&[u8]],
     end: End,
     count: i64,
 ) -> CmdResult<Option<Reply>> {
@@ -507,7 +507,7 @@ pub(crate) fn mpop(
 
 /// Key positions for `numkeys key... LEFT|RIGHT` with numkeys at `at`;
 /// none when numkeys is invalid or leaves no room for the direction.
-pub(crate) fn numkeys_positions(argv: &[Bytes], at: usize) -> Vec<usize> {
+pub(crate) fn numkeys_positions(argv: &[&[u8]], at: usize) -> Vec<usize> {
     match argv.get(at).and_then(|n| parse_i64(n)) {
         Some(n) if n > 0 && (n as u64) < (argv.len() - at) as u64 - 1 => {
             (at + 1..=at + n as usize).collect()

@@ -33,7 +33,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 /// BLMOVE and BRPOPLPUSH, which reply a null bulk string (`$-1` in RESP2).
 /// A client that really blocked and timed out gets the null array from
 /// every blocking list command, those two included.
-fn block_or(ctx: &Ctx, keys: &[Bytes], timeout_ms: u64, on_timeout: Reply) -> CmdResult<Reply> {
+fn block_or(ctx: &Ctx, keys: &[&[u8]], timeout_ms: u64, on_timeout: Reply) -> CmdResult<Reply> {
     if !ctx.may_block {
         return Ok(on_timeout);
     }
@@ -49,7 +49,7 @@ fn block_or(ctx: &Ctx, keys: &[Bytes], timeout_ms: u64, on_timeout: Reply) -> Cm
     })
 }
 
-fn bpop(ctx: &mut Ctx, argv: &[Bytes], end: End) -> CmdResult<Reply> {
+fn bpop(ctx: &mut Ctx, argv: &[&[u8]], end: End) -> CmdResult<Reply> {
     let (last, keys) = match argv.split_last() {
         Some((t, rest)) if rest.len() >= 2 => (t, &rest[1..]),
         _ => return Err(Error::Syntax),
@@ -75,24 +75,24 @@ fn bpop(ctx: &mut Ctx, argv: &[Bytes], end: End) -> CmdResult<Reply> {
 /// `BLPOP key [key ...] timeout` → `[key, element]` popped from the head of
 /// the first non-empty list; blocks up to timeout seconds (0 = forever)
 /// otherwise, then replies a null array.
-fn blpop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn blpop(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     bpop(ctx, argv, End::Left)
 }
 
 /// # Format
 /// `BRPOP key [key ...] timeout` → as BLPOP, from the tail.
-fn brpop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn brpop(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     bpop(ctx, argv, End::Right)
 }
 
-fn bmove(ctx: &mut Ctx, argv: &[Bytes], from: End, to: End, timeout_at: usize) -> CmdResult<Reply> {
-    let timeout = parse_timeout(&argv[timeout_at])?;
+fn bmove(ctx: &mut Ctx, argv: &[&[u8]], from: End, to: End, timeout_at: usize) -> CmdResult<Reply> {
+    let timeout = parse_timeout(argv[timeout_at])?;
     let (src, dst) = (&argv[1], &argv[2]);
     if !ctx.check_type::<ListValue>(src)? {
         return block_or(ctx, std::slice::from_ref(src), timeout, Reply::Nil);
     }
     let reply = move_element(ctx, src, dst, from, to)?;
-    let copy = |b: &Bytes| Bytes::copy_from_slice(b);
+    let copy = |b: &[u8]| Bytes::copy_from_slice(b);
     let logged = if timeout_at == 3 {
         vec![Bytes::from_static(b"RPOPLPUSH"), copy(src), copy(dst)]
     } else {
@@ -100,8 +100,8 @@ fn bmove(ctx: &mut Ctx, argv: &[Bytes], from: End, to: End, timeout_at: usize) -
             Bytes::from_static(b"LMOVE"),
             copy(src),
             copy(dst),
-            copy(&argv[3]),
-            copy(&argv[4]),
+            copy(argv[3]),
+            copy(argv[4]),
         ]
     };
     ctx.rewrite_as(vec![logged]);
@@ -112,25 +112,25 @@ fn bmove(ctx: &mut Ctx, argv: &[Bytes], from: End, to: End, timeout_at: usize) -
 /// `BRPOPLPUSH source destination timeout` → the element moved from the
 /// tail of source to the head of destination; blocks while source is
 /// empty, then replies nil on timeout.
-fn brpoplpush(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn brpoplpush(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     bmove(ctx, argv, End::Right, End::Left, 3)
 }
 
 /// # Format
 /// `BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout` → the element
 /// moved; blocks while source is empty, then replies nil on timeout.
-fn blmove(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let from = parse_end(&argv[3])?;
-    let to = parse_end(&argv[4])?;
+fn blmove(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let from = parse_end(argv[3])?;
+    let to = parse_end(argv[4])?;
     bmove(ctx, argv, from, to, 5)
 }
 
 /// # Format
 /// `BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]` → as
 /// LMPOP; blocks while every list is empty, then replies a null array.
-fn blmpop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn blmpop(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let req = parse_mpop(argv, 2)?;
-    let timeout = parse_timeout(&argv[1])?;
+    let timeout = parse_timeout(argv[1])?;
     match mpop(ctx, req.keys, req.end, req.count)? {
         Some(r) => Ok(r),
         None => block_or(ctx, req.keys, timeout, Reply::NilArray),
@@ -138,7 +138,7 @@ fn blmpop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 }
 
 /// Key positions of BLMPOP.
-fn blmpop_keys(argv: &[Bytes]) -> Vec<usize> {
+fn blmpop_keys(argv: &[&[u8]]) -> Vec<usize> {
     numkeys_positions(argv, 2)
 }
 
@@ -162,7 +162,7 @@ mod tests {
         h.fx.clear();
         let mut ctx = Ctx::new(&mut h.store, h.db, h.now, &mut h.fx);
         ctx.may_block = true;
-        let r = handler(&mut ctx, &argv);
+        let r = handler(&mut ctx, &crate::args::views(&argv));
         ctx.finish();
         r
     }
@@ -417,20 +417,26 @@ mod tests {
     fn key_finder() {
         let spec = lookup(b"blmpop").expect("blmpop");
         assert_eq!(
-            spec.key_positions(&cmd(&["BLMPOP", "0", "2", "a", "b", "LEFT"])),
+            spec.key_positions(&crate::args::views(&cmd(&[
+                "BLMPOP", "0", "2", "a", "b", "LEFT"
+            ]))),
             vec![3, 4]
         );
         assert_eq!(
-            spec.key_positions(&cmd(&["BLMPOP", "0", "9", "a", "LEFT"])),
+            spec.key_positions(&crate::args::views(&cmd(&[
+                "BLMPOP", "0", "9", "a", "LEFT"
+            ]))),
             Vec::<usize>::new()
         );
         assert_eq!(
-            spec.key_positions(&cmd(&["BLMPOP", "0", "x", "a", "LEFT"])),
+            spec.key_positions(&crate::args::views(&cmd(&[
+                "BLMPOP", "0", "x", "a", "LEFT"
+            ]))),
             Vec::<usize>::new()
         );
         let spec = lookup(b"blpop").expect("blpop");
         assert_eq!(
-            spec.key_positions(&cmd(&["BLPOP", "a", "b", "0"])),
+            spec.key_positions(&crate::args::views(&cmd(&["BLPOP", "a", "b", "0"]))),
             vec![1, 2]
         );
     }

@@ -559,11 +559,7 @@ fn lmpop() {
 #[test]
 fn lmpop_key_positions() {
     let spec = crate::table::lookup(b"lmpop").expect("lmpop");
-    let argv = |a: &[&str]| {
-        a.iter()
-            .map(|s| Bytes::copy_from_slice(s.as_bytes()))
-            .collect::<Vec<_>>()
-    };
+    let argv = |v: &[&'static str]| v.iter().map(|s| s.as_bytes()).collect::<Vec<&[u8]>>();
     assert_eq!(
         spec.key_positions(&argv(&["LMPOP", "2", "a", "b", "LEFT"])),
         vec![2, 3]

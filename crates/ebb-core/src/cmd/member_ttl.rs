@@ -245,7 +245,7 @@ pub fn expire_members<T: MemberTtl>(
     key: &[u8],
     at: u64,
     cond: Cond,
-    members: &[Bytes],
+    members: &[&[u8]],
 ) -> CmdResult<Vec<i64>> {
     let now = ctx.now;
     let Some(v) = ctx.get_mut::<T>(key)? else {
@@ -317,7 +317,7 @@ fn report_expire<T: MemberTtl>(
 pub fn persist_members<T: MemberTtl>(
     ctx: &mut Ctx,
     key: &[u8],
-    members: &[Bytes],
+    members: &[&[u8]],
 ) -> CmdResult<Vec<i64>> {
     let Some(v) = ctx.get_mut::<T>(key)? else {
         return Ok(vec![NO_MEMBER; members.len()]);
@@ -350,7 +350,7 @@ pub fn persist_members<T: MemberTtl>(
 pub fn member_deadlines<T: MemberTtl>(
     ctx: &mut Ctx,
     key: &[u8],
-    members: &[Bytes],
+    members: &[&[u8]],
 ) -> CmdResult<Vec<Result<Option<u64>, ()>>> {
     Ok(match ctx.get::<T>(key)? {
         None => vec![Err(()); members.len()],
@@ -373,7 +373,7 @@ pub fn ceil_secs(ms: u64) -> i64 {
 }
 
 /// The name of the command as Redis reports it in errors (lower case).
-pub fn command_name(argv: &[Bytes]) -> String {
+pub fn command_name(argv: &[&[u8]]) -> String {
     argv.first()
         .map(|n| String::from_utf8_lossy(n).to_ascii_lowercase())
         .unwrap_or_default()
@@ -382,7 +382,7 @@ pub fn command_name(argv: &[Bytes]) -> String {
 /// Parses the time argument of an EXPIRE-style command as Redis 7.4 does
 /// and returns the absolute deadline in ms. `secs` says the argument is in
 /// seconds; `base` is `now` for relative forms and 0 for absolute ones.
-pub fn parse_deadline(argv: &[Bytes], pos: usize, secs: bool, base: u64) -> CmdResult<u64> {
+pub fn parse_deadline(argv: &[&[u8]], pos: usize, secs: bool, base: u64) -> CmdResult<u64> {
     let arg = argv.get(pos).ok_or(Error::Syntax)?;
     let t = parse_i64(arg).ok_or(Error::NotInteger)?;
     if t < 0 {
@@ -405,11 +405,11 @@ pub fn parse_deadline(argv: &[Bytes], pos: usize, secs: bool, base: u64) -> CmdR
 /// Reads `KEYWORD n member…` with the keyword at `at - 1` and the count at
 /// `at`, requiring exactly `n` members to follow.
 fn parse_members<'a>(
-    argv: &'a [Bytes],
+    argv: &'a [&'a [u8]],
     at: usize,
     names: &Names,
     bad_count: &'static str,
-) -> CmdResult<&'a [Bytes]> {
+) -> CmdResult<&'a [&'a [u8]]> {
     match argv.get(at - 1) {
         Some(kw) if kw.eq_ignore_ascii_case(names.keyword.as_bytes()) => {}
         _ => return Err(Error::msg(names.missing_keyword)),
@@ -434,7 +434,7 @@ fn int_array(codes: Vec<i64>) -> Reply {
 /// absolute, in seconds or milliseconds (`MS`).
 fn expire_cmd<T: MemberTtl, const REL: bool, const MS: bool>(
     ctx: &mut Ctx,
-    argv: &[Bytes],
+    argv: &[&[u8]],
 ) -> CmdResult<Reply> {
     let key = argv.get(1).ok_or(Error::Syntax)?;
     // Redis checks the type before looking at any argument.
@@ -453,7 +453,7 @@ fn expire_cmd<T: MemberTtl, const REL: bool, const MS: bool>(
 /// absolute deadline, in seconds (rounded up) or milliseconds (`MS`).
 fn ttl_cmd<T: MemberTtl, const REL: bool, const MS: bool>(
     ctx: &mut Ctx,
-    argv: &[Bytes],
+    argv: &[&[u8]],
 ) -> CmdResult<Reply> {
     let key = argv.get(1).ok_or(Error::Syntax)?;
     ctx.check_type::<T>(key)?;
@@ -478,7 +478,7 @@ fn ttl_cmd<T: MemberTtl, const REL: bool, const MS: bool>(
 }
 
 /// `xPERSIST key KEYWORD n member…`.
-fn persist_cmd<T: MemberTtl>(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn persist_cmd<T: MemberTtl>(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = argv.get(1).ok_or(Error::Syntax)?;
     ctx.check_type::<T>(key)?;
     let members = parse_members(argv, 3, &T::NAMES, T::NAMES.bad_count_read)?;
@@ -490,7 +490,7 @@ macro_rules! handlers {
     ($( $(#[$doc:meta])* $name:ident => $target:expr; )*) => {
         $(
             $(#[$doc])*
-            fn $name(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+            fn $name(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
                 $target(ctx, argv)
             }
         )*

@@ -12,8 +12,6 @@
 //! `member_ttl.rs` report them (absolute `*PEXPIREAT` in the log,
 //! `sexpire`/`zexpire`/`hexpire` events, deletions as `SREM`/`ZREM`/`HDEL`).
 
-use bytes::Bytes;
-
 use crate::args::{parse_i64, parse_u64};
 use crate::cmd::member_ttl::{
     ceil_secs, command_name, expire_members, member_deadlines, persist_members, Cond,
@@ -78,7 +76,7 @@ fn key_ttl(ctx: &mut Ctx, key: &[u8], ms: bool) -> i64 {
 }
 
 /// Remaining TTL of one member, rounded to the nearest second like TTL.
-fn member_ttl(ctx: &mut Ctx, key: &[u8], member: &Bytes, ms: bool) -> CmdResult<i64> {
+fn member_ttl(ctx: &mut Ctx, key: &[u8], member: &&[u8], ms: bool) -> CmdResult<i64> {
     let Some(kind) = kind_of(ctx, key)? else {
         return Ok(NO_MEMBER);
     };
@@ -101,7 +99,7 @@ fn member_ttl(ctx: &mut Ctx, key: &[u8], member: &Bytes, ms: bool) -> CmdResult<
     })
 }
 
-fn ttl_generic(ctx: &mut Ctx, argv: &[Bytes], ms: bool) -> CmdResult<Reply> {
+fn ttl_generic(ctx: &mut Ctx, argv: &[&[u8]], ms: bool) -> CmdResult<Reply> {
     // Reading a TTL is not an access (OBJECT IDLETIME), as in Redis.
     ctx.no_touch = true;
     let key = argv.get(1).ok_or(Error::Syntax)?;
@@ -116,13 +114,13 @@ fn ttl_generic(ctx: &mut Ctx, argv: &[Bytes], ms: bool) -> CmdResult<Reply> {
 /// `TTL key` → -2 no key, -1 no TTL, else seconds left (rounded to nearest).
 /// `TTL key member` → -2 no key or no such member, -1 member without
 /// deadline, else seconds left (rounded to nearest).
-fn ttl(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn ttl(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     ttl_generic(ctx, argv, false)
 }
 
 /// # Format
 /// `PTTL key [member]` → as TTL, in milliseconds.
-fn pttl(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn pttl(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     ttl_generic(ctx, argv, true)
 }
 
@@ -130,7 +128,7 @@ fn pttl(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `PERSIST key` → 1 if the key's TTL was removed, else 0.
 /// `PERSIST key member` → 1 if the member's deadline was removed, else 0
 /// (no key, no such member, or no deadline).
-fn persist(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn persist(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = argv.get(1).ok_or(Error::Syntax)?;
     match argv.len() {
         2 => {
@@ -156,7 +154,7 @@ fn persist(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// Sets one member's deadline for the KeyDB commands; `at` may be in the
 /// past (the member is deleted). Replies 1 if the member existed.
-fn expire_one_member(ctx: &mut Ctx, key: &[u8], member: &Bytes, at: i128) -> CmdResult<Reply> {
+fn expire_one_member(ctx: &mut Ctx, key: &[u8], member: &&[u8], at: i128) -> CmdResult<Reply> {
     if at > MAX_DEADLINE_MS as i128 {
         return Err(Error::InvalidExpire(String::new()));
     }
@@ -173,7 +171,7 @@ fn expire_one_member(ctx: &mut Ctx, key: &[u8], member: &Bytes, at: i128) -> Cmd
 
 /// Runs [`expire_one_member`] on `argv[1]` (key) and `argv[2]` (member),
 /// naming the command in an invalid-expire error.
-fn one_member(ctx: &mut Ctx, argv: &[Bytes], at: i128) -> CmdResult<Reply> {
+fn one_member(ctx: &mut Ctx, argv: &[&[u8]], at: i128) -> CmdResult<Reply> {
     let (Some(key), Some(member)) = (argv.get(1), argv.get(2)) else {
         return Err(Error::WrongArity(command_name(argv)));
     };
@@ -187,7 +185,7 @@ fn one_member(ctx: &mut Ctx, argv: &[Bytes], at: i128) -> CmdResult<Reply> {
 /// `EXPIREMEMBER key member delay [s|ms]` → 1 if the member exists (its
 /// deadline is now + delay, or it is deleted if delay <= 0), 0 if the key
 /// or the member does not exist. The unit defaults to seconds.
-fn expiremember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn expiremember(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let delay = argv
         .get(3)
         .and_then(|a| parse_i64(a))
@@ -207,7 +205,7 @@ fn expiremember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `EXPIREMEMBERAT key member unix-seconds` → 1 if the member exists, else 0.
-fn expirememberat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn expirememberat(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let t = argv
         .get(3)
         .and_then(|a| parse_i64(a))
@@ -217,7 +215,7 @@ fn expirememberat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `PEXPIREMEMBERAT key member unix-ms` → 1 if the member exists, else 0.
-fn pexpirememberat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn pexpirememberat(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let t = argv
         .get(3)
         .and_then(|a| parse_i64(a))
@@ -232,7 +230,7 @@ const FIELDEXPIRE_MAX_SECS: u64 = 1 << 26;
 /// `FIELDEXPIRE key seconds member…` → array with, per member, 1 (deadline
 /// set to now + seconds) or -2 (no such member, or no key). `seconds` must
 /// be in 1..=2^26.
-fn fieldexpire(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn fieldexpire(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let secs = argv
         .get(2)
         .and_then(|a| parse_u64(a))
@@ -255,7 +253,7 @@ fn fieldexpire(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `FIELDTTL key member` → -2 no key, -3 no such member, -1 no deadline,
 /// else seconds left (rounded up).
-fn fieldttl(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn fieldttl(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let (key, member) = match argv {
         [_, key, member] => (key, std::slice::from_ref(member)),
         _ => return Err(Error::WrongArity(command_name(argv))),

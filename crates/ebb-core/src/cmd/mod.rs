@@ -1,8 +1,6 @@
 //! Command families. Each file holds the parse structs and apply functions
 //! of one Redis family and exports its table slice `COMMANDS`.
 
-use bytes::Bytes;
-
 use crate::ctx::Ctx;
 use crate::reply::Reply;
 use crate::table::{CommandSpec, Exec};
@@ -80,7 +78,7 @@ impl<T> std::ops::Deref for OneOrMany<T> {
 
 /// Runs a core command (arity already checked by the caller), then does the
 /// per-key housekeeping. Errors become error replies.
-pub fn execute(ctx: &mut Ctx, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
+pub fn execute(ctx: &mut Ctx, spec: &CommandSpec, argv: &[&[u8]]) -> Reply {
     execute_result(ctx, spec, argv).unwrap_or_else(Reply::from)
 }
 
@@ -89,7 +87,7 @@ pub fn execute(ctx: &mut Ctx, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
 pub fn execute_result(
     ctx: &mut Ctx,
     spec: &CommandSpec,
-    argv: &[Bytes],
+    argv: &[&[u8]],
 ) -> crate::CmdResult<Reply> {
     let r = match spec.exec {
         Exec::Core(h) => h(ctx, argv),

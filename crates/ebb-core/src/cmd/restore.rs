@@ -122,7 +122,7 @@ fn rebuild(store: &Store, body: &[u8], now: u64) -> Option<Value> {
             return None;
         }
         let mut ctx = Ctx::new(&mut tmp, 0, now, &mut fx);
-        if crate::cmd::execute_result(&mut ctx, spec, &cmd).is_err() {
+        if crate::cmd::execute_result(&mut ctx, spec, &crate::args::views(&cmd)).is_err() {
             return None;
         }
         fx.clear();
@@ -132,7 +132,7 @@ fn rebuild(store: &Store, body: &[u8], now: u64) -> Option<Value> {
 
 /// # Format
 /// `DUMP key` → the key's value serialized (ebb's own format), or nil.
-fn dump(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn dump(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = &argv[1];
     if !ctx.exists(key) {
         return Ok(Reply::Nil);
@@ -149,7 +149,7 @@ fn dump(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// [FREQ frequency]` → OK. `ttl` is milliseconds from now (a Unix time in
 /// milliseconds with ABSTTL; 0 for none). FREQ sets the access counter
 /// under an `-lfu` eviction policy, IDLETIME the access time otherwise.
-fn restore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn restore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = &argv[1];
     let (mut replace, mut absttl) = (false, false);
     let mut idle: Option<i64> = None;
@@ -163,14 +163,14 @@ fn restore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         } else if a.eq_ignore_ascii_case(b"absttl") {
             absttl = true;
         } else if a.eq_ignore_ascii_case(b"idletime") && more >= 1 && freq.is_none() {
-            let v = parse_i64(&argv[j + 1]).ok_or(Error::NotInteger)?;
+            let v = parse_i64(argv[j + 1]).ok_or(Error::NotInteger)?;
             if v < 0 {
                 return Err(Error::msg("ERR Invalid IDLETIME value, must be >= 0"));
             }
             idle = Some(v);
             j += 1;
         } else if a.eq_ignore_ascii_case(b"freq") && more >= 1 && idle.is_none() {
-            let v = parse_i64(&argv[j + 1]).ok_or(Error::NotInteger)?;
+            let v = parse_i64(argv[j + 1]).ok_or(Error::NotInteger)?;
             if !(0..=255).contains(&v) {
                 return Err(Error::msg(
                     "ERR Invalid FREQ value, must be >= 0 and <= 255",
@@ -186,11 +186,11 @@ fn restore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     if !replace && ctx.exists(key) {
         return Err(Error::msg("BUSYKEY Target key name already exists."));
     }
-    let ttl = parse_i64(&argv[2]).ok_or(Error::NotInteger)?;
+    let ttl = parse_i64(argv[2]).ok_or(Error::NotInteger)?;
     if ttl < 0 {
         return Err(Error::msg("ERR Invalid TTL value, must be >= 0"));
     }
-    let Some(body) = body(&argv[3]) else {
+    let Some(body) = body(argv[3]) else {
         return Err(Error::msg("ERR DUMP payload version or checksum are wrong"));
     };
     let now = ctx.now;
@@ -208,7 +208,10 @@ fn restore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         if deleted {
             ctx.modified(key);
             ctx.notify(b'g', "del", key);
-            ctx.rewrite_as(vec![vec![Bytes::from_static(b"DEL"), key.clone()]]);
+            ctx.rewrite_as(vec![vec![
+                Bytes::from_static(b"DEL"),
+                Bytes::copy_from_slice(key),
+            ]]);
         }
         return Ok(Reply::Ok);
     }
@@ -227,13 +230,13 @@ fn restore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     ctx.store.dbs[ctx.db].insert_entry(key, entry);
     ctx.store.dbs[ctx.db].set_expire(key, at);
     if blockable {
-        ctx.fx.ready.push((ctx.db, key.clone()));
+        ctx.fx.ready.push((ctx.db, Bytes::copy_from_slice(key)));
     }
     ctx.modified(key);
     ctx.notify(b'g', "restore", key);
     if let Some(t) = at.filter(|_| !absttl) {
         // Logged with an absolute deadline, so a replay restores the same.
-        let mut logged = argv.to_vec();
+        let mut logged = crate::args::to_owned(argv);
         logged[2] = Bytes::from(t.to_string());
         logged.push(Bytes::from_static(b"ABSTTL"));
         ctx.rewrite_as(vec![logged]);

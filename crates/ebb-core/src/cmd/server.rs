@@ -4,7 +4,6 @@
 
 use crate::args::parse_i64;
 use crate::table::CommandSpec;
-use bytes::Bytes;
 
 const fn s(
     name: &'static str,
@@ -69,7 +68,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// Shard channels: in key positions for COMMAND INFO, but not keys.
-fn not_keys(_argv: &[Bytes]) -> Vec<usize> {
+fn not_keys(_argv: &[&[u8]]) -> Vec<usize> {
     Vec::new()
 }
 
@@ -81,7 +80,7 @@ pub fn channels_not_keys(name: &str) -> bool {
 
 /// The keys of EVAL and its forms: `numkeys` at position 2, the keys after
 /// it (none when the count is invalid; EVAL reports that itself).
-fn script_keys(argv: &[Bytes]) -> Vec<usize> {
+fn script_keys(argv: &[&[u8]]) -> Vec<usize> {
     match argv.get(2).and_then(|n| parse_i64(n)) {
         Some(n) if n > 0 && (n as u64) <= (argv.len() - 3) as u64 => (3..3 + n as usize).collect(),
         _ => Vec::new(),

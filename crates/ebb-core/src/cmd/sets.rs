@@ -8,7 +8,7 @@
 
 use bytes::Bytes;
 
-use crate::args::Args;
+use crate::args::{Args, IntoBytes};
 use crate::ctx::Ctx;
 use crate::error::CmdResult;
 use crate::reply::Reply;
@@ -100,20 +100,20 @@ pub(super) fn delete_emptied(ctx: &mut Ctx, key: &[u8]) {
 }
 
 /// A command as logged: `name key args…`.
-pub(super) fn log_cmd<'a>(
+pub(super) fn log_cmd(
     name: &'static [u8],
     key: &[u8],
-    args: impl IntoIterator<Item = &'a Bytes>,
+    args: impl IntoIterator<Item = impl IntoBytes>,
 ) -> Vec<Bytes> {
     let mut cmd = vec![Bytes::from_static(name), Bytes::copy_from_slice(key)];
-    cmd.extend(args.into_iter().cloned());
+    cmd.extend(args.into_iter().map(IntoBytes::into_bytes));
     cmd
 }
 
 /// # Format
 /// `SADD key member [member …]` → the number of members that were not
 /// already in the set. A member already present keeps its deadline.
-fn sadd(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn sadd(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let members = a.rest();
@@ -134,7 +134,7 @@ fn sadd(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `SREM key member [member …]` → the number of members removed. A removed
 /// member's deadline is forgotten; removing the last member deletes the key.
-fn srem(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn srem(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let members = a.rest();
@@ -160,7 +160,7 @@ fn srem(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `SMEMBERS key` → every live member (a set reply; empty if no key).
-fn smembers(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn smembers(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = Args::new(argv).bytes()?;
     Ok(Reply::Set(match ctx.get::<SetValue>(key)? {
         Some(set) => member_replies(set.iter()),
@@ -170,7 +170,7 @@ fn smembers(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `SISMEMBER key member` → 1 if `member` is a live member, else 0.
-fn sismember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn sismember(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let member = a.bytes()?;
@@ -180,7 +180,7 @@ fn sismember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `SMISMEMBER key member [member …]` → an array of 1/0, one per member.
-fn smismember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn smismember(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let members = a.rest();
@@ -195,7 +195,7 @@ fn smismember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `SCARD key` → the number of live members (0 if no key).
-fn scard(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn scard(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = Args::new(argv).bytes()?;
     Ok(Reply::Int(
         ctx.get::<SetValue>(key)?.map_or(0, |s| s.len() as i64),
@@ -208,7 +208,7 @@ fn scard(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// any deadline) and added to `destination` (where, if it was already a
 /// member, it keeps the deadline it had there). With `source` equal to
 /// `destination` nothing changes and the reply says whether it is a member.
-fn smove(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn smove(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let src = a.bytes()?;
     let dst = a.bytes()?;

@@ -96,7 +96,7 @@ enum SetOp {
 /// Expires and type-checks every key in order (stopping at the first that
 /// holds another type, as Redis does), then borrows the live sets; a
 /// missing key is `None`.
-fn live_sets<'c>(ctx: &'c mut Ctx, keys: &[Bytes]) -> CmdResult<Vec<Option<&'c SetValue>>> {
+fn live_sets<'c>(ctx: &'c mut Ctx, keys: &[&[u8]]) -> CmdResult<Vec<Option<&'c SetValue>>> {
     for k in keys {
         ctx.check_type::<SetValue>(k)?;
     }
@@ -157,7 +157,7 @@ fn compute(sets: &[Option<&SetValue>], op: SetOp) -> Vec<Bytes> {
 }
 
 /// Runs `op` over the keys of a read command: `CMD key [key …]`.
-fn read_op(ctx: &mut Ctx, argv: &[Bytes], op: SetOp) -> CmdResult<Reply> {
+fn read_op(ctx: &mut Ctx, argv: &[&[u8]], op: SetOp) -> CmdResult<Reply> {
     let keys = &argv[1..];
     let sets = live_sets(ctx, keys)?;
     Ok(Reply::Set(member_replies(compute(&sets, op))))
@@ -165,7 +165,7 @@ fn read_op(ctx: &mut Ctx, argv: &[Bytes], op: SetOp) -> CmdResult<Reply> {
 
 /// Runs `op` and stores the result: `CMD destination key [key …]`. An empty
 /// result deletes the destination.
-fn store_op(ctx: &mut Ctx, argv: &[Bytes], op: SetOp, event: &'static str) -> CmdResult<Reply> {
+fn store_op(ctx: &mut Ctx, argv: &[&[u8]], op: SetOp, event: &'static str) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let dst = a.bytes()?;
     let keys = a.rest();
@@ -188,46 +188,46 @@ fn store_op(ctx: &mut Ctx, argv: &[Bytes], op: SetOp, event: &'static str) -> Cm
 /// # Format
 /// `SINTER key [key …]` → the members present in every key (a set reply;
 /// empty if any key is missing).
-fn sinter(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn sinter(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     read_op(ctx, argv, SetOp::Inter)
 }
 
 /// # Format
 /// `SUNION key [key …]` → the members present in any key (a set reply).
-fn sunion(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn sunion(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     read_op(ctx, argv, SetOp::Union)
 }
 
 /// # Format
 /// `SDIFF key [key …]` → the members of the first key that are in none of
 /// the others (a set reply).
-fn sdiff(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn sdiff(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     read_op(ctx, argv, SetOp::Diff)
 }
 
 /// # Format
 /// `SINTERSTORE destination key [key …]` → the size of the intersection,
 /// now stored in `destination` (deleted if the result is empty).
-fn sinterstore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn sinterstore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     store_op(ctx, argv, SetOp::Inter, "sinterstore")
 }
 
 /// # Format
 /// `SUNIONSTORE destination key [key …]` → the size of the union, now
 /// stored in `destination` (deleted if the result is empty).
-fn sunionstore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn sunionstore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     store_op(ctx, argv, SetOp::Union, "sunionstore")
 }
 
 /// # Format
 /// `SDIFFSTORE destination key [key …]` → the size of the difference, now
 /// stored in `destination` (deleted if the result is empty).
-fn sdiffstore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn sdiffstore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     store_op(ctx, argv, SetOp::Diff, "sdiffstore")
 }
 
 /// The `numkeys` of SINTERCARD, if valid for this argv.
-fn numkeys(argv: &[Bytes]) -> CmdResult<usize> {
+fn numkeys(argv: &[&[u8]]) -> CmdResult<usize> {
     let n = argv
         .get(1)
         .and_then(|a| parse_i64(a))
@@ -242,7 +242,7 @@ fn numkeys(argv: &[Bytes]) -> CmdResult<usize> {
 }
 
 /// Key positions of SINTERCARD: the `numkeys` arguments after `numkeys`.
-fn sintercard_keys(argv: &[Bytes]) -> Vec<usize> {
+fn sintercard_keys(argv: &[&[u8]]) -> Vec<usize> {
     match numkeys(argv) {
         Ok(n) => (2..2 + n).collect(),
         Err(_) => Vec::new(),
@@ -252,14 +252,14 @@ fn sintercard_keys(argv: &[Bytes]) -> Vec<usize> {
 /// # Format
 /// `SINTERCARD numkeys key [key …] [LIMIT limit]` → the size of the
 /// intersection, counting at most `limit` members (0: no limit).
-fn sintercard(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn sintercard(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let n = numkeys(argv)?;
     let keys = &argv[2..2 + n];
     let mut a = Args::new(&argv[1 + n..]);
     let mut limit = 0usize;
     while let Some(opt) = a.next() {
         if opt.eq_ignore_ascii_case(b"LIMIT") && !a.is_done() {
-            let l = a.next().and_then(|l| parse_i64(l)).filter(|l| *l >= 0);
+            let l = a.next().and_then(parse_i64).filter(|l| *l >= 0);
             limit = l.ok_or(Error::msg("ERR LIMIT can't be negative"))? as usize;
         } else {
             return Err(Error::Syntax);
@@ -464,11 +464,7 @@ mod tests {
 
     #[test]
     fn sintercard_key_positions() {
-        let argv = |v: &[&str]| {
-            v.iter()
-                .map(|s| Bytes::copy_from_slice(s.as_bytes()))
-                .collect::<Vec<_>>()
-        };
+        let argv = |v: &[&'static str]| v.iter().map(|s| s.as_bytes()).collect::<Vec<&[u8]>>();
         let spec = crate::table::lookup(b"sintercard")
             .map(|s| s.key_positions(&argv(&["SINTERCARD", "2", "a", "b", "LIMIT", "1"])));
         assert_eq!(spec, Some(vec![2, 3]));

@@ -1,7 +1,6 @@
 //! SADDEX: add members that carry a deadline, optionally all-or-nothing
 //! under a cap on the number of live members (`LIMIT`).
 
-use bytes::Bytes;
 use std::collections::HashSet;
 
 use crate::args::Args;
@@ -28,18 +27,18 @@ pub const COMMANDS: &[CommandSpec] = &[CommandSpec::core(
 /// A parsed SADDEX.
 #[derive(Debug)]
 struct SaddEx<'a> {
-    key: &'a Bytes,
+    key: &'a [u8],
     keep_ttl: bool,
     limit: Option<u64>,
     deadline: u64,
-    members: OneOrMany<&'a Bytes>,
+    members: OneOrMany<&'a [u8]>,
 }
 
 impl<'a> SaddEx<'a> {
     /// Parses `SADDEX key [KEEPTTL] [LIMIT max] seconds member…` at `now`.
     /// Options may come in either order; the first other argument is
     /// `seconds`.
-    fn parse(argv: &'a [Bytes], now: u64) -> CmdResult<SaddEx<'a>> {
+    fn parse(argv: &'a [&'a [u8]], now: u64) -> CmdResult<SaddEx<'a>> {
         let mut a = Args::new(argv);
         let key = a.bytes()?;
         let mut keep_ttl = false;
@@ -69,10 +68,10 @@ impl<'a> SaddEx<'a> {
             return Err(Error::Syntax);
         }
         let members = if let [one] = rest {
-            OneOrMany::One([one])
+            OneOrMany::One([*one])
         } else {
             let mut seen: HashSet<&[u8], ahash::RandomState> = HashSet::default();
-            OneOrMany::Many(rest.iter().filter(|m| seen.insert(&m[..])).collect())
+            OneOrMany::Many(rest.iter().copied().filter(|m| seen.insert(m)).collect())
         };
         Ok(SaddEx {
             key,
@@ -94,7 +93,7 @@ impl<'a> SaddEx<'a> {
 /// existing ones too, whose deadline is replaced. With `KEEPTTL`, members
 /// that already exist keep their current deadline, or their lack of one.
 /// Logged as `SADD key new…` and `SPEXPIREAT key <unix-ms> MEMBERS n …`.
-fn saddex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn saddex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let cmd = SaddEx::parse(argv, ctx.now)?;
     let key = cmd.key;
     // The live count and the number of new members matter only to LIMIT
@@ -129,11 +128,11 @@ fn saddex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         if new {
             added_count += 1;
             if logs {
-                added.push((*m).clone());
+                added.push(*m);
             }
         }
         if logs || notifies {
-            timed.push((*m).clone());
+            timed.push(*m);
         }
     }
     if logs {
@@ -141,11 +140,8 @@ fn saddex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         if !added.is_empty() {
             log.push(log_cmd(b"SADD", key, &added));
         }
-        let header = [
-            Bytes::from(cmd.deadline.to_string()),
-            Bytes::from_static(b"MEMBERS"),
-            Bytes::from(timed.len().to_string()),
-        ];
+        let (deadline, count) = (cmd.deadline.to_string(), timed.len().to_string());
+        let header: [&[u8]; 3] = [deadline.as_bytes(), b"MEMBERS", count.as_bytes()];
         log.push(log_cmd(b"SPEXPIREAT", key, header.iter().chain(&timed)));
         ctx.rewrite_as(log);
     }

@@ -61,7 +61,7 @@ fn pick_one(set: &SetValue) -> Option<Bytes> {
 /// set (nil if no key); with count, up to `count` distinct random members
 /// removed (a set reply, empty if no key). Logged as `SREM key member…`, or
 /// as `DEL key` when the whole set was popped.
-fn spop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn spop(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     if argv.len() > 3 {
         return Err(Error::Syntax);
     }
@@ -106,7 +106,7 @@ fn spop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         let all = member_replies(set.iter());
         ctx.modified(key);
         ctx.notify(b's', "spop", key);
-        ctx.rewrite_as(vec![log_cmd(b"DEL", key, [])]);
+        ctx.rewrite_as(vec![log_cmd(b"DEL", key, [] as [&[u8]; 0])]);
         delete_emptied(ctx, key);
         return Ok(Reply::Set(all));
     }
@@ -126,7 +126,7 @@ fn spop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// negative count, exactly `-count` members that may repeat (an array,
 /// empty if no key). `count` below `-16777216` is refused (see
 /// [`RANDOM_REPEAT_MAX`]).
-fn srandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn srandmember(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     if argv.len() > 3 {
         return Err(Error::Syntax);
     }

@@ -42,9 +42,9 @@ fn returned_whole(set: &SetValue, intset_max: usize) -> bool {
 /// the next cursor (a bulk string, `0` when the iteration is complete) and
 /// the members found in this step. Small sets are returned whole with
 /// cursor 0; larger ones about `count` (default 10) positions per call.
-fn sscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn sscan(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = &argv[1];
-    let cursor = parse_cursor(&argv[2])?;
+    let cursor = parse_cursor(argv[2])?;
     let intset_max = ctx.store.cfg.set_max_intset_entries;
     // Like Redis, a missing key replies before the options are looked at.
     let Some(set) = ctx.get::<SetValue>(key)? else {

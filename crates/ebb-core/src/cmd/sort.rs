@@ -47,7 +47,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 
 /// Key positions of SORT: the sorted key and the last STORE destination
 /// (LIMIT skips two arguments, GET and BY one each, as Redis parses it).
-fn sort_keys(argv: &[Bytes]) -> Vec<usize> {
+fn sort_keys(argv: &[&[u8]]) -> Vec<usize> {
     let mut keys = vec![1];
     let mut store = None;
     let mut i = 2;
@@ -84,7 +84,7 @@ fn c_str(p: &[u8]) -> &[u8] {
     &p[..end]
 }
 
-fn parse(argv: &[Bytes], readonly: bool) -> CmdResult<SortCommand> {
+fn parse(argv: &[&[u8]], readonly: bool) -> CmdResult<SortCommand> {
     let mut c = SortCommand {
         desc: false,
         alpha: false,
@@ -105,12 +105,12 @@ fn parse(argv: &[Bytes], readonly: bool) -> CmdResult<SortCommand> {
         } else if a.eq_ignore_ascii_case(b"alpha") {
             c.alpha = true;
         } else if a.eq_ignore_ascii_case(b"limit") && left >= 2 {
-            let start = parse_i64(&argv[j + 1]).ok_or(Error::NotInteger)?;
-            let count = parse_i64(&argv[j + 2]).ok_or(Error::NotInteger)?;
+            let start = parse_i64(argv[j + 1]).ok_or(Error::NotInteger)?;
+            let count = parse_i64(argv[j + 2]).ok_or(Error::NotInteger)?;
             c.limit = Some((start, count));
             j += 2;
         } else if !readonly && a.eq_ignore_ascii_case(b"store") && left >= 1 {
-            c.store = Some(Bytes::copy_from_slice(&argv[j + 1]));
+            c.store = Some(Bytes::copy_from_slice(argv[j + 1]));
             j += 1;
         } else if a.eq_ignore_ascii_case(b"by") && left >= 1 {
             let p = &argv[j + 1];
@@ -118,7 +118,7 @@ fn parse(argv: &[Bytes], readonly: bool) -> CmdResult<SortCommand> {
             c.by = Some(Bytes::copy_from_slice(p));
             j += 1;
         } else if a.eq_ignore_ascii_case(b"get") && left >= 1 {
-            c.get.push(Bytes::copy_from_slice(&argv[j + 1]));
+            c.get.push(Bytes::copy_from_slice(argv[j + 1]));
             j += 1;
         } else {
             return Err(Error::Syntax);
@@ -138,14 +138,14 @@ fn parse(argv: &[Bytes], readonly: bool) -> CmdResult<SortCommand> {
 /// Patterns: the first `*` is replaced by the element; `key->field` reads a
 /// hash field; `#` (GET only) is the element itself. A BY pattern without
 /// `*` (conventionally `nosort`) skips sorting.
-fn sort(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn sort(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     sort_generic(ctx, argv, false)
 }
 
 /// # Format
 /// `SORT_RO key [BY pattern] [LIMIT offset count] [GET pattern ...]
 /// [ASC|DESC] [ALPHA]` → as SORT without STORE.
-fn sort_ro(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn sort_ro(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     sort_generic(ctx, argv, true)
 }
 
@@ -156,10 +156,10 @@ struct Item {
     by: Option<Bytes>,
 }
 
-fn sort_generic(ctx: &mut Ctx, argv: &[Bytes], readonly: bool) -> CmdResult<Reply> {
+fn sort_generic(ctx: &mut Ctx, argv: &[&[u8]], readonly: bool) -> CmdResult<Reply> {
     let mut c = parse(argv, readonly)?;
     let mut is_set = false;
-    let mut elems: Vec<Bytes> = match ctx.value(&argv[1]) {
+    let mut elems: Vec<Bytes> = match ctx.value(argv[1]) {
         None => Vec::new(),
         Some(Value::List(l)) => {
             let mut v: Vec<Bytes> = l.iter_bytes().collect();

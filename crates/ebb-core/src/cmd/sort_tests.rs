@@ -308,7 +308,7 @@ fn expired_members_are_not_sorted() {
 
 #[test]
 fn key_positions() {
-    let argv = |v: &[&str]| v.iter().map(|s| b(s)).collect::<Vec<_>>();
+    let argv = |v: &[&'static str]| v.iter().map(|s| s.as_bytes()).collect::<Vec<&[u8]>>();
     assert_eq!(sort_keys(&argv(&["SORT", "k"])), vec![1]);
     assert_eq!(sort_keys(&argv(&["SORT", "k", "STORE", "d"])), vec![1, 3]);
     assert_eq!(

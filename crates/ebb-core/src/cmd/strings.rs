@@ -76,7 +76,7 @@ fn bulk_or_nil(v: Option<&StrValue>) -> Reply {
 
 /// # Format
 /// `GET key` → the value, or nil.
-fn get(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn get(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     Ok(bulk_or_nil(ctx.get::<StrValue>(key)?))
@@ -104,11 +104,11 @@ struct ExtOptions<'a> {
 
 /// Parses SET's (`for_set`) or GETEX's options. Repeating an option is
 /// allowed; combining conflicting ones is a syntax error.
-fn parse_ext_options(rest: &[Bytes], for_set: bool) -> CmdResult<ExtOptions<'_>> {
+fn parse_ext_options<'a>(rest: &'a [&'a [u8]], for_set: bool) -> CmdResult<ExtOptions<'a>> {
     let mut o = ExtOptions::default();
     let mut i = 0;
     while i < rest.len() {
-        let opt = &rest[i][..];
+        let opt = rest[i];
         let is = |kw: &str| opt.eq_ignore_ascii_case(kw.as_bytes());
         let unit = if is("EX") {
             Some(ExpireUnit::Ex)
@@ -221,7 +221,7 @@ fn set_pxat(key: &[u8], value: &[u8], at: u64) -> Vec<Bytes> {
 /// `SET key value [NX|XX] [GET] [EX s|PX ms|EXAT unix-s|PXAT unix-ms|KEEPTTL]`
 /// → `OK`; nil when NX/XX prevented the write; with `GET`, the previous
 /// value (or nil) instead. Logged with an absolute `PXAT` deadline.
-fn set(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn set(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let value = a.bytes()?;
@@ -258,7 +258,7 @@ fn set(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `SETNX key value` → 1 if the key was set, 0 if it already existed.
-fn setnx(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn setnx(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let value = a.bytes()?;
@@ -275,7 +275,7 @@ fn setnx(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     Ok(Reply::Int(done as i64))
 }
 
-fn set_with_ttl(ctx: &mut Ctx, argv: &[Bytes], unit: ExpireUnit, cmd: &str) -> CmdResult<Reply> {
+fn set_with_ttl(ctx: &mut Ctx, argv: &[&[u8]], unit: ExpireUnit, cmd: &str) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let ttl = a.bytes()?;
@@ -296,19 +296,19 @@ fn set_with_ttl(ctx: &mut Ctx, argv: &[Bytes], unit: ExpireUnit, cmd: &str) -> C
 
 /// # Format
 /// `SETEX key seconds value` → `OK`. Logged as `SET key value PXAT at`.
-fn setex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn setex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     set_with_ttl(ctx, argv, ExpireUnit::Ex, "setex")
 }
 
 /// # Format
 /// `PSETEX key milliseconds value` → `OK`. Logged as `SET key value PXAT at`.
-fn psetex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn psetex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     set_with_ttl(ctx, argv, ExpireUnit::Px, "psetex")
 }
 
 /// # Format
 /// `GETSET key value` → the previous value, or nil. Clears the TTL.
-fn getset(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn getset(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let value = a.bytes()?;
@@ -326,7 +326,7 @@ fn getset(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `GETDEL key` → the value, or nil; the key is deleted. Logged as `DEL key`.
-fn getdel(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn getdel(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let Some(v) = ctx.get::<StrValue>(key)?.map(StrValue::to_bytes) else {
@@ -346,7 +346,7 @@ fn getdel(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `GETEX key [EX s|PX ms|EXAT unix-s|PXAT unix-ms|PERSIST]` → the value,
 /// or nil; sets or removes the TTL. A deadline already past deletes the
 /// key. Logged as `PEXPIREAT`, `DEL` or `PERSIST`.
-fn getex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn getex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let o = parse_ext_options(a.rest(), false)?;
@@ -389,7 +389,7 @@ fn getex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `MGET key [key ...]` → an array with each value, nil for missing keys
 /// and keys of another type.
-fn mget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn mget(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     // One buffer for every value: no allocation per element.
     let mut out = BulkList::with_capacity(argv.len() - 1, 0);
     for key in &argv[1..] {
@@ -401,24 +401,24 @@ fn mget(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     Ok(Reply::Bulks(out))
 }
 
-fn check_pairs(argv: &[Bytes], cmd: &str) -> CmdResult<()> {
+fn check_pairs(argv: &[&[u8]], cmd: &str) -> CmdResult<()> {
     if argv.len().is_multiple_of(2) {
         return Err(Error::WrongArity(cmd.to_string()));
     }
     Ok(())
 }
 
-fn set_pairs(ctx: &mut Ctx, argv: &[Bytes]) {
+fn set_pairs(ctx: &mut Ctx, argv: &[&[u8]]) {
     for pair in argv[1..].chunks_exact(2) {
-        ctx.set_value(&pair[0], Value::Str(StrValue::new(&pair[1])));
-        ctx.modified(&pair[0]);
-        ctx.notify(b'$', "set", &pair[0]);
+        ctx.set_value(pair[0], Value::Str(StrValue::new(pair[1])));
+        ctx.modified(pair[0]);
+        ctx.notify(b'$', "set", pair[0]);
     }
 }
 
 /// # Format
 /// `MSET key value [key value ...]` → `OK`. Clears the TTL of each key.
-fn mset(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn mset(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     check_pairs(argv, "mset")?;
     set_pairs(ctx, argv);
     Ok(Reply::Ok)
@@ -427,10 +427,10 @@ fn mset(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `MSETNX key value [key value ...]` → 1 if all keys were set, 0 (and
 /// nothing set) if any of them exists.
-fn msetnx(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn msetnx(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     check_pairs(argv, "msetnx")?;
     for pair in argv[1..].chunks_exact(2) {
-        if ctx.exists(&pair[0]) {
+        if ctx.exists(pair[0]) {
             return Ok(Reply::Int(0));
         }
     }
@@ -441,7 +441,7 @@ fn msetnx(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `APPEND key value` → the length after appending (creating the key if
 /// needed, even with an empty value). Keeps the TTL.
-fn append(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn append(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let value = a.bytes()?;
@@ -468,7 +468,7 @@ fn append(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `STRLEN key` → the length of the value, 0 for a missing key.
-fn strlen(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn strlen(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     Ok(Reply::Int(
@@ -480,7 +480,7 @@ fn strlen(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `GETRANGE key start end` (and its old name `SUBSTR`) → the bytes from
 /// `start` to `end` inclusive, negative offsets counting from the end;
 /// an empty string when the range is empty or the key missing.
-fn getrange(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn getrange(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let mut start = a.i64()?;
@@ -509,7 +509,7 @@ fn getrange(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `SETRANGE key offset value` → the length after writing `value` at
 /// `offset` (zero-padding as needed). Keeps the TTL.
-fn setrange(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn setrange(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let offset = a.i64()?;

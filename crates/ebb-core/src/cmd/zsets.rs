@@ -314,18 +314,18 @@ pub(crate) enum AddOutcome {
 
 /// Parses `score member …` pairs (`rest` is already checked to be a
 /// non-empty even-length list); scores first, as ZADD does.
-pub(crate) fn parse_pairs(rest: &[Bytes]) -> CmdResult<Pairs<'_>> {
+pub(crate) fn parse_pairs<'a>(rest: &'a [&'a [u8]]) -> CmdResult<Pairs<'a>> {
     if let [score, member] = rest {
-        return Ok(Pairs::One([(parse_score(score)?, member)]));
+        return Ok(Pairs::One([(parse_score(score)?, *member)]));
     }
     rest.chunks_exact(2)
-        .map(|p| Ok((parse_score(&p[0])?, &p[1])))
+        .map(|p| Ok((parse_score(p[0])?, p[1])))
         .collect::<CmdResult<Vec<_>>>()
         .map(Pairs::Many)
 }
 
 /// A command's score-member pairs (one without an allocation).
-pub(crate) type Pairs<'a> = crate::cmd::OneOrMany<(f64, &'a Bytes)>;
+pub(crate) type Pairs<'a> = crate::cmd::OneOrMany<(f64, &'a [u8])>;
 
 /// ZADD's per-member step (Redis's zsetAdd): returns what happened and the
 /// resulting score (the increment result with INCR, before storing, so a
@@ -442,13 +442,13 @@ pub(crate) fn with_zset<R>(
 /// `ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member …]` →
 /// the number of members added (added + changed with CH); with INCR the
 /// member's new score, or nil when NX/XX/GT/LT stopped it.
-fn zadd(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn zadd(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     zadd_generic(ctx, argv, AddFlags::default())
 }
 
 /// # Format
 /// `ZINCRBY key increment member` → the member's new score (a double).
-fn zincrby(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn zincrby(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     zadd_generic(
         ctx,
         argv,
@@ -459,7 +459,7 @@ fn zincrby(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     )
 }
 
-fn zadd_generic(ctx: &mut Ctx, argv: &[Bytes], mut f: AddFlags) -> CmdResult<Reply> {
+fn zadd_generic(ctx: &mut Ctx, argv: &[&[u8]], mut f: AddFlags) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     while f.eat(&mut a) {}
@@ -499,7 +499,7 @@ fn zadd_generic(ctx: &mut Ctx, argv: &[Bytes], mut f: AddFlags) -> CmdResult<Rep
 
 /// # Format
 /// `ZREM key member [member …]` → the number of members removed.
-fn zrem(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn zrem(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let members = a.rest();
@@ -516,16 +516,16 @@ fn zrem(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `ZCARD key` → the number of (live) members, 0 if the key is absent.
-fn zcard(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let z = ctx.get::<ZSetValue>(&argv[1])?;
+fn zcard(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let z = ctx.get::<ZSetValue>(argv[1])?;
     Ok(Reply::Int(z.map_or(0, |z| z.len()) as i64))
 }
 
 /// # Format
 /// `ZSCORE key member` → the score (a double), or nil.
-fn zscore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let z = ctx.get::<ZSetValue>(&argv[1])?;
-    Ok(match z.and_then(|z| z.score(&argv[2])) {
+fn zscore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let z = ctx.get::<ZSetValue>(argv[1])?;
+    Ok(match z.and_then(|z| z.score(argv[2])) {
         Some(s) => Reply::Double(s),
         None => Reply::Nil,
     })
@@ -534,8 +534,8 @@ fn zscore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `ZMSCORE key member [member …]` → an array with each member's score (a
 /// double) or nil.
-fn zmscore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let z = ctx.get::<ZSetValue>(&argv[1])?;
+fn zmscore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let z = ctx.get::<ZSetValue>(argv[1])?;
     let scores = argv[2..].iter().map(|m| match z.and_then(|z| z.score(m)) {
         Some(s) => Reply::Double(s),
         None => Reply::Nil,
@@ -545,19 +545,19 @@ fn zmscore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `ZRANK key member` → the member's 0-based rank by ascending score, or nil.
-fn zrank(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn zrank(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     rank_generic(ctx, argv, false)
 }
 
 /// # Format
 /// `ZREVRANK key member` → the member's 0-based rank by descending score, or nil.
-fn zrevrank(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn zrevrank(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     rank_generic(ctx, argv, true)
 }
 
-fn rank_generic(ctx: &mut Ctx, argv: &[Bytes], rev: bool) -> CmdResult<Reply> {
-    let z = ctx.get::<ZSetValue>(&argv[1])?;
-    Ok(match z.and_then(|z| z.rank(&argv[2], rev)) {
+fn rank_generic(ctx: &mut Ctx, argv: &[&[u8]], rev: bool) -> CmdResult<Reply> {
+    let z = ctx.get::<ZSetValue>(argv[1])?;
+    Ok(match z.and_then(|z| z.rank(argv[2], rev)) {
         Some(r) => Reply::Int(r as i64),
         None => Reply::Nil,
     })
@@ -566,9 +566,9 @@ fn rank_generic(ctx: &mut Ctx, argv: &[Bytes], rev: bool) -> CmdResult<Reply> {
 /// # Format
 /// `ZCOUNT key min max` → the number of members with a score in
 /// [min, max] (`(` excludes an end; `-inf`/`+inf`).
-fn zcount(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let range = parse_score_range(&argv[2], &argv[3])?;
-    let z = ctx.get::<ZSetValue>(&argv[1])?;
+fn zcount(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let range = parse_score_range(argv[2], argv[3])?;
+    let z = ctx.get::<ZSetValue>(argv[1])?;
     Ok(Reply::Int(
         z.map_or(0, |z| z.count_in_score_range(&range)) as i64
     ))
@@ -577,9 +577,9 @@ fn zcount(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `ZLEXCOUNT key min max` → the number of members between min and max
 /// (`[m` inclusive, `(m` exclusive, `-`, `+`).
-fn zlexcount(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let range = parse_lex_range(&argv[2], &argv[3])?;
-    let z = ctx.get::<ZSetValue>(&argv[1])?;
+fn zlexcount(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let range = parse_lex_range(argv[2], argv[3])?;
+    let z = ctx.get::<ZSetValue>(argv[1])?;
     Ok(Reply::Int(
         z.map_or(0, |z| z.count_in_lex_range(&range)) as i64
     ))

@@ -1,7 +1,5 @@
 //! Sorted sets: pops, blocking pops, algebra, random members and scans.
 
-use bytes::Bytes;
-
 use crate::table::CommandSpec;
 
 mod algebra;
@@ -30,12 +28,12 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// Keys of `ZMPOP numkeys key…`.
-fn zmpop_keys(argv: &[Bytes]) -> Vec<usize> {
+fn zmpop_keys(argv: &[&[u8]]) -> Vec<usize> {
     algebra::positions(argv, 1)
 }
 
 /// Keys of `BZMPOP timeout numkeys key…`.
-fn bzmpop_keys(argv: &[Bytes]) -> Vec<usize> {
+fn bzmpop_keys(argv: &[&[u8]]) -> Vec<usize> {
     let mut v = algebra::positions(argv, 2);
     // Position 1 is the timeout, not a key.
     v.retain(|&i| i != 1);
@@ -43,12 +41,12 @@ fn bzmpop_keys(argv: &[Bytes]) -> Vec<usize> {
 }
 
 /// Keys of `ZUNION|ZINTER|ZDIFF|ZINTERCARD numkeys key…`.
-fn numkeys_first_keys(argv: &[Bytes]) -> Vec<usize> {
+fn numkeys_first_keys(argv: &[&[u8]]) -> Vec<usize> {
     algebra::positions(argv, 1)
 }
 
 /// Keys of `Z*STORE destination numkeys key…`, destination first.
-fn store_keys(argv: &[Bytes]) -> Vec<usize> {
+fn store_keys(argv: &[&[u8]]) -> Vec<usize> {
     algebra::positions(argv, 2)
 }
 

@@ -45,7 +45,7 @@ pub(crate) fn install_hooks() {
     });
 }
 
-pub(crate) fn show(argv: &[Bytes]) -> String {
+pub(crate) fn show(argv: &[&[u8]]) -> String {
     let parts: Vec<String> = argv
         .iter()
         .map(|a| format!("\"{}\"", a.escape_ascii()))

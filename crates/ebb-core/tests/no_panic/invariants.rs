@@ -113,7 +113,7 @@ pub(crate) fn check_value(v: &Value) -> Result<(), String> {
 
 /// COMMAND GETKEYS: finding the keys of a request of an accepted length
 /// must not panic, and must point inside it.
-pub(crate) fn check_keys(argv: &[Bytes]) -> Result<(), TestCaseError> {
+pub(crate) fn check_keys(argv: &[&[u8]]) -> Result<(), TestCaseError> {
     let Some(spec) = argv.first().and_then(|n| ebb_core::lookup(n)) else {
         return Ok(());
     };

@@ -435,6 +435,7 @@ fn run_case(spec: &CommandSpec, case: &Case) -> Result<(), TestCaseError> {
                 .collect(),
             Run::Other(line) => line.iter().cloned().map(Bytes::from).collect(),
         };
+        let argv = ebb_core::args::views(&argv);
         let what = show(&argv);
         check_keys(&argv)?;
         guarded(&what, || h.run_bytes(&argv))?;
@@ -542,6 +543,7 @@ fn every_argument_position_survives_edge_values() {
             h = harness(&seeds, n % 32 == 0);
         }
         let argv: Vec<Bytes> = line.iter().cloned().map(Bytes::from).collect();
+        let argv = ebb_core::args::views(&argv);
         if let Err(e) = guarded(&show(&argv), || h.run_bytes(&argv)) {
             failures.push(e.to_string());
         }
@@ -549,6 +551,7 @@ fn every_argument_position_survives_edge_values() {
             for e in EDGES {
                 let mut argv: Vec<Bytes> = line.iter().cloned().map(Bytes::from).collect();
                 argv[pos] = Bytes::from_static(e.as_bytes());
+                let argv = ebb_core::args::views(&argv);
                 let what = show(&argv);
                 let r = check_keys(&argv).and_then(|_| guarded(&what, || h.run_bytes(&argv)));
                 if let Err(e) = r {

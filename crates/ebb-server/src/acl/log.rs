@@ -1,8 +1,6 @@
 //! The ACL LOG: the newest refusals, those alike within 60 s counted
 //! together in one entry.
 
-use bytes::Bytes;
-
 use super::{Acl, Denied};
 
 /// One ACL LOG entry.
@@ -73,7 +71,7 @@ impl Acl {
 }
 
 /// The ACL LOG reason and object of a refusal.
-pub fn log_reason(d: Denied, argv: &[Bytes], slot_name: &str) -> (&'static str, String) {
+pub fn log_reason(d: Denied, argv: &[&[u8]], slot_name: &str) -> (&'static str, String) {
     match d {
         Denied::Command => ("command", slot_name.to_string()),
         Denied::Key(i) => (

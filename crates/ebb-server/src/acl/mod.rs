@@ -138,7 +138,7 @@ impl User {
     }
 
     /// Whether a first-arg rule opens the command at `slot` for `argv`.
-    fn first_arg_ok(&self, slot: usize, argv: &[Bytes]) -> bool {
+    fn first_arg_ok(&self, slot: usize, argv: &[&[u8]]) -> bool {
         match (self.first_args.get(&slot), argv.get(1)) {
             (Some(args), Some(first)) => args.iter().any(|a| a.eq_ignore_ascii_case(first)),
             _ => false,
@@ -515,7 +515,7 @@ impl Acl {
         user: &User,
         spec: &'static CommandSpec,
         slot: Option<usize>,
-        argv: &[Bytes],
+        argv: &[&[u8]],
     ) -> Result<(), Denied> {
         if user.unrestricted {
             return Ok(());
@@ -540,7 +540,7 @@ impl Acl {
             }
         }
         if !user.all_channels {
-            let channels: &[Bytes] = match spec.name {
+            let channels: &[&[u8]] = match spec.name {
                 "publish" | "spublish" => argv.get(1..2).unwrap_or(&[]),
                 "subscribe" | "psubscribe" | "ssubscribe" => argv.get(1..).unwrap_or(&[]),
                 _ => &[],
@@ -556,12 +556,12 @@ impl Acl {
     }
 
     /// Deletes users; returns the names of those that existed.
-    pub fn delete_users(&self, names: &[Bytes]) -> Vec<Bytes> {
+    pub fn delete_users(&self, names: &[&[u8]]) -> Vec<Bytes> {
         let mut users = self.users.write();
         let gone: Vec<Bytes> = names
             .iter()
             .filter(|n| users.remove(&n[..]).is_some())
-            .cloned()
+            .map(|n| Bytes::copy_from_slice(n))
             .collect();
         if !gone.is_empty() {
             self.generation.fetch_add(1, Ordering::AcqRel);

@@ -3,7 +3,7 @@
 //! CLIENT PAUSE), then the command itself, timed for the slow log and the
 //! per-command statistics.
 
-use bytes::{Bytes, BytesMut};
+use bytes::BytesMut;
 use ebb_core::table::flag;
 use ebb_core::{CommandSpec, Ctx, Error, Exec, Reply, Store};
 use parking_lot::MutexGuard;
@@ -25,7 +25,7 @@ const MAX_RUN: u64 = 32;
 /// While a script runs past `busy-reply-threshold`, the refusal of every
 /// command but those Redis allows then (SCRIPT KILL, SHUTDOWN, AUTH,
 /// HELLO, MULTI, DISCARD, WATCH, …).
-fn busy_refusal(shared: &Shared, spec: &CommandSpec, argv: &[Bytes]) -> Option<Reply> {
+fn busy_refusal(shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) -> Option<Reply> {
     if !shared.scripting.busy()
         || spec.has_flag("allow_busy")
         || (spec.name == "script" && argv[1].eq_ignore_ascii_case(b"kill"))
@@ -79,7 +79,7 @@ impl Session {
         &mut self,
         shared: &'a Arc<Shared>,
         guard: &mut Option<MutexGuard<'a, Store>>,
-        argv: &[Bytes],
+        argv: &[&[u8]],
         out: &mut BytesMut,
     ) -> Flow {
         // Pipelines mostly repeat one command: compare with the previous
@@ -88,7 +88,7 @@ impl Session {
             argv[0].eq_ignore_ascii_case(s.name.as_bytes()) && !crate::rename::active()
         });
         let repeat = cached.is_some();
-        let Some(spec) = cached.or_else(|| crate::rename::lookup(&argv[0])) else {
+        let Some(spec) = cached.or_else(|| crate::rename::lookup(argv[0])) else {
             if self.multi.is_some() {
                 self.multi_failed = true;
             }
@@ -185,7 +185,7 @@ impl Session {
         spec: &'static CommandSpec,
         slot: Option<usize>,
         plain: bool,
-        argv: &[Bytes],
+        argv: &[&[u8]],
         out: &mut BytesMut,
     ) -> Option<Flow> {
         let refusal: Reply = if !spec.arity_ok(argv.len()) {
@@ -193,7 +193,7 @@ impl Session {
         } else if slot.is_none() {
             // A container command (CONFIG, CLIENT, …) with a subcommand it
             // does not have is refused like an unknown command.
-            ebb_core::error::unknown_subcommand(&argv[1], spec.name).into()
+            ebb_core::error::unknown_subcommand(argv[1], spec.name).into()
         } else if let Some(Err(full)) = slot
             .filter(|_| !plain)
             .map(|i| crate::cmdstats::sub_arity_ok(i, argv.len()))
@@ -222,12 +222,12 @@ impl Session {
             )
         {
             if let Some(q) = self.multi.as_mut() {
-                q.push(argv.to_vec());
+                q.push(ebb_core::args::to_owned(argv));
             }
             self.reply(&Reply::Simple("QUEUED".into()), out);
             return Some(Flow::Continue);
         } else if self.held_by_pause(shared, spec, argv) {
-            return Some(Flow::Paused(argv.to_vec()));
+            return Some(Flow::Paused(ebb_core::args::to_owned(argv)));
         } else {
             return None;
         };
@@ -271,15 +271,15 @@ impl Session {
         &mut self,
         spec: &CommandSpec,
         slot: Option<usize>,
-        argv: &[Bytes],
+        argv: &[&[u8]],
         out: &mut BytesMut,
     ) -> bool {
         if spec.name != "ping" || argv.len() > 2 || !self.subscribed_resp2() {
             return false;
         }
-        let msg = argv.get(1).cloned().unwrap_or_default();
+        let msg = argv.get(1).copied().unwrap_or_default();
         self.reply(
-            &Reply::Array(vec![Reply::bulk(b"pong"), Reply::Bulk(msg)]),
+            &Reply::Array(vec![Reply::bulk(b"pong"), Reply::bulk(msg)]),
             out,
         );
         if let Some(slot) = slot {
@@ -321,7 +321,7 @@ impl Session {
         shared: &Shared,
         spec: &'static CommandSpec,
         slot: Option<usize>,
-        argv: &[Bytes],
+        argv: &[&[u8]],
     ) -> Option<Reply> {
         self.refresh_user(shared);
         // AUTH, HELLO, RESET and QUIT need no permission.
@@ -359,7 +359,7 @@ impl Session {
         shared: &'a Arc<Shared>,
         guard: &mut Option<MutexGuard<'a, Store>>,
         spec: &CommandSpec,
-        argv: &[Bytes],
+        argv: &[&[u8]],
     ) -> Option<Reply> {
         let exec = spec.name == "exec";
         // FUNCTION LOAD and RESTORE are Redis's `denyoom` subcommands.
@@ -383,7 +383,7 @@ impl Session {
     /// Whether CLIENT PAUSE holds this command. A write pause holds
     /// writes, PUBLISH (it would reach replicas), and an EXEC whose
     /// transaction holds either, as Redis 7.0 does.
-    fn held_by_pause(&self, shared: &Shared, spec: &CommandSpec, argv: &[Bytes]) -> bool {
+    fn held_by_pause(&self, shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) -> bool {
         let paused = shared.paused_until.load(Ordering::Relaxed);
         if paused == 0
             || paused <= now_ms()
@@ -396,7 +396,7 @@ impl Session {
         }
         // EVAL, EVALSHA and FCALL may write unless the script or function
         // declares `no-writes` (their read-only forms may not).
-        let writes = |sp: &CommandSpec, argv: &[Bytes]| {
+        let writes = |sp: &CommandSpec, argv: &[&[u8]]| {
             sp.is_write() || sp.name == "publish" || crate::script::may_write(shared, sp, argv)
         };
         writes(spec, argv)
@@ -405,10 +405,11 @@ impl Session {
     }
 
     /// Whether a command queued by MULTI satisfies `pred`.
-    fn queued_any(&self, pred: impl Fn(&CommandSpec, &[Bytes]) -> bool) -> bool {
+    fn queued_any(&self, pred: impl Fn(&CommandSpec, &[&[u8]]) -> bool) -> bool {
         self.multi.as_ref().is_some_and(|q| {
-            q.iter()
-                .any(|a| crate::rename::lookup(&a[0]).is_some_and(|sp| pred(sp, a)))
+            q.iter().any(|a| {
+                crate::rename::lookup(&a[0]).is_some_and(|sp| pred(sp, &ebb_core::args::views(a)))
+            })
         })
     }
 
@@ -439,7 +440,7 @@ impl Session {
         shared: &'a Arc<Shared>,
         guard: &mut Option<MutexGuard<'a, Store>>,
         spec: &'static CommandSpec,
-        argv: &[Bytes],
+        argv: &[&[u8]],
         out: &mut BytesMut,
     ) -> Flow {
         match spec.exec {
@@ -455,7 +456,7 @@ impl Session {
                         [&[]; ebb_core::db::PREFETCH_BATCH];
                     let mut n = 0;
                     for i in spec.fixed_key_positions(argv.len()) {
-                        keys[n] = &argv[i];
+                        keys[n] = argv[i];
                         n += 1;
                         if n == keys.len() {
                             store.prefetch(self.db, &keys, &[]);
@@ -473,7 +474,7 @@ impl Session {
                         let id = shared.block(
                             self.id,
                             self.db,
-                            argv.to_vec(),
+                            ebb_core::args::to_owned(argv),
                             self.resp3,
                             keys,
                             self.tx.clone(),
@@ -504,7 +505,7 @@ impl Session {
         &mut self,
         store: &mut Store,
         spec: &CommandSpec,
-        argv: &[Bytes],
+        argv: &[&[u8]],
         may_block: bool,
     ) -> Result<Reply, Error> {
         if spec.name == "memory" {

@@ -1,7 +1,7 @@
 //! One client connection: read what is available, parse every complete
 //! request, execute them under one store lock, write all replies at once.
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use ebb_core::{CommandSpec, Effects, Reply, Store};
 use parking_lot::MutexGuard;
 use std::collections::BTreeSet;
@@ -335,7 +335,7 @@ impl Session {
                     self.start_batch();
                     let flow = {
                         let mut guard = None;
-                        self.dispatch(&shared, &mut guard, &argv, &mut out)
+                        self.dispatch(&shared, &mut guard, &ebb_core::args::views(&argv), &mut out)
                     };
                     self.publish_stats();
                     self.shared.flush_aof();
@@ -364,10 +364,9 @@ impl Session {
                 out = BytesMut::with_capacity(BUF);
             }
             // A drained read buffer takes back the room its consumed
-            // requests used (in place, unless a request is still held),
-            // so the next read has a whole buffer.
+            // requests used (in place: no request holds on to it), so the
+            // next read has a whole buffer.
             if rbuf.is_empty() && rbuf.capacity() < BUF && rbuf.capacity() > 0 {
-                req.argv.clear();
                 rbuf.reserve(BUF);
             }
             // Published for CLIENT LIST only when it changed: the entry is
@@ -535,34 +534,54 @@ impl Session {
             };
             &unauth
         };
-        loop {
-            match req.parse(rbuf, limits) {
-                Ok(false) => return Flow::Continue,
-                Ok(true) => {}
+        // Requests are read in place: their arguments are slices of the
+        // read buffer until the batch ends, when what ran is consumed.
+        let mut views = req.lend_views();
+        let mut at = 0;
+        let flow = loop {
+            let data = &rbuf[at..];
+            let len = match req.parse(data, limits) {
+                Ok(None) => break Flow::Continue,
+                Ok(Some(len)) => len,
                 Err(e) => {
                     self.note_error(&e.0);
                     resp::encode(&Reply::Error(e.0.into()), self.resp3, out);
-                    return Flow::Close;
+                    break Flow::Close;
                 }
-            }
-            if req.argv.is_empty() {
-                continue;
-            }
+            };
+            at += len;
+            views.clear();
             let locked = guard.is_some();
-            match self.dispatch(shared, &mut guard, &req.argv, out) {
-                Flow::Continue => {}
-                other => return other,
+            let flow = match req.inline.take() {
+                Some(args) if args.is_empty() => continue,
+                Some(args) => {
+                    let argv = ebb_core::args::views(&args);
+                    self.dispatch(shared, &mut guard, &argv, out)
+                }
+                None => {
+                    req.args(data, &mut views);
+                    if views.is_empty() {
+                        continue;
+                    }
+                    self.dispatch(shared, &mut guard, &views, out)
+                }
+            };
+            if !matches!(flow, Flow::Continue) {
+                break flow;
             }
             // Once per batch, as soon as the store is held: the requests
             // waiting behind this one start loading their keys.
             if let (false, Some(store)) = (locked, guard.as_deref()) {
                 if self.prefetch_rest > 0 {
                     self.prefetch_rest -= 1;
-                } else if !prefetch_waiting(store, self.db, &req.argv, rbuf) {
+                } else if !prefetch_waiting(store, self.db, &views, &rbuf[at..]) {
                     self.prefetch_rest = PREFETCH_REST;
                 }
             }
-        }
+        };
+        req.return_views(views);
+        rbuf.advance(at);
+        flow
     }
 
     /// Starts a batch of requests: its first command reads the duration
@@ -688,7 +707,7 @@ const PREFETCH_AHEAD: usize = ebb_core::db::PREFETCH_BATCH;
 /// lookup. Returns whether anything was worth prefetching (small
 /// databases and collections are not).
 #[inline(never)]
-fn prefetch_waiting(store: &Store, db: usize, argv: &[Bytes], mut rbuf: &[u8]) -> bool {
+fn prefetch_waiting(store: &Store, db: usize, argv: &[&[u8]], mut rbuf: &[u8]) -> bool {
     fn member_of<'a>(
         name: &[u8],
         third: Option<&'a [u8]>,
@@ -756,7 +775,6 @@ fn trim(entry: &ClientEntry, rbuf: &mut BytesMut, out: &mut BytesMut, req: &mut 
         } else {
             BytesMut::with_capacity(BUF)
         };
-        req.argv.clear();
         req.shrink();
     }
     if idle && out.is_empty() {

@@ -76,7 +76,7 @@ impl Aof {
     }
 
     /// Logs one command executed in database `db`.
-    pub fn log(&mut self, db: usize, argv: &[Bytes]) {
+    pub fn log<A: AsRef<[u8]>>(&mut self, db: usize, argv: &[A]) {
         if db != self.db {
             encode_command(
                 &[Bytes::from_static(b"SELECT"), Bytes::from(db.to_string())],

@@ -11,9 +11,10 @@ use ebb_core::{Ctx, Effects, Store};
 use crate::resp::{self, Limits, Parsed};
 
 /// Appends one command as a RESP multibulk.
-pub fn encode_command(argv: &[Bytes], out: &mut Vec<u8>) {
+pub fn encode_command<A: AsRef<[u8]>>(argv: &[A], out: &mut Vec<u8>) {
     out.extend_from_slice(format!("*{}\r\n", argv.len()).as_bytes());
     for a in argv {
+        let a = a.as_ref();
         out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
         out.extend_from_slice(a);
         out.extend_from_slice(b"\r\n");
@@ -120,7 +121,7 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
             "multi" => multi = Some(Vec::new()),
             "exec" => {
                 for (d, cmd) in multi.take().unwrap_or_default() {
-                    apply(store, d, &cmd, now, offset)?;
+                    apply(store, d, &ebb_core::args::views(&cmd), now, offset)?;
                     applied += 1;
                 }
             }
@@ -128,7 +129,7 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
                 if let Some(q) = multi.as_mut() {
                     q.push((db, argv));
                 } else {
-                    apply(store, db, &argv, now, offset)?;
+                    apply(store, db, &ebb_core::args::views(&argv), now, offset)?;
                     applied += 1;
                 }
             }
@@ -142,14 +143,14 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
 fn apply(
     store: &mut Store,
     db: usize,
-    argv: &[Bytes],
+    argv: &[&[u8]],
     now: u64,
     offset: usize,
 ) -> Result<(), LoadError> {
-    let Some(spec) = ebb_core::lookup(&argv[0]) else {
+    let Some(spec) = ebb_core::lookup(argv[0]) else {
         return Err(LoadError::Corrupt(
             offset,
-            format!("unknown command '{}'", String::from_utf8_lossy(&argv[0])),
+            format!("unknown command '{}'", String::from_utf8_lossy(argv[0])),
         ));
     };
     if !spec.arity_ok(argv.len()) {

@@ -40,8 +40,8 @@ pub(super) struct Call<'s, 'a> {
     /// The script's digest or the function's name (errors, the log).
     pub(super) name: &'s str,
     /// The script's keys and arguments (KEYS and ARGV).
-    pub(super) keys: &'s [Bytes],
-    pub(super) args: &'s [Bytes],
+    pub(super) keys: &'s [&'s [u8]],
+    pub(super) args: &'s [&'s [u8]],
     /// The reply of the last command the script ran, held here while it
     /// is handed to Lua (see raw.rs).
     pub(super) reply: Reply,
@@ -52,7 +52,7 @@ impl Call<'_, '_> {
     /// counted in the error statistics here (as Redis counts them at the
     /// command, the script's own error reply does not count them again),
     /// and refusals count as the command's rejected calls.
-    pub(super) fn run(&mut self, resp: u8, argv: &[Bytes]) -> Reply {
+    pub(super) fn run(&mut self, resp: u8, argv: &[&[u8]]) -> Reply {
         let (r, rejected) = match self.checked_run(resp, argv) {
             Ok(r) => (r, None),
             Err(refused) => refused,
@@ -68,8 +68,8 @@ impl Call<'_, '_> {
 
     /// Checks then runs one command: its reply, or `Err` with the refusal
     /// and the command's statistics slot (if it has one).
-    fn checked_run(&mut self, resp: u8, argv: &[Bytes]) -> Result<Reply, (Reply, Option<usize>)> {
-        let Some(spec) = crate::rename::lookup(&argv[0]) else {
+    fn checked_run(&mut self, resp: u8, argv: &[&[u8]]) -> Result<Reply, (Reply, Option<usize>)> {
+        let Some(spec) = crate::rename::lookup(argv[0]) else {
             return Err((err("ERR Unknown Redis command called from script"), None));
         };
         let plain = crate::cmdstats::plain_slot(spec);
@@ -140,7 +140,7 @@ impl Call<'_, '_> {
         Ok(r)
     }
 
-    fn core(&mut self, resp: u8, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
+    fn core(&mut self, resp: u8, spec: &CommandSpec, argv: &[&[u8]]) -> Reply {
         let shared = self.shared;
         if spec.is_write() && !self.logged_multi {
             shared.log_block_begin(self.db);
@@ -160,9 +160,9 @@ impl Call<'_, '_> {
         )
     }
 
-    fn server(&mut self, spec: &CommandSpec, argv: &[Bytes]) -> Reply {
+    fn server(&mut self, spec: &CommandSpec, argv: &[&[u8]]) -> Reply {
         if spec.name == "select" {
-            return match parse_i64(&argv[1]) {
+            return match parse_i64(argv[1]) {
                 None => Error::NotInteger.into(),
                 Some(n) if n < 0 || n as usize >= self.shared.databases => {
                     Error::DbIndexOutOfRange.into()

@@ -315,7 +315,7 @@ fn engine(slot: &mut Option<Engine>) -> Result<&mut Engine, Reply> {
 /// Whether EVAL, EVALSHA or FCALL may write (what CLIENT PAUSE WRITE
 /// holds): unless the script's `#!lua` line or the function declares
 /// `no-writes`. False for every other command.
-pub fn may_write(shared: &Shared, spec: &CommandSpec, argv: &[Bytes]) -> bool {
+pub fn may_write(shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) -> bool {
     match spec.name {
         "eval" => match argv.get(1).map(|b| shebang(b)) {
             Some(Ok((skip, no_writes, _))) => skip == 0 || !no_writes,
@@ -345,10 +345,10 @@ pub fn eval<'a>(
     shared: &'a Arc<Shared>,
     guard: &mut Guard<'a>,
     spec: &CommandSpec,
-    argv: &[Bytes],
+    argv: &[&[u8]],
 ) -> Reply {
     let by_sha = spec.name.starts_with("evalsha");
-    let Some(numkeys) = parse_i64(&argv[2]) else {
+    let Some(numkeys) = parse_i64(argv[2]) else {
         return Error::NotInteger.into();
     };
     if numkeys < 0 {
@@ -372,14 +372,14 @@ pub fn eval<'a>(
         if argv[1].len() != 40 {
             return err(NOSCRIPT);
         }
-        lower.copy_from_slice(&argv[1]);
+        lower.copy_from_slice(argv[1]);
         lower.make_ascii_lowercase();
         match std::str::from_utf8(&lower) {
             Ok(s) => s.into(),
             Err(_) => return err(NOSCRIPT),
         }
     } else {
-        let sha = match eng.compile(&argv[1]) {
+        let sha = match eng.compile(argv[1]) {
             Ok(sha) => sha,
             Err(r) => return r,
         };
@@ -435,8 +435,8 @@ fn run<'a>(
     guard: &mut Guard<'a>,
     script: &Script,
     sha: &str,
-    keys: &[Bytes],
-    args: &[Bytes],
+    keys: &[&[u8]],
+    args: &[&[u8]],
     read_only: bool,
 ) -> mlua::Result<Reply> {
     let how = RunSpec {
@@ -455,8 +455,8 @@ fn run<'a>(
 }
 
 /// SCRIPT LOAD / EXISTS / FLUSH / KILL / HELP.
-pub fn script(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
-    let sub = String::from_utf8_lossy(&argv[1]).to_ascii_lowercase();
+pub fn script(shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
+    let sub = String::from_utf8_lossy(argv[1]).to_ascii_lowercase();
     let scripting = &shared.scripting;
     match sub.as_str() {
         "load" => {
@@ -465,7 +465,7 @@ pub fn script(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
                 Ok(e) => e,
                 Err(r) => return r,
             };
-            let r = match eng.compile(&argv[2]) {
+            let r = match eng.compile(argv[2]) {
                 Ok(sha) => Reply::Bulk(Bytes::from(sha)),
                 Err(r) => r,
             };
@@ -474,7 +474,7 @@ pub fn script(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
         }
         "exists" => {
             let slot = scripting.engine.lock();
-            let found = |sha: &Bytes| {
+            let found = |sha: &[u8]| {
                 let key = String::from_utf8_lossy(sha).to_ascii_lowercase();
                 slot.as_ref().is_some_and(|e| e.cache.contains_key(&key))
             };
@@ -527,7 +527,7 @@ pub fn script(shared: &Arc<Shared>, argv: &[Bytes]) -> Reply {
             .map(|l| Reply::Simple((*l).into()))
             .collect(),
         ),
-        _ => ebb_core::error::unknown_subcommand(&argv[1], "script").into(),
+        _ => ebb_core::error::unknown_subcommand(argv[1], "script").into(),
     }
 }
 

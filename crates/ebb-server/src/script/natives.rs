@@ -133,7 +133,8 @@ pub(super) fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::R
                 "ERR Lua redis lib command arguments must be strings or integers",
             ));
         };
-        let Some(spec) = crate::rename::lookup(&argv[0]) else {
+        let argv = ebb_core::args::views(&argv);
+        let Some(spec) = crate::rename::lookup(argv[0]) else {
             return Err(Fail::Redis(
                 "ERR Invalid command passed to redis.acl_check_cmd()",
             ));

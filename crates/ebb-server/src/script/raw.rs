@@ -13,7 +13,6 @@
 //!   could be skipped, and the pushing code keeps only references and
 //!   plain values on its frames.
 
-use bytes::Bytes;
 use ebb_core::Reply;
 use mlua::ffi;
 use std::ffi::CStr;
@@ -50,9 +49,11 @@ pub(super) unsafe extern "C-unwind" fn pcall(l: *mut ffi::lua_State) -> c_int {
     1
 }
 
-/// A command argument from the Lua value at `i`: strings as they are,
-/// numbers as `%.17g` (as Redis formats them, not Lua's `%.14g`).
-unsafe fn arg_at(l: *mut ffi::lua_State, i: c_int) -> Option<Bytes> {
+/// A command argument from the Lua value at `i`: strings as they are
+/// (read in place: the string stays on the stack while the command runs),
+/// numbers as `num`, their `%.17g` text (as Redis formats them, not Lua's
+/// `%.14g`).
+unsafe fn arg_at(l: *mut ffi::lua_State, i: c_int, num: Option<&str>) -> Option<&[u8]> {
     match ffi::lua_type(l, i) {
         ffi::LUA_TSTRING => {
             let mut len = 0usize;
@@ -60,14 +61,9 @@ unsafe fn arg_at(l: *mut ffi::lua_State, i: c_int) -> Option<Bytes> {
             if p.is_null() {
                 return None;
             }
-            Some(Bytes::copy_from_slice(std::slice::from_raw_parts(
-                p as *const u8,
-                len,
-            )))
+            Some(std::slice::from_raw_parts(p as *const u8, len))
         }
-        ffi::LUA_TNUMBER => Some(Bytes::from(ebb_core::reply::format_double(
-            ffi::lua_tonumber(l, i),
-        ))),
+        ffi::LUA_TNUMBER => num.map(str::as_bytes),
         _ => None,
     }
 }
@@ -79,7 +75,24 @@ unsafe fn run_from_stack(l: *mut ffi::lua_State) -> bool {
     // Everything with a destructor lives in this block, which ends before
     // any Lua call that can raise.
     let outcome = {
-        let argv: Option<Vec<Bytes>> = (1..=n).map(|i| arg_at(l, i)).collect();
+        // Numbers get their text first, so that every argument can then
+        // be borrowed (strings from the stack, numbers from here).
+        let numbers = (1..=n).any(|i| ffi::lua_type(l, i) == ffi::LUA_TNUMBER);
+        let texts: Vec<Option<String>> = match numbers {
+            false => Vec::new(),
+            true => (1..=n)
+                .map(|i| {
+                    (ffi::lua_type(l, i) == ffi::LUA_TNUMBER)
+                        .then(|| ebb_core::reply::format_double(ffi::lua_tonumber(l, i)))
+                })
+                .collect(),
+        };
+        let argv: Option<Vec<&[u8]>> = (1..=n)
+            .map(|i| {
+                let num = texts.get(i as usize - 1).and_then(|t| t.as_deref());
+                arg_at(l, i, num)
+            })
+            .collect();
         with_call(|c| {
             c.reply = match &argv {
                 _ if n == 0 => {
@@ -95,7 +108,7 @@ unsafe fn run_from_stack(l: *mut ffi::lua_State) -> bool {
             )
         })
     };
-    // The arguments are copied: their stack slots go, leaving room for
+    // The command is over: the arguments' stack slots go, leaving room for
     // the reply however many arguments there were.
     ffi::lua_settop(l, 0);
     let Some((reply, resp, failed)) = outcome else {
@@ -265,12 +278,17 @@ unsafe fn push(l: *mut ffi::lua_State, r: &Reply, resp3: bool, depth: usize) {
 /// arguments). Called inside the run's protected call, so a failed
 /// allocation is a script error; only references sit on these frames.
 pub(super) unsafe extern "C-unwind" fn script_args(l: *mut ffi::lua_State) -> c_int {
-    let lists = with_call(|c| (c.keys as *const [Bytes], c.args as *const [Bytes]));
+    // Pointers and lengths: the slices' own lifetime ends with the closure.
+    let lists = with_call(|c| {
+        let raw = |v: &[&[u8]]| (v.as_ptr().cast::<&'static [u8]>(), v.len());
+        (raw(c.keys), raw(c.args))
+    });
     match lists {
         Some((keys, args)) => {
-            // SAFETY: the slices belong to the request being run, which
-            // outlives the run.
-            for items in [&*keys, &*args] {
+            for (ptr, len) in [keys, args] {
+                // SAFETY: the slices belong to the request being run, which
+                // outlives the run.
+                let items = std::slice::from_raw_parts(ptr, len);
                 push_array(l, items.len(), items.iter(), |b| push_bytes(l, b));
             }
         }
@@ -295,6 +313,7 @@ fn format_double_into(d: f64, buf: &mut [u8; 64]) -> &[u8] {
 mod tests {
     use super::*;
     use crate::script::convert::to_reply;
+    use bytes::Bytes;
     use mlua::{Lua, Value};
 
     /// The Lua value a reply becomes, read back as the reply a script

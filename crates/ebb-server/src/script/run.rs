@@ -2,7 +2,6 @@
 //! one frozen clock, and its outcome (a value or a raised error) as a
 //! reply.
 
-use bytes::Bytes;
 use ebb_core::Reply;
 use mlua::{Lua, MultiValue, Table, Value};
 use std::sync::Arc;
@@ -25,8 +24,8 @@ pub(super) struct RunSpec<'e> {
     /// name FUNCTION KILL.
     pub(super) function: bool,
     /// Its keys and arguments.
-    pub(super) keys: &'e [Bytes],
-    pub(super) args: &'e [Bytes],
+    pub(super) keys: &'e [&'e [u8]],
+    pub(super) args: &'e [&'e [u8]],
 }
 
 /// Runs a script or function (`invoke` calls it under the error handler:

@@ -2,8 +2,6 @@
 //! 1 to 64 bits (unsigned: 1 to 63) at arbitrary bit offsets, with the
 //! WRAP, SAT and FAIL overflow policies.
 
-use bytes::Bytes;
-
 use super::{bit_at, bit_offset, grow_for_bit};
 use crate::args::parse_i64;
 use crate::cmd::strings::edit_bytes;
@@ -57,13 +55,13 @@ fn parse_type(raw: &[u8]) -> CmdResult<(bool, u32)> {
     Ok((signed, bits as u32))
 }
 
-fn parse_ops(ctx: &Ctx, argv: &[Bytes]) -> CmdResult<Vec<Op>> {
+fn parse_ops(ctx: &Ctx, argv: &[&[u8]]) -> CmdResult<Vec<Op>> {
     let mut ops = Vec::new();
     let mut overflow = Overflow::Wrap;
     let mut j = 2;
     while j < argv.len() {
         let left = argv.len() - j - 1;
-        let sub = &argv[j][..];
+        let sub = argv[j];
         let is = |kw: &[u8]| sub.eq_ignore_ascii_case(kw);
         let kind = if is(b"GET") && left >= 2 {
             OpKind::Get
@@ -72,7 +70,7 @@ fn parse_ops(ctx: &Ctx, argv: &[Bytes]) -> CmdResult<Vec<Op>> {
         } else if is(b"INCRBY") && left >= 3 {
             OpKind::IncrBy(0)
         } else if is(b"OVERFLOW") && left >= 1 {
-            let name = &argv[j + 1][..];
+            let name = argv[j + 1];
             overflow = if name.eq_ignore_ascii_case(b"WRAP") {
                 Overflow::Wrap
             } else if name.eq_ignore_ascii_case(b"SAT") {
@@ -87,12 +85,12 @@ fn parse_ops(ctx: &Ctx, argv: &[Bytes]) -> CmdResult<Vec<Op>> {
         } else {
             return Err(Error::Syntax);
         };
-        let (signed, bits) = parse_type(&argv[j + 1])?;
-        let offset = bit_offset(ctx, &argv[j + 2], true, bits)?;
+        let (signed, bits) = parse_type(argv[j + 1])?;
+        let offset = bit_offset(ctx, argv[j + 2], true, bits)?;
         let kind = match kind {
             OpKind::Get => kind,
-            OpKind::Set(_) => OpKind::Set(parse_i64(&argv[j + 3]).ok_or(Error::NotInteger)?),
-            OpKind::IncrBy(_) => OpKind::IncrBy(parse_i64(&argv[j + 3]).ok_or(Error::NotInteger)?),
+            OpKind::Set(_) => OpKind::Set(parse_i64(argv[j + 3]).ok_or(Error::NotInteger)?),
+            OpKind::IncrBy(_) => OpKind::IncrBy(parse_i64(argv[j + 3]).ok_or(Error::NotInteger)?),
         };
         ops.push(Op {
             kind,
@@ -175,7 +173,7 @@ fn write_op(buf: &mut [u8], op: &Op) -> (Reply, bool, bool) {
     }
 }
 
-fn bitfield_generic(ctx: &mut Ctx, argv: &[Bytes], read_only_cmd: bool) -> CmdResult<Reply> {
+fn bitfield_generic(ctx: &mut Ctx, argv: &[&[u8]], read_only_cmd: bool) -> CmdResult<Reply> {
     let key = &argv[1];
     let ops = parse_ops(ctx, argv)?;
     let highest = ops
@@ -231,12 +229,12 @@ fn bitfield_generic(ctx: &mut Ctx, argv: &[Bytes], read_only_cmd: bool) -> CmdRe
 /// entry per GET/SET/INCRBY: the value read, the previous value (SET), the
 /// new value (INCRBY), or nil when OVERFLOW FAIL refused the write. `type`
 /// is `i1`..`i64` or `u1`..`u63`; `#n` offsets are multiplied by the width.
-pub(super) fn bitfield(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn bitfield(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     bitfield_generic(ctx, argv, false)
 }
 
 /// # Format
 /// `BITFIELD_RO key [GET type offset ...]` → the values read, as BITFIELD.
-pub(super) fn bitfield_ro(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn bitfield_ro(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     bitfield_generic(ctx, argv, true)
 }

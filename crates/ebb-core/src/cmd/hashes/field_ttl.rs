@@ -65,9 +65,9 @@ fn with_fields(mut cmd: Vec<Bytes>, fields: &[Bytes]) -> Vec<Bytes> {
 /// keeps the deadline (or its absence) of existing fields; every other
 /// field set expires in `seconds`. The grammar is chosen by what follows the
 /// key and any NX/KEEPTTL: an integer means the Dragonfly form.
-pub(super) fn hsetex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn hsetex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut i = 2;
-    while i < argv.len() && (kw(&argv[i], "NX") || kw(&argv[i], "KEEPTTL")) {
+    while i < argv.len() && (kw(argv[i], "NX") || kw(argv[i], "KEEPTTL")) {
         i += 1;
     }
     if argv.get(i).is_some_and(|a| parse_i64(a).is_some()) {
@@ -94,7 +94,7 @@ enum SetExpiry {
     At(u64),
 }
 
-fn hsetex_redis(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hsetex_redis(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     const ONE_EXPIRY: &str =
         "ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified";
     let argc = argv.len();
@@ -108,7 +108,7 @@ fn hsetex_redis(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             if i + 3 >= argc {
                 return Err(Error::WrongArity("hsetex".into()));
             }
-            let n = parse_i64(&argv[i + 1])
+            let n = parse_i64(argv[i + 1])
                 .filter(|n| (1..=i32::MAX as i64).contains(n))
                 .ok_or_else(|| Error::msg("ERR invalid number of fields"))?;
             let remaining = argc - i - 2;
@@ -137,7 +137,7 @@ fn hsetex_redis(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
                 return Err(Error::msg("ERR missing expire time"));
             }
             let base = if relative { ctx.now } else { 0 };
-            expiry = SetExpiry::At(parse_expire_time(&argv[i + 1], seconds, base, "hsetex")?);
+            expiry = SetExpiry::At(parse_expire_time(argv[i + 1], seconds, base, "hsetex")?);
             i += 2;
             continue;
         }
@@ -175,8 +175,8 @@ fn hsetex_redis(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         (_, Condition::Always) => true,
         (None, Condition::AllExist) => false,
         (None, Condition::NoneExist) => true,
-        (Some(h), Condition::AllExist) => pairs.chunks_exact(2).all(|p| h.contains(&p[0])),
-        (Some(h), Condition::NoneExist) => !pairs.chunks_exact(2).any(|p| h.contains(&p[0])),
+        (Some(h), Condition::AllExist) => pairs.chunks_exact(2).all(|p| h.contains(p[0])),
+        (Some(h), Condition::NoneExist) => !pairs.chunks_exact(2).any(|p| h.contains(p[0])),
     };
     if !met {
         ctx.rewrite_as(Vec::new());
@@ -188,7 +188,7 @@ fn hsetex_redis(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let mut deleted = Vec::new();
     let ((), emptied_new) = write_hash(ctx, key, |h| {
         for p in pairs.chunks_exact(2) {
-            let (f, v) = (owned(&p[0]), owned(&p[1]));
+            let (f, v) = (owned(p[0]), owned(p[1]));
             log_pairs.push(f.clone());
             log_pairs.push(v.clone());
             match expiry {
@@ -243,13 +243,13 @@ fn hsetex_redis(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     Ok(Reply::Int(1))
 }
 
-fn hsetex_dragonfly(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+fn hsetex_dragonfly(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let (mut nx, mut keep_ttl) = (false, false);
     let mut i = 2;
     loop {
-        let flag = if kw(&argv[i], "NX") {
+        let flag = if kw(argv[i], "NX") {
             &mut nx
-        } else if kw(&argv[i], "KEEPTTL") {
+        } else if kw(argv[i], "KEEPTTL") {
             &mut keep_ttl
         } else {
             break;
@@ -260,7 +260,7 @@ fn hsetex_dragonfly(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         *flag = true;
         i += 1;
     }
-    let secs = parse_i64(&argv[i])
+    let secs = parse_i64(argv[i])
         .filter(|s| (1..=DRAGONFLY_MAX_TTL).contains(s))
         .ok_or(Error::NotInteger)?;
     let pairs = &argv[i + 1..];
@@ -276,11 +276,11 @@ fn hsetex_dragonfly(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let (created, _) = write_hash(ctx, key, |h| {
         let mut created = 0;
         for p in pairs.chunks_exact(2) {
-            let exists = h.contains(&p[0]);
+            let exists = h.contains(p[0]);
             if exists && nx {
                 continue;
             }
-            let (f, v) = (owned(&p[0]), owned(&p[1]));
+            let (f, v) = (owned(p[0]), owned(p[1]));
             let keeps = exists && keep_ttl;
             h.insert_keep_deadline(f.clone(), v.clone());
             if !keeps {
@@ -327,7 +327,7 @@ fn hsetex_dragonfly(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// Reads `FIELDS n field…` starting at `pos` (the FIELDS keyword) and
 /// returns the fields, with the errors of HGETEX/HGETDEL.
-fn fields_at<'a>(argv: &'a [Bytes], pos: usize, cmd: &str) -> CmdResult<&'a [Bytes]> {
+fn fields_at<'a>(argv: &'a [&'a [u8]], pos: usize, cmd: &str) -> CmdResult<&'a [&'a [u8]]> {
     if !argv.get(pos).is_some_and(|a| kw(a, "FIELDS")) {
         return Err(Error::msg(
             "ERR Mandatory argument FIELDS is missing or not at the right position",
@@ -360,7 +360,7 @@ enum GetExpiry {
 /// `HGETEX key [EX s|PX ms|EXAT s|PXAT ms|PERSIST] FIELDS n field [field ...]`
 /// → the values (nil for missing fields). Existing fields get the new
 /// deadline (deleted if it is in the past) or, with PERSIST, lose theirs.
-pub(super) fn hgetex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn hgetex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = &argv[1];
     ctx.check_type::<HashValue>(key)?;
     let opt = &argv[2];
@@ -378,7 +378,7 @@ pub(super) fn hgetex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let (expiry, pos) = if let Some((seconds, relative)) = unit {
         let base = if relative { ctx.now } else { 0 };
         (
-            GetExpiry::At(parse_expire_time(&argv[3], seconds, base, "hgetex")?),
+            GetExpiry::At(parse_expire_time(argv[3], seconds, base, "hgetex")?),
             4,
         )
     } else if kw(opt, "PERSIST") {
@@ -453,7 +453,7 @@ pub(super) fn hgetex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// # Format
 /// `HGETDEL key FIELDS n field [field ...]` → the values (nil for missing
 /// fields); the fields found are deleted, and the key when it empties.
-pub(super) fn hgetdel(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn hgetdel(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = &argv[1];
     ctx.check_type::<HashValue>(key)?;
     let fields = fields_at(argv, 2, "hgetdel")?;

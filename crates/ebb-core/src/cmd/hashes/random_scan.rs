@@ -21,9 +21,9 @@ const MAX_RANDOM_PICKS: u64 = 1 << 24;
 /// fields; with a negative count, exactly that many fields, possibly
 /// repeated. WITHVALUES adds the values: a flat array in RESP2, an array of
 /// `[field, value]` pairs in RESP3.
-pub(super) fn hrandfield(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn hrandfield(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     if argv.len() < 3 {
-        let Some(h) = ctx.get::<HashValue>(&argv[1])? else {
+        let Some(h) = ctx.get::<HashValue>(argv[1])? else {
             return Ok(Reply::Nil);
         };
         let i = rand::thread_rng().gen_range(0..h.len());
@@ -31,7 +31,7 @@ pub(super) fn hrandfield(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             .get_index(i)
             .map_or(Reply::Nil, |(f, _)| Reply::Bulk(Bytes::copy_from_slice(f))));
     }
-    let l = parse_i64(&argv[2]).ok_or(Error::NotInteger)?;
+    let l = parse_i64(argv[2]).ok_or(Error::NotInteger)?;
     if l == i64::MIN {
         return Err(Error::msg(
             "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807",
@@ -46,7 +46,7 @@ pub(super) fn hrandfield(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         return Err(Error::msg("ERR value is out of range"));
     }
     let resp3 = ctx.resp3;
-    let Some(h) = ctx.get::<HashValue>(&argv[1])? else {
+    let Some(h) = ctx.get::<HashValue>(argv[1])? else {
         return Ok(Reply::Array(Vec::new()));
     };
     let count = l.unsigned_abs();
@@ -133,13 +133,13 @@ fn parse_cursor(s: &[u8]) -> Option<u64> {
 /// `HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES]` →
 /// `[next-cursor, [field, value, ...]]`. A hash small enough for Redis's
 /// listpack encoding is returned whole with cursor 0. MATCH filters fields.
-pub(super) fn hscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let cursor = parse_cursor(&argv[2]).ok_or_else(|| Error::msg("ERR invalid cursor"))?;
+pub(super) fn hscan(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let cursor = parse_cursor(argv[2]).ok_or_else(|| Error::msg("ERR invalid cursor"))?;
     let (max_entries, max_value) = (
         ctx.store.cfg.hash_max_listpack_entries,
         ctx.store.cfg.hash_max_listpack_value,
     );
-    let Some(h) = ctx.get::<HashValue>(&argv[1])? else {
+    let Some(h) = ctx.get::<HashValue>(argv[1])? else {
         return Ok(Reply::Array(vec![
             Reply::bulk(b"0"),
             Reply::Array(Vec::new()),
@@ -153,14 +153,14 @@ pub(super) fn hscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         let left = argv.len() - i;
         let opt = &argv[i];
         if opt.eq_ignore_ascii_case(b"count") && left >= 2 {
-            let n = parse_i64(&argv[i + 1]).ok_or(Error::NotInteger)?;
+            let n = parse_i64(argv[i + 1]).ok_or(Error::NotInteger)?;
             if n < 1 {
                 return Err(Error::Syntax);
             }
             count = usize::try_from(n).unwrap_or(usize::MAX);
             i += 2;
         } else if opt.eq_ignore_ascii_case(b"match") && left >= 2 {
-            let p = &argv[i + 1][..];
+            let p = argv[i + 1];
             pattern = if p == b"*" { None } else { Some(p) };
             i += 2;
         } else if opt.eq_ignore_ascii_case(b"novalues") {

@@ -55,7 +55,7 @@ fn incr_by(ctx: &mut Ctx, key: &[u8], delta: i64) -> CmdResult<Reply> {
 
 /// # Format
 /// `INCR key` → the value after adding 1.
-pub(super) fn incr(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn incr(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     incr_by(ctx, key, 1)
@@ -63,7 +63,7 @@ pub(super) fn incr(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `DECR key` → the value after subtracting 1.
-pub(super) fn decr(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn decr(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     incr_by(ctx, key, -1)
@@ -71,7 +71,7 @@ pub(super) fn decr(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `INCRBY key increment` → the value after adding `increment`.
-pub(super) fn incrby(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn incrby(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let delta = a.i64()?;
@@ -80,7 +80,7 @@ pub(super) fn incrby(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 
 /// # Format
 /// `DECRBY key decrement` → the value after subtracting `decrement`.
-pub(super) fn decrby(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn decrby(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let delta = a.i64()?;
@@ -94,7 +94,7 @@ pub(super) fn decrby(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `INCRBYFLOAT key increment` → the new value as a bulk string, computed
 /// and formatted exactly as Redis does (extended precision, `%.17Lf`
 /// without trailing zeros). Logged as `SET key new-value KEEPTTL`.
-pub(super) fn incrbyfloat(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn incrbyfloat(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let raw = a.bytes()?;

@@ -31,9 +31,9 @@ enum Mode {
 /// longest common subsequence as a string; with `LEN` its length; with
 /// `IDX` a map `{matches: [[[a-start, a-end], [b-start, b-end], (len)]…],
 /// len: n}` listing matching ranges from the end of the strings.
-pub(super) fn lcs(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
-    let a = read(ctx, &argv[1]);
-    let b = read(ctx, &argv[2]);
+pub(super) fn lcs(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+    let a = read(ctx, argv[1]);
+    let b = read(ctx, argv[2]);
     let (Some(a), Some(b)) = (a, b) else {
         return Err(Error::msg(
             "ERR The specified keys must contain string values",
@@ -43,7 +43,7 @@ pub(super) fn lcs(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     let mut min_len: i64 = 0;
     let mut i = 3;
     while i < argv.len() {
-        let opt = &argv[i][..];
+        let opt = argv[i];
         if opt.eq_ignore_ascii_case(b"IDX") {
             idx = true;
         } else if opt.eq_ignore_ascii_case(b"LEN") {
@@ -51,7 +51,7 @@ pub(super) fn lcs(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
         } else if opt.eq_ignore_ascii_case(b"WITHMATCHLEN") {
             with_len = true;
         } else if opt.eq_ignore_ascii_case(b"MINMATCHLEN") && i + 1 < argv.len() {
-            min_len = parse_i64(&argv[i + 1]).ok_or(Error::NotInteger)?.max(0);
+            min_len = parse_i64(argv[i + 1]).ok_or(Error::NotInteger)?.max(0);
             i += 1;
         } else {
             return Err(Error::Syntax);

@@ -61,7 +61,7 @@ fn long(arg: &[u8]) -> CmdResult<i64> {
 /// command (ZRANGEBYSCORE, ZREVRANGE, …) disable the matching keywords;
 /// `store` (ZRANGESTORE) disables WITHSCORES.
 pub(crate) fn parse_range_request(
-    argv: &[Bytes],
+    argv: &[&[u8]],
     key_pos: usize,
     store: bool,
     kind: Option<RangeKind>,
@@ -77,8 +77,8 @@ pub(crate) fn parse_range_request(
         if !store && arg.eq_ignore_ascii_case(b"withscores") {
             withscores = true;
         } else if arg.eq_ignore_ascii_case(b"limit") && left >= 2 {
-            offset = long(&argv[j + 1])?;
-            count = long(&argv[j + 2])?;
+            offset = long(argv[j + 1])?;
+            count = long(argv[j + 2])?;
             j += 2;
         } else if rev.is_none() && arg.eq_ignore_ascii_case(b"rev") {
             rev = Some(true);
@@ -252,13 +252,13 @@ pub(crate) fn select<'a>(z: &'a ZSetValue, q: &RangeRequest) -> Vec<(&'a [u8], f
 
 fn range_generic(
     ctx: &mut Ctx,
-    argv: &[Bytes],
+    argv: &[&[u8]],
     kind: Option<RangeKind>,
     rev: Option<bool>,
 ) -> CmdResult<Reply> {
     let q = parse_range_request(argv, 1, false, kind, rev)?;
     let resp3 = ctx.resp3;
-    let Some(z) = ctx.get::<ZSetValue>(&argv[1])? else {
+    let Some(z) = ctx.get::<ZSetValue>(argv[1])? else {
         return Ok(scored_reply(resp3, q.withscores, Vec::new()));
     };
     let items = select(z, &q);
@@ -278,42 +278,42 @@ fn range_generic(
 /// `ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count]
 /// [WITHSCORES]` → the members in the range (with WITHSCORES, each
 /// followed by its score in RESP2, as [member, score] pairs in RESP3).
-pub(crate) fn zrange(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(crate) fn zrange(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     range_generic(ctx, argv, None, None)
 }
 
 /// # Format
 /// `ZREVRANGE key start stop [WITHSCORES]` → the members by rank, highest
 /// score first.
-pub(crate) fn zrevrange(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(crate) fn zrevrange(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     range_generic(ctx, argv, Some(RangeKind::Rank), Some(true))
 }
 
 /// # Format
 /// `ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]` → the
 /// members with a score in the range, lowest first.
-pub(crate) fn zrangebyscore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(crate) fn zrangebyscore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     range_generic(ctx, argv, Some(RangeKind::Score), Some(false))
 }
 
 /// # Format
 /// `ZREVRANGEBYSCORE key max min [WITHSCORES] [LIMIT offset count]` → the
 /// members with a score in the range, highest first.
-pub(crate) fn zrevrangebyscore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(crate) fn zrevrangebyscore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     range_generic(ctx, argv, Some(RangeKind::Score), Some(true))
 }
 
 /// # Format
 /// `ZRANGEBYLEX key min max [LIMIT offset count]` → the members between
 /// min and max, in order.
-pub(crate) fn zrangebylex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(crate) fn zrangebylex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     range_generic(ctx, argv, Some(RangeKind::Lex), Some(false))
 }
 
 /// # Format
 /// `ZREVRANGEBYLEX key max min [LIMIT offset count]` → the members between
 /// min and max, in reverse order.
-pub(crate) fn zrevrangebylex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(crate) fn zrevrangebylex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     range_generic(ctx, argv, Some(RangeKind::Lex), Some(true))
 }
 
@@ -321,10 +321,10 @@ pub(crate) fn zrevrangebylex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> 
 /// `ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]`
 /// → the number of members stored in `dst` (replacing it; deleting it when
 /// the range is empty). The stored members carry no deadline.
-pub(crate) fn zrangestore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(crate) fn zrangestore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let q = parse_range_request(argv, 2, true, None, None)?;
     let dst = &argv[1];
-    let items = match ctx.get::<ZSetValue>(&argv[2])? {
+    let items = match ctx.get::<ZSetValue>(argv[2])? {
         Some(z) => owned(select(z, &q).into_iter()),
         None => Vec::new(),
     };
@@ -346,12 +346,12 @@ pub(crate) fn zrangestore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     Ok(Reply::Int(n as i64))
 }
 
-fn remrange_generic(ctx: &mut Ctx, argv: &[Bytes], kind: RangeKind) -> CmdResult<Reply> {
+fn remrange_generic(ctx: &mut Ctx, argv: &[&[u8]], kind: RangeKind) -> CmdResult<Reply> {
     let key = &argv[1];
     let bounds = match kind {
-        RangeKind::Rank => Bounds::Rank(long(&argv[2])?, long(&argv[3])?),
-        RangeKind::Score => Bounds::Score(parse_score_range(&argv[2], &argv[3])?),
-        RangeKind::Lex => Bounds::Lex(parse_lex_range(&argv[2], &argv[3])?),
+        RangeKind::Rank => Bounds::Rank(long(argv[2])?, long(argv[3])?),
+        RangeKind::Score => Bounds::Score(parse_score_range(argv[2], argv[3])?),
+        RangeKind::Lex => Bounds::Lex(parse_lex_range(argv[2], argv[3])?),
     };
     let Some(z) = ctx.get_mut::<ZSetValue>(key)? else {
         return Ok(Reply::Int(0));
@@ -379,18 +379,18 @@ fn remrange_generic(ctx: &mut Ctx, argv: &[Bytes], kind: RangeKind) -> CmdResult
 
 /// # Format
 /// `ZREMRANGEBYRANK key start stop` → the number of members removed.
-pub(crate) fn zremrangebyrank(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(crate) fn zremrangebyrank(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     remrange_generic(ctx, argv, RangeKind::Rank)
 }
 
 /// # Format
 /// `ZREMRANGEBYSCORE key min max` → the number of members removed.
-pub(crate) fn zremrangebyscore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(crate) fn zremrangebyscore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     remrange_generic(ctx, argv, RangeKind::Score)
 }
 
 /// # Format
 /// `ZREMRANGEBYLEX key min max` → the number of members removed.
-pub(crate) fn zremrangebylex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(crate) fn zremrangebylex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     remrange_generic(ctx, argv, RangeKind::Lex)
 }

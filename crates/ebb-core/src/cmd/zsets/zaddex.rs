@@ -39,7 +39,7 @@ enum Bound {
 
 /// A parsed ZADDEX.
 struct ZaddEx<'a> {
-    key: &'a Bytes,
+    key: &'a [u8],
     flags: AddFlags,
     keep_ttl: bool,
     bound: Option<Bound>,
@@ -76,7 +76,7 @@ fn deadline_of(unit: TtlUnit, value: i64, now: u64) -> CmdResult<u64> {
     Ok(at as u64)
 }
 
-fn parse(argv: &[Bytes], now: u64) -> CmdResult<ZaddEx<'_>> {
+fn parse<'a>(argv: &'a [&'a [u8]], now: u64) -> CmdResult<ZaddEx<'a>> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let mut flags = AddFlags::default();
@@ -142,22 +142,22 @@ fn parse(argv: &[Bytes], now: u64) -> CmdResult<ZaddEx<'_>> {
 }
 
 /// A member's state before the command, to undo it when LIMIT refuses.
-type Undo = (Bytes, Option<(f64, Option<u64>)>);
+type Undo<'a> = (&'a [u8], Option<(f64, Option<u64>)>);
 
-fn undo_all(z: &mut ZSetValue, undo: Vec<Undo>) {
+fn undo_all(z: &mut ZSetValue, undo: Vec<Undo<'_>>) {
     for (m, before) in undo.into_iter().rev() {
         match before {
             None => {
-                z.remove(&m);
+                z.remove(m);
             }
             Some((score, deadline)) => {
-                z.insert(m.clone(), score);
+                z.insert(m, score);
                 match deadline {
                     Some(t) => {
-                        z.set_deadline(&m, t);
+                        z.set_deadline(m, t);
                     }
                     None => {
-                        z.clear_deadline(&m);
+                        z.clear_deadline(m);
                     }
                 }
             }
@@ -172,7 +172,7 @@ fn arg_hasher() -> ahash::RandomState {
     ahash::RandomState::with_seeds(0x5851_f42d, 0x4c95_7f2d, 0x14057b7e, 0xf767_814f)
 }
 
-impl Default for Applied {
+impl Default for Applied<'_> {
     fn default() -> Self {
         Applied {
             tally: AddTally::default(),
@@ -187,15 +187,15 @@ impl Default for Applied {
 }
 
 /// What one ZADDEX did, for events and the log.
-struct Applied {
+struct Applied<'a> {
     tally: AddTally,
     /// Members written (not skipped by NX/XX/GT/LT), counting repeats.
     written_count: usize,
     /// Members written, with their final scores (filled only when the
     /// command is logged or notified).
-    written: IndexMap<Bytes, f64, ahash::RandomState>,
+    written: IndexMap<&'a [u8], f64, ahash::RandomState>,
     /// Members that received the deadline.
-    timed: IndexSet<Bytes, ahash::RandomState>,
+    timed: IndexSet<&'a [u8], ahash::RandomState>,
     /// Members whose (past) deadline removed them at once.
     expired: Vec<Bytes>,
     /// Members removed by CAP.
@@ -211,7 +211,7 @@ struct Applied {
 /// INCR the new score or nil; -1 when LIMIT refuses the whole command.
 /// Every member written (added, or updated — including to the same score)
 /// gets the deadline; with KEEPTTL members that existed keep theirs.
-pub(crate) fn zaddex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(crate) fn zaddex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let cmd = parse(argv, ctx.now)?;
     // Only XX needs to know beforehand whether the key exists.
     if cmd.flags.xx && !ctx.check_type::<ZSetValue>(cmd.key)? {
@@ -231,9 +231,14 @@ pub(crate) fn zaddex(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 }
 
 /// Applies the command to `z`; None when LIMIT refused it (and `z` is as before).
-fn apply(z: &mut ZSetValue, cmd: &ZaddEx, now: u64, track: bool) -> CmdResult<Option<Applied>> {
+fn apply<'a>(
+    z: &mut ZSetValue,
+    cmd: &ZaddEx<'a>,
+    now: u64,
+    track: bool,
+) -> CmdResult<Option<Applied<'a>>> {
     let mut done = Applied::default();
-    let mut undo: Vec<Undo> = Vec::new();
+    let mut undo: Vec<Undo<'a>> = Vec::new();
     let limited = matches!(cmd.bound, Some(Bound::Limit(_)));
     for &(score, member) in cmd.pairs.iter() {
         let found = z.lookup(member);
@@ -248,7 +253,7 @@ fn apply(z: &mut ZSetValue, cmd: &ZaddEx, now: u64, track: bool) -> CmdResult<Op
             continue;
         };
         if limited {
-            undo.push((member.clone(), before));
+            undo.push((member, before));
         }
         done.written_count += 1;
         let timed = outcome == AddOutcome::Added || !cmd.keep_ttl;
@@ -258,9 +263,9 @@ fn apply(z: &mut ZSetValue, cmd: &ZaddEx, now: u64, track: bool) -> CmdResult<Op
         if track {
             // The log and the events name each member once.
             if timed {
-                done.timed.insert(member.clone());
+                done.timed.insert(member);
             }
-            done.written.insert(member.clone(), stored_score(new_score));
+            done.written.insert(member, stored_score(new_score));
         }
     }
     if let Some(Bound::Limit(max)) = cmd.bound {
@@ -287,7 +292,7 @@ fn apply(z: &mut ZSetValue, cmd: &ZaddEx, now: u64, track: bool) -> CmdResult<Op
     Ok(Some(done))
 }
 
-fn report(ctx: &mut Ctx, cmd: &ZaddEx, done: Applied) -> CmdResult<Reply> {
+fn report(ctx: &mut Ctx, cmd: &ZaddEx, done: Applied<'_>) -> CmdResult<Reply> {
     let key = cmd.key;
     let t = done.tally;
     let changed = done.written_count > 0 || !done.trimmed.is_empty();
@@ -298,7 +303,15 @@ fn report(ctx: &mut Ctx, cmd: &ZaddEx, done: Applied) -> CmdResult<Reply> {
         ctx.notify(b'z', if cmd.flags.incr { "zincr" } else { "zadd" }, key);
     }
     if !done.timed.is_empty() && ctx.notifies() {
-        ctx.notify_members(b'z', "zexpire", key, done.timed.iter().cloned().collect());
+        ctx.notify_members(
+            b'z',
+            "zexpire",
+            key,
+            done.timed
+                .iter()
+                .map(|m| Bytes::copy_from_slice(m))
+                .collect(),
+        );
     }
     if !done.expired.is_empty() {
         ctx.notify_members(b'z', "zexpired", key, done.expired);
@@ -317,26 +330,26 @@ fn report(ctx: &mut Ctx, cmd: &ZaddEx, done: Applied) -> CmdResult<Reply> {
     }
     let mut log = Vec::new();
     if !done.written.is_empty() {
-        let mut zadd = vec![Bytes::from_static(b"ZADD"), key.clone()];
+        let mut zadd = vec![Bytes::from_static(b"ZADD"), Bytes::copy_from_slice(key)];
         for (m, s) in &done.written {
             zadd.push(Bytes::from(format_double(*s)));
-            zadd.push(m.clone());
+            zadd.push(Bytes::copy_from_slice(m));
         }
         log.push(zadd);
     }
     if !done.timed.is_empty() {
         let mut exp = vec![
             Bytes::from_static(b"ZPEXPIREAT"),
-            key.clone(),
+            Bytes::copy_from_slice(key),
             Bytes::from(cmd.deadline.to_string()),
             Bytes::from_static(b"MEMBERS"),
             Bytes::from(done.timed.len().to_string()),
         ];
-        exp.extend(done.timed.iter().cloned());
+        exp.extend(done.timed.iter().map(|m| Bytes::copy_from_slice(m)));
         log.push(exp);
     }
     if !done.trimmed.is_empty() {
-        let mut zrem = vec![Bytes::from_static(b"ZREM"), key.clone()];
+        let mut zrem = vec![Bytes::from_static(b"ZREM"), Bytes::copy_from_slice(key)];
         zrem.extend(done.trimmed.iter().cloned());
         log.push(zrem);
     }

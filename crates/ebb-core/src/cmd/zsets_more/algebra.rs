@@ -105,8 +105,8 @@ impl<'a> Source<'a> {
     }
 }
 
-fn numkeys_count(argv: &[Bytes], at: usize, kind: Kind) -> CmdResult<usize> {
-    let n = parse_i64(&argv[at]).ok_or(Error::NotInteger)?;
+fn numkeys_count(argv: &[&[u8]], at: usize, kind: Kind) -> CmdResult<usize> {
+    let n = parse_i64(argv[at]).ok_or(Error::NotInteger)?;
     if n < 1 {
         return Err(Error::msg(format!(
             "ERR at least 1 input key is needed for '{}' command",
@@ -120,7 +120,7 @@ fn numkeys_count(argv: &[Bytes], at: usize, kind: Kind) -> CmdResult<usize> {
     }
 }
 
-fn parse_options(rest: &[Bytes], nkeys: usize, kind: Kind) -> CmdResult<Options> {
+fn parse_options(rest: &[&[u8]], nkeys: usize, kind: Kind) -> CmdResult<Options> {
     let mut o = Options {
         weights: vec![1.0; nkeys],
         aggregate: Aggregate::Sum,
@@ -153,7 +153,7 @@ fn parse_options(rest: &[Bytes], nkeys: usize, kind: Kind) -> CmdResult<Options>
             o.withscores = true;
             j += 1;
         } else if kind.card_only && left >= 2 && word.eq_ignore_ascii_case(b"LIMIT") {
-            let n = parse_i64(&rest[j + 1])
+            let n = parse_i64(rest[j + 1])
                 .filter(|&n| n >= 0)
                 .ok_or_else(|| Error::msg("ERR LIMIT can't be negative"))?;
             o.limit = n as u64;
@@ -246,7 +246,7 @@ fn compute(sources: &[Source], o: &Options, kind: Kind) -> Outcome {
     Outcome::Members(out)
 }
 
-fn run(ctx: &mut Ctx, argv: &[Bytes], kind: Kind) -> CmdResult<Reply> {
+fn run(ctx: &mut Ctx, argv: &[&[u8]], kind: Kind) -> CmdResult<Reply> {
     let at = if kind.store { 2 } else { 1 };
     let nkeys = numkeys_count(argv, at, kind)?;
     let keys = &argv[at + 1..at + 1 + nkeys];
@@ -275,7 +275,7 @@ fn run(ctx: &mut Ctx, argv: &[Bytes], kind: Kind) -> CmdResult<Reply> {
         Outcome::Members(v) => v,
     };
     if kind.store {
-        return Ok(store(ctx, &argv[1], result, kind.op));
+        return Ok(store(ctx, argv[1], result, kind.op));
     }
     // Sorted as the result set would be, keeping a -0 score as computed.
     result.sort_by(|(m1, s1), (m2, s2)| Score(*s1).cmp(&Score(*s2)).then_with(|| m1.cmp(m2)));
@@ -323,21 +323,21 @@ const fn kind(name: &'static str, op: Op, store: bool, card_only: bool) -> Kind 
 /// `ZUNION numkeys key [key …] [WEIGHTS weight …] [AGGREGATE SUM|MIN|MAX]
 /// [WITHSCORES]` → the union's members by score (with their scores: flat in
 /// RESP2, `[member, score]` pairs in RESP3).
-pub(super) fn zunion(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn zunion(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     run(ctx, argv, kind("zunion", Op::Union, false, false))
 }
 
 /// # Format
 /// `ZINTER numkeys key [key …] [WEIGHTS weight …] [AGGREGATE SUM|MIN|MAX]
 /// [WITHSCORES]` → the intersection, shaped as ZUNION's reply.
-pub(super) fn zinter(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn zinter(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     run(ctx, argv, kind("zinter", Op::Inter, false, false))
 }
 
 /// # Format
 /// `ZDIFF numkeys key [key …] [WITHSCORES]` → members of the first input
 /// found in no other, with their first-input scores, shaped as ZUNION's reply.
-pub(super) fn zdiff(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn zdiff(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     run(ctx, argv, kind("zdiff", Op::Diff, false, false))
 }
 
@@ -345,34 +345,34 @@ pub(super) fn zdiff(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `ZUNIONSTORE destination numkeys key [key …] [WEIGHTS weight …]
 /// [AGGREGATE SUM|MIN|MAX]` → the number of members stored in destination
 /// (0 deletes it).
-pub(super) fn zunionstore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn zunionstore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     run(ctx, argv, kind("zunionstore", Op::Union, true, false))
 }
 
 /// # Format
 /// `ZINTERSTORE destination numkeys key [key …] [WEIGHTS weight …]
 /// [AGGREGATE SUM|MIN|MAX]` → the number of members stored (0 deletes it).
-pub(super) fn zinterstore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn zinterstore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     run(ctx, argv, kind("zinterstore", Op::Inter, true, false))
 }
 
 /// # Format
 /// `ZDIFFSTORE destination numkeys key [key …]` → the number of members
 /// stored (0 deletes it).
-pub(super) fn zdiffstore(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn zdiffstore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     run(ctx, argv, kind("zdiffstore", Op::Diff, true, false))
 }
 
 /// # Format
 /// `ZINTERCARD numkeys key [key …] [LIMIT limit]` → the size of the
 /// intersection, counting stopped at `limit` when it is not 0.
-pub(super) fn zintercard(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn zintercard(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     run(ctx, argv, kind("zintercard", Op::Inter, false, true))
 }
 
 /// Key positions of `CMD numkeys key…` (`numkeys_at` = 1) and of
 /// `CMD destination numkeys key…` (2, destination included).
-pub(super) fn positions(argv: &[Bytes], numkeys_at: usize) -> Vec<usize> {
+pub(super) fn positions(argv: &[&[u8]], numkeys_at: usize) -> Vec<usize> {
     let mut out: Vec<usize> = (1..numkeys_at).filter(|&i| i < argv.len()).collect();
     let n = argv.get(numkeys_at).and_then(|a| parse_i64(a)).unwrap_or(0);
     let n = usize::try_from(n).unwrap_or(0);

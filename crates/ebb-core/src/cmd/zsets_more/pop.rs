@@ -96,10 +96,10 @@ fn shape_reply(key: &[u8], popped: Vec<(Bytes, f64)>, shape: Shape) -> Reply {
 
 /// The first key holding a sorted set; WRONGTYPE stops the search at the
 /// first key of another type, as Redis checks each key in turn.
-fn first_nonempty(ctx: &mut Ctx, keys: &[Bytes]) -> CmdResult<Option<Bytes>> {
+fn first_nonempty(ctx: &mut Ctx, keys: &[&[u8]]) -> CmdResult<Option<Bytes>> {
     for k in keys {
         if ctx.get::<ZSetValue>(k)?.is_some_and(|z| !z.is_empty()) {
-            return Ok(Some(k.clone()));
+            return Ok(Some(Bytes::copy_from_slice(k)));
         }
     }
     Ok(None)
@@ -118,17 +118,17 @@ fn parse_pop_count(arg: &[u8]) -> CmdResult<usize> {
 /// `ZPOPMIN key [count]` → without count, `[member, score]` (empty array
 /// when the key is missing); with count, up to count members with their
 /// scores: flat in RESP2, `[member, score]` pairs in RESP3.
-pub(super) fn zpopmin(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn zpopmin(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     zpop(ctx, argv, End::Min)
 }
 
 /// # Format
 /// `ZPOPMAX key [count]` → as ZPOPMIN, taking the highest scores first.
-pub(super) fn zpopmax(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn zpopmax(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     zpop(ctx, argv, End::Max)
 }
 
-fn zpop(ctx: &mut Ctx, argv: &[Bytes], end: End) -> CmdResult<Reply> {
+fn zpop(ctx: &mut Ctx, argv: &[&[u8]], end: End) -> CmdResult<Reply> {
     if argv.len() > 3 {
         return Err(Error::Syntax);
     }
@@ -154,18 +154,18 @@ fn zpop(ctx: &mut Ctx, argv: &[Bytes], end: End) -> CmdResult<Reply> {
 /// `BZPOPMIN key [key …] timeout` → `[key, member, score]` from the first
 /// non-empty sorted set, blocking up to `timeout` seconds (0 = forever)
 /// while all are empty; a null array on timeout. Logged as `ZPOPMIN key`.
-pub(super) fn bzpopmin(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn bzpopmin(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     bzpop(ctx, argv, End::Min)
 }
 
 /// # Format
 /// `BZPOPMAX key [key …] timeout` → as BZPOPMIN, taking the highest score.
 /// Logged as `ZPOPMAX key`.
-pub(super) fn bzpopmax(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn bzpopmax(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     bzpop(ctx, argv, End::Max)
 }
 
-fn bzpop(ctx: &mut Ctx, argv: &[Bytes], end: End) -> CmdResult<Reply> {
+fn bzpop(ctx: &mut Ctx, argv: &[&[u8]], end: End) -> CmdResult<Reply> {
     let (keys, last) = argv[1..].split_at(argv.len().saturating_sub(2));
     let timeout_ms = parse_timeout(last.first().ok_or(Error::Syntax)?)?;
     let Some(key) = first_nonempty(ctx, keys)? else {
@@ -180,13 +180,13 @@ fn bzpop(ctx: &mut Ctx, argv: &[Bytes], end: End) -> CmdResult<Reply> {
 }
 
 /// Parks the client when allowed, else answers as a timeout would.
-fn block_or_nil(ctx: &mut Ctx, keys: &[Bytes], timeout_ms: u64) -> CmdResult<Reply> {
+fn block_or_nil(ctx: &mut Ctx, keys: &[&[u8]], timeout_ms: u64) -> CmdResult<Reply> {
     if !ctx.may_block {
         return Ok(Reply::NilArray);
     }
     let mut unique: Vec<Bytes> = Vec::with_capacity(keys.len());
     for k in keys {
-        if !unique.contains(k) {
+        if !unique.iter().any(|u| u[..] == k[..]) {
             unique.push(Bytes::copy_from_slice(k));
         }
     }
@@ -198,15 +198,15 @@ fn block_or_nil(ctx: &mut Ctx, keys: &[Bytes], timeout_ms: u64) -> CmdResult<Rep
 
 /// ZMPOP/BZMPOP arguments after the timeout: `numkeys key… MIN|MAX [COUNT n]`.
 struct MultiPop<'a> {
-    keys: &'a [Bytes],
+    keys: &'a [&'a [u8]],
     end: End,
     count: usize,
 }
 
 /// Parses from `argv[numkeys_at]` on, with Redis's checks in Redis's order.
-fn parse_multi_pop(argv: &[Bytes], numkeys_at: usize) -> CmdResult<MultiPop<'_>> {
+fn parse_multi_pop<'a>(argv: &'a [&'a [u8]], numkeys_at: usize) -> CmdResult<MultiPop<'a>> {
     let numkeys_err = || Error::msg("ERR numkeys should be greater than 0");
-    let numkeys = parse_i64(&argv[numkeys_at])
+    let numkeys = parse_i64(argv[numkeys_at])
         .filter(|&n| n >= 1)
         .ok_or_else(numkeys_err)?;
     let first = numkeys_at + 1;
@@ -226,7 +226,7 @@ fn parse_multi_pop(argv: &[Bytes], numkeys_at: usize) -> CmdResult<MultiPop<'_>>
     let mut j = where_at + 1;
     while j < argv.len() {
         if count.is_none() && argv[j].eq_ignore_ascii_case(b"COUNT") && j + 1 < argv.len() {
-            let n = parse_i64(&argv[j + 1])
+            let n = parse_i64(argv[j + 1])
                 .filter(|&n| n >= 1)
                 .ok_or_else(|| Error::msg("ERR count should be greater than 0"))?;
             count = Some(usize::try_from(n).unwrap_or(usize::MAX));
@@ -261,7 +261,7 @@ fn multi_pop(ctx: &mut Ctx, mp: &MultiPop) -> CmdResult<Option<Reply>> {
 /// `ZMPOP numkeys key [key …] MIN|MAX [COUNT count]` → `[key, [[member,
 /// score], …]]` from the first non-empty sorted set, or a null array when
 /// all are empty. Logged as `ZPOPMIN|ZPOPMAX key n`.
-pub(super) fn zmpop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn zmpop(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mp = parse_multi_pop(argv, 1)?;
     Ok(multi_pop(ctx, &mp)?.unwrap_or(Reply::NilArray))
 }
@@ -270,9 +270,9 @@ pub(super) fn zmpop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
 /// `BZMPOP timeout numkeys key [key …] MIN|MAX [COUNT count]` → as ZMPOP,
 /// blocking up to `timeout` seconds (0 = forever) while all keys are
 /// empty; a null array on timeout.
-pub(super) fn bzmpop(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn bzmpop(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mp = parse_multi_pop(argv, 2)?;
-    let timeout_ms = parse_timeout(&argv[1])?;
+    let timeout_ms = parse_timeout(argv[1])?;
     match multi_pop(ctx, &mp)? {
         Some(r) => Ok(r),
         None => block_or_nil(ctx, mp.keys, timeout_ms),

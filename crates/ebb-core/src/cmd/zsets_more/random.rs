@@ -24,7 +24,7 @@ const MAX_RANDOM_REPLY: u64 = 1 << 24;
 /// count of at least the size gives the whole set by descending score. With
 /// WITHSCORES each comes with its score (flat in RESP2, `[member, score]`
 /// pairs in RESP3).
-pub(super) fn zrandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn zrandmember(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = &argv[1];
     if argv.len() == 2 {
         let Some(z) = ctx.get::<ZSetValue>(key)? else {
@@ -35,7 +35,7 @@ pub(super) fn zrandmember(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
             .get_index(i)
             .map_or(Reply::Nil, |(m, _)| Reply::Bulk(Bytes::copy_from_slice(m))));
     }
-    let l = match parse_i64(&argv[2]) {
+    let l = match parse_i64(argv[2]) {
         None => return Err(Error::NotInteger),
         Some(i64::MIN) => {
             return Err(Error::msg(
@@ -136,9 +136,9 @@ fn push_entry(v: &mut Vec<Reply>, m: &[u8], s: f64, withscores: bool, resp3: boo
 /// walk goes from the highest dictionary position down, and the
 /// dictionary only ever moves its last member into a freed slot (or shifts
 /// later members down), never a not-yet-visited member upward.
-pub(super) fn zscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
+pub(super) fn zscan(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = &argv[1];
-    let cursor = parse_cursor(&argv[2])?;
+    let cursor = parse_cursor(argv[2])?;
     let cfg = ctx.store.cfg.clone();
     let Some(z) = ctx.get::<ZSetValue>(key)? else {
         return Ok(scan_reply(0, Vec::new()));
@@ -149,12 +149,12 @@ pub(super) fn zscan(ctx: &mut Ctx, argv: &[Bytes]) -> CmdResult<Reply> {
     while j < argv.len() {
         let has_value = j + 1 < argv.len();
         if has_value && argv[j].eq_ignore_ascii_case(b"COUNT") {
-            count = parse_i64(&argv[j + 1]).ok_or(Error::NotInteger)?;
+            count = parse_i64(argv[j + 1]).ok_or(Error::NotInteger)?;
             if count < 1 {
                 return Err(Error::Syntax);
             }
         } else if has_value && argv[j].eq_ignore_ascii_case(b"MATCH") {
-            let p = &argv[j + 1][..];
+            let p = argv[j + 1];
             // "*" matches everything, the empty member included.
             pattern = if p == b"*" { None } else { Some(p) };
         } else {

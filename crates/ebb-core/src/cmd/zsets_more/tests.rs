@@ -116,10 +116,10 @@ fn rewrite(h: &Harness) -> Option<Vec<String>> {
 /// for a client outside MULTI.
 fn run_blocking(
     h: &mut Harness,
-    handler: fn(&mut Ctx, &[Bytes]) -> CmdResult<Reply>,
+    handler: crate::table::Handler,
     args: &[&str],
 ) -> CmdResult<Reply> {
-    let argv: Vec<Bytes> = args.iter().map(|a| b(a)).collect();
+    let argv: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
     let mut fx = Effects::default();
     let mut ctx = Ctx::new(&mut h.store, h.db, h.now, &mut fx);
     ctx.may_block = true;

@@ -13,9 +13,9 @@ use crate::script::{convert, err, Guard};
 use crate::server::{now_ms, Shared};
 
 /// FUNCTION and its subcommands (arity is checked before they run).
-pub fn function<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -> Reply {
-    let sub = String::from_utf8_lossy(&argv[1]).to_ascii_lowercase();
-    let syntax = || Reply::from(ebb_core::error::subcommand_syntax(&argv[1], "function"));
+pub fn function<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]) -> Reply {
+    let sub = String::from_utf8_lossy(argv[1]).to_ascii_lowercase();
+    let syntax = || Reply::from(ebb_core::error::subcommand_syntax(argv[1], "function"));
     match sub.as_str() {
         "load" => load(shared, guard, argv),
         "delete" => {
@@ -25,10 +25,10 @@ pub fn function<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Byte
                 Ok(e) => e,
                 Err(r) => return r,
             };
-            if !store.functions.remove(&argv[2]) {
+            if !store.functions.remove(argv[2]) {
                 return err("ERR Library not found");
             }
-            eng.unlink(&argv[2]);
+            eng.unlink(argv[2]);
             eng.generation = store.functions.generation();
             shared.scripting.note_functions(eng);
             changed(shared, argv);
@@ -64,19 +64,19 @@ pub fn function<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Byte
         "kill" => shared.scripting.kill(true),
         "stats" => stats(shared, guard),
         "help" => help(),
-        _ => ebb_core::error::unknown_subcommand(&argv[1], "function").into(),
+        _ => ebb_core::error::unknown_subcommand(argv[1], "function").into(),
     }
 }
 
 /// After a change of the libraries: one more change for the save rules,
 /// and the command in the append-only file.
-fn changed(shared: &Shared, argv: &[Bytes]) {
+fn changed(shared: &Shared, argv: &[&[u8]]) {
     shared.stats.dirty.fetch_add(1, Ordering::Relaxed);
     shared.log_raw(0, argv);
 }
 
 /// FUNCTION LOAD [REPLACE] code.
-fn load<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -> Reply {
+fn load<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]) -> Reply {
     let mut replace = false;
     let mut i = 2;
     while i < argv.len() - 1 {
@@ -87,7 +87,7 @@ fn load<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -> R
         }
         return err(format!(
             "ERR Unknown option given: {}",
-            convert::one_line(&argv[i])
+            convert::one_line(argv[i])
         ));
     }
     let code = &argv[argv.len() - 1];
@@ -123,7 +123,9 @@ fn load<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -> R
         return err(format!("ERR Function {name} already exists"));
     }
     eng.link(md.name.clone(), functions);
-    store.functions.insert(md.name.clone(), code.clone());
+    store
+        .functions
+        .insert(md.name.clone(), Bytes::copy_from_slice(code));
     eng.generation = store.functions.generation();
     scripting.note_functions(eng);
     changed(shared, argv);
@@ -131,7 +133,7 @@ fn load<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -> R
 }
 
 /// FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE].
-fn restore<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -> Reply {
+fn restore<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]) -> Reply {
     #[derive(PartialEq)]
     enum Policy {
         Append,
@@ -148,7 +150,7 @@ fn restore<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -
                 "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.",
             ),
         };
-    let Some(codes) = parse_payload(&argv[2]) else {
+    let Some(codes) = parse_payload(argv[2]) else {
         return err("ERR DUMP payload version or checksum are wrong");
     };
     let store = guard.get_or_insert_with(|| shared.store.lock());
@@ -224,9 +226,9 @@ fn restore<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -
 }
 
 /// FUNCTION LIST [LIBRARYNAME pattern] [WITHCODE].
-fn list_libraries<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[Bytes]) -> Reply {
+fn list_libraries<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]) -> Reply {
     let mut with_code = false;
-    let mut pattern: Option<&Bytes> = None;
+    let mut pattern: Option<&[u8]> = None;
     let mut i = 2;
     while i < argv.len() {
         let a = &argv[i];
@@ -237,7 +239,7 @@ fn list_libraries<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[By
                 return err("ERR library name argument was not given");
             }
             i += 1;
-            pattern = Some(&argv[i]);
+            pattern = Some(argv[i]);
         } else {
             return err(format!("ERR Unknown argument {}", convert::one_line(a)));
         }

@@ -377,7 +377,7 @@ pub fn fcall<'a>(
     shared: &'a Arc<Shared>,
     guard: &mut Guard<'a>,
     spec: &CommandSpec,
-    argv: &[Bytes],
+    argv: &[&[u8]],
 ) -> Reply {
     let read_only = spec.name == "fcall_ro";
     // The keyspace first, then the Lua state: the order every path takes
@@ -389,7 +389,7 @@ pub fn fcall<'a>(
         Ok(e) => e,
         Err(r) => return r,
     };
-    let name = String::from_utf8_lossy(&argv[1]).to_ascii_lowercase();
+    let name = String::from_utf8_lossy(argv[1]).to_ascii_lowercase();
     let Some(f) = eng.by_name.get(&name).cloned() else {
         return err("ERR Function not found");
     };
@@ -403,7 +403,7 @@ pub fn fcall<'a>(
             return e.into();
         }
     }
-    let numkeys = match parse_i64(&argv[2]) {
+    let numkeys = match parse_i64(argv[2]) {
         Some(n) => n,
         None => return err("ERR Bad number of keys provided"),
     };
@@ -418,7 +418,7 @@ pub fn fcall<'a>(
     }
     let n = numkeys as usize;
     let eng: &FnEngine = eng;
-    *scripting.running.lock() = Some((f.name.clone(), argv.to_vec(), now_ms()));
+    *scripting.running.lock() = Some((f.name.clone(), ebb_core::args::to_owned(argv), now_ms()));
     let how = RunSpec {
         lua: &eng.lua,
         state: &eng.state,
@@ -456,7 +456,7 @@ pub fn fcall<'a>(
 /// FUNCTION LOAD / DELETE / FLUSH / RESTORE read back from the append-only
 /// file or a snapshot: the code is trusted (it was accepted when logged)
 /// and compiled on first use.
-pub fn replay_function(store: &mut ebb_core::Store, argv: &[Bytes]) -> Result<(), String> {
+pub fn replay_function(store: &mut ebb_core::Store, argv: &[&[u8]]) -> Result<(), String> {
     let sub = argv
         .get(1)
         .map(|s| String::from_utf8_lossy(s).to_ascii_lowercase())
@@ -466,14 +466,14 @@ pub fn replay_function(store: &mut ebb_core::Store, argv: &[Bytes]) -> Result<()
         ("load", n) if n >= 3 => {
             let code = &argv[n - 1];
             let md = checked_metadata(code)?;
-            libs.insert(md.name, code.clone());
+            libs.insert(md.name, Bytes::copy_from_slice(code));
         }
         ("delete", 3) => {
-            libs.remove(&argv[2]);
+            libs.remove(argv[2]);
         }
         ("flush", 2 | 3) => libs.clear(),
         ("restore", 3 | 4) => {
-            let codes = parse_payload(&argv[2]).ok_or("bad FUNCTION RESTORE payload")?;
+            let codes = parse_payload(argv[2]).ok_or("bad FUNCTION RESTORE payload")?;
             if argv
                 .get(3)
                 .is_some_and(|p| p.eq_ignore_ascii_case(b"flush"))
@@ -524,19 +524,19 @@ mod tests {
     #[test]
     fn replayed_commands_change_the_libraries() {
         let mut store = ebb_core::Store::new(1);
-        let b = |s: &str| Bytes::from(s.to_string());
-        let load = |code: &str| vec![b("FUNCTION"), b("LOAD"), b(code)];
+        let b = |s: &'static str| s.as_bytes();
+        let load = |code: &'static str| vec![b("FUNCTION"), b("LOAD"), b(code)];
         replay_function(&mut store, &load("#!lua name=a\nx")).unwrap();
         replay_function(&mut store, &load("#!lua name=b\ny")).unwrap();
         assert_eq!(store.functions.len(), 2);
-        let payload = Bytes::from(dump_payload(&store.functions));
+        let payload = dump_payload(&store.functions);
         replay_function(&mut store, &[b("FUNCTION"), b("DELETE"), b("a")]).unwrap();
         assert_eq!(store.functions.len(), 1);
         replay_function(&mut store, &[b("FUNCTION"), b("FLUSH")]).unwrap();
         assert!(store.functions.is_empty());
         replay_function(
             &mut store,
-            &[b("FUNCTION"), b("RESTORE"), payload, b("FLUSH")],
+            &[b("FUNCTION"), b("RESTORE"), &payload, b("FLUSH")],
         )
         .unwrap();
         assert_eq!(store.functions.len(), 2);

@@ -408,7 +408,7 @@ fn option_errors() {
 #[test]
 fn algebra_key_positions() {
     let spec = |n: &str| crate::table::lookup(n.as_bytes()).expect("registered");
-    let argv = |a: &[&str]| a.iter().map(|s| b(s)).collect::<Vec<_>>();
+    let argv = |v: &[&'static str]| v.iter().map(|s| s.as_bytes()).collect::<Vec<&[u8]>>();
     assert_eq!(
         spec("zunion").key_positions(&argv(&["ZUNION", "2", "a", "b", "WITHSCORES"])),
         [2, 3]

@@ -322,7 +322,7 @@ fn bzmpop_pops_blocks_and_checks_in_redis_order() {
 #[test]
 fn pop_key_positions() {
     let spec = |n: &str| crate::table::lookup(n.as_bytes()).expect("registered");
-    let argv = |a: &[&str]| a.iter().map(|s| b(s)).collect::<Vec<_>>();
+    let argv = |v: &[&'static str]| v.iter().map(|s| s.as_bytes()).collect::<Vec<&[u8]>>();
     assert_eq!(
         spec("zmpop").key_positions(&argv(&["ZMPOP", "2", "a", "b", "MIN"])),
         [2, 3]

@@ -251,19 +251,25 @@ fn parse_multibulk(
         if pos >= buf.len() {
             return Ok(None);
         }
-        let too_big = "ERR Protocol error: too big bulk count string";
-        let Some(cr) = header_end(buf, pos, lim.max_inline, too_big)? else {
-            return Ok(None);
-        };
-        if buf[pos] != b'$' {
-            return Err(ProtoError(format!(
-                "ERR Protocol error: expected '$', got '{}'",
-                buf[pos] as char
-            )));
-        }
-        let len = match header_int(&buf[pos + 1..cr]) {
-            Some(n) if n >= 0 && (n as u64) <= lim.max_bulk_len => n as usize,
-            _ => return Err(ProtoError("ERR Protocol error: invalid bulk length".into())),
+        let (cr, len) = match plain_bulk_header(buf, pos) {
+            Some((cr, n)) if (n as u64) <= lim.max_bulk_len => (cr, n),
+            Some(_) => return Err(ProtoError("ERR Protocol error: invalid bulk length".into())),
+            None => {
+                let too_big = "ERR Protocol error: too big bulk count string";
+                let Some(cr) = header_end(buf, pos, lim.max_inline, too_big)? else {
+                    return Ok(None);
+                };
+                if buf[pos] != b'$' {
+                    return Err(ProtoError(format!(
+                        "ERR Protocol error: expected '$', got '{}'",
+                        buf[pos] as char
+                    )));
+                }
+                match header_int(&buf[pos + 1..cr]) {
+                    Some(n) if n >= 0 && (n as u64) <= lim.max_bulk_len => (cr, n as usize),
+                    _ => return Err(ProtoError("ERR Protocol error: invalid bulk length".into())),
+                }
+            }
         };
         if lim.unauthenticated && len > UNAUTH_MAX_BULK {
             return Err(ProtoError(
@@ -278,6 +284,30 @@ fn parse_multibulk(
         pos = start + len + 2;
     }
     Ok(Some(pos))
+}
+
+/// The usual bulk header at `pos`, read in one pass: `$`, a length of 1
+/// to 18 digits with no leading zero, and `\r` with a byte after it.
+/// Returns where the `\r` is and the length; None for anything else (an
+/// incomplete or unusual header), which the general path reads, and
+/// reads the same way when it is this form.
+#[inline]
+fn plain_bulk_header(buf: &[u8], pos: usize) -> Option<(usize, usize)> {
+    if buf[pos] != b'$' {
+        return None;
+    }
+    let digits = buf.get(pos + 1..)?;
+    let first = *digits.first()?;
+    if !(b'1'..=b'9').contains(&first) {
+        return None;
+    }
+    let mut n = (first - b'0') as usize;
+    let mut i = 1;
+    while i < digits.len() && i < 18 && digits[i].is_ascii_digit() {
+        n = n * 10 + (digits[i] - b'0') as usize;
+        i += 1;
+    }
+    (i + 1 < digits.len() && digits[i] == b'\r').then_some((pos + 1 + i, n))
 }
 
 /// An inline request at the front of `buf`: its length with the line end,
@@ -691,6 +721,43 @@ mod tests {
         assert_eq!(
             outcome(b"*-5\r\nPING\r\n"),
             Ok(vec![vec![], vec![Bytes::from("PING")]])
+        );
+    }
+
+    #[test]
+    fn the_plain_header_path_reads_as_the_general_one() {
+        let cases: &[&[u8]] = &[
+            b"$1\r\n",
+            b"$12\r\n",
+            b"$0\r\n",
+            b"$01\r\n",
+            b"$1\r",
+            b"$1",
+            b"$",
+            b"$-1\r\n",
+            b"$+1\r\n",
+            b"$1 \r\n",
+            b"$123456789012345678\r\n",
+            b"$1234567890123456789\r\n",
+            b"*1\r\n",
+            b"$9\rX",
+            b"$1\n\r\n",
+        ];
+        for c in cases {
+            let general = header_end(c, 0, 1024, "too big")
+                .ok()
+                .flatten()
+                .filter(|_| c[0] == b'$')
+                .and_then(|cr| Some((cr, usize::try_from(header_int(&c[1..cr])?).ok()?)));
+            if let Some(fast) = plain_bulk_header(c, 0) {
+                assert_eq!(Some(fast), general, "{:?}", String::from_utf8_lossy(c));
+            }
+        }
+        assert_eq!(plain_bulk_header(b"$12\r\n", 0), Some((3, 12)));
+        assert_eq!(
+            plain_bulk_header(b"$12\r", 0),
+            None,
+            "the byte after \\r is needed"
         );
     }
 

@@ -87,8 +87,10 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[&[u8]])>, cmd: &str)
     };
     let qbuf = this.map_or(0, |(_, argv)| request_len(argv));
     let qbuf_free = c.qbuf_room.load(Ordering::Relaxed).saturating_sub(qbuf);
+    // Replies waiting to be written: the pub/sub messages in the mailbox.
+    let omem = c.pending.load(Ordering::Relaxed);
     format!(
-        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user={} redir=-1 resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem={} tot-mem={} events=r cmd={} user={} redir=-1 resp={} lib-name={} lib-ver={}",
         c.id,
         c.addr,
         c.laddr,
@@ -103,6 +105,8 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[&[u8]])>, cmd: &str)
         multi,
         qbuf,
         qbuf_free,
+        omem,
+        omem,
         cmd,
         String::from_utf8_lossy(&c.user.lock()),
         c.resp.load(Ordering::Relaxed),
@@ -392,6 +396,7 @@ pub async fn buffer_cron(shared: Arc<Shared>) {
         let now = now_ms();
         let clients: Vec<Arc<ClientEntry>> = shared.clients.lock().values().cloned().collect();
         for c in clients {
+            crate::outbuf::check_soft(&c, now);
             // A blocked command holds its connection's buffers until it
             // is served; asking would only wake it.
             if c.blocked.load(Ordering::Relaxed) {

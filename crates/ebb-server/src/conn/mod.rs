@@ -101,6 +101,9 @@ pub struct Session {
     /// found nothing worth loading: the same key and member again, or a
     /// small database or collection).
     prefetch_rest: u8,
+    /// When this client's replies went over the `normal` class's soft
+    /// output limit (0: they are not over it).
+    obuf_soft_since: u64,
     /// Error replies sent so far (for failed-call counting).
     pub err_seq: u64,
     /// `err_seq` when the current call started or the last one ended: a
@@ -234,6 +237,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         prev_spec: None,
         prev_plain_slot: None,
         prefetch_rest: 0,
+        obuf_soft_since: 0,
         err_seq: 0,
         err_mark: 0,
         error_counted: false,
@@ -297,9 +301,16 @@ impl Session {
                     .stats
                     .net_out
                     .fetch_add(out.len() as u64, Ordering::Relaxed);
+                let soft = crate::outbuf::normal_soft().filter(|_| !self.subscribed());
                 tokio::select! {
                     biased;
-                    r = stream.write_all(&out) => r?,
+                    r = write_out(stream, &out, soft) => if !r? {
+                        tracing::warn!(
+                            client = self.id,
+                            "client closed for overcoming of output buffer limits"
+                        );
+                        return Ok(());
+                    },
                     _ = &mut kill => return Ok(()),
                 }
                 out.clear();
@@ -569,6 +580,19 @@ impl Session {
             if !matches!(flow, Flow::Continue) {
                 break flow;
             }
+            // Replies over the output limit close the client at once:
+            // nothing of the batch is sent and nothing after it runs.
+            if crate::outbuf::normal_over(out.len(), &mut self.obuf_soft_since)
+                && !self.subscribed()
+            {
+                tracing::warn!(
+                    client = self.id,
+                    pending = out.len(),
+                    "client closed for overcoming of output buffer limits"
+                );
+                out.clear();
+                break Flow::Close;
+            }
             // Once per batch, as soon as the store is held: the requests
             // waiting behind this one start loading their keys.
             if let (false, Some(store)) = (locked, guard.as_deref()) {
@@ -750,6 +774,34 @@ fn prefetch_waiting(store: &Store, db: usize, argv: &[&[u8]], mut rbuf: &[u8]) -
         prev_member = member;
     }
     store.prefetch(db, &keys[..nk], &members[..nm])
+}
+
+/// Writes a batch's replies. With a soft output limit (`normal` class:
+/// bytes, and how long replies may stay over them), a client that leaves
+/// more than that unread for longer is given up: false, and the
+/// connection closes, as Redis closes it.
+async fn write_out(
+    stream: &mut TcpStream,
+    out: &[u8],
+    soft: Option<(usize, Duration)>,
+) -> std::io::Result<bool> {
+    let Some((limit, window)) = soft.filter(|&(limit, _)| out.len() > limit) else {
+        stream.write_all(out).await?;
+        return Ok(true);
+    };
+    let deadline = tokio::time::Instant::now() + window;
+    let mut at = 0;
+    while out.len() - at > limit {
+        tokio::select! {
+            n = stream.write(&out[at..]) => match n? {
+                0 => return Err(std::io::ErrorKind::WriteZero.into()),
+                n => at += n,
+            },
+            _ = tokio::time::sleep_until(deadline) => return Ok(false),
+        }
+    }
+    stream.write_all(&out[at..]).await?;
+    Ok(true)
 }
 
 /// Room a connection's read and reply buffers start with.

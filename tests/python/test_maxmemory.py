@@ -156,3 +156,59 @@ def test_config_resetstat_clears_evicted_keys(r):
         r.config_set("maxmemory-policy", "noeviction")
     r.config_resetstat()
     assert r.info("stats")["evicted_keys"] == 0
+
+
+@pytest.mark.parametrize("policy", ["volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl"])
+def test_the_limit_holds_as_volatile_keys_replace_each_other(ebb, policy):
+    """Redis's own check: fill to just under the limit with half the keys
+    volatile, add as many volatile keys again, and memory in use must stay
+    within 4 KB of the limit (key tables near the limit grow only into the
+    room left, and give back the slots of evicted keys) while every
+    persistent key survives."""
+    c = redis.Redis(port=ebb.port, decode_responses=True)
+    c.flushall()
+    c.config_set("latency-tracking", "no")
+    limit = used(c) + 100 * 1024
+    c.config_set("maxmemory", limit)
+    c.config_set("maxmemory-policy", policy)
+    try:
+        n = 0
+        while True:
+            if n % 2:
+                c.set(f"key:{n}", "x", ex=10000)
+            else:
+                c.set(f"key:{n}", "x")
+            if used(c) + 4096 > limit:
+                break
+            n += 1
+        assert n > 10
+        for j in range(n):
+            c.set(f"foo:{j}", "x", ex=10000)
+        assert used(c) < limit + 4096
+        assert all(c.exists(f"key:{j}") for j in range(0, n, 2))
+    finally:
+        c.config_set("maxmemory", 0)
+        c.config_set("maxmemory-policy", "noeviction")
+        c.config_set("latency-tracking", "yes")
+
+
+def test_an_index_split_waits_for_room_under_the_limit(ebb):
+    """4,096 keys is where a key table's index would split into segments
+    (about 100 kB): with 10 kB left under the limit the split waits, and
+    the next writes evict nothing (Redis's "don't rehash" check)."""
+    c = redis.Redis(port=ebb.port, decode_responses=True)
+    c.flushall()
+    c.config_set("latency-tracking", "no")
+    c.config_set("maxmemory-policy", "allkeys-random")
+    fill(c, "key", 4096, size=1)
+    c.config_resetstat()
+    c.config_set("maxmemory", used(c) + 10 * 1024)
+    try:
+        c.set("k1", "v1")
+        c.set("k2", "v2")
+        assert c.dbsize() == 4098
+        assert c.info("stats")["evicted_keys"] == 0
+    finally:
+        c.config_set("maxmemory", 0)
+        c.config_set("maxmemory-policy", "noeviction")
+        c.config_set("latency-tracking", "yes")

@@ -489,6 +489,14 @@ impl Db {
         self.map.get_index(n).map(|(k, e)| (&k[..], e))
     }
 
+    /// Gives back the key table's free slots beyond a few (eviction under
+    /// `maxmemory` calls this: the slots of evicted keys would otherwise
+    /// stay allocated, and memory in use over the limit, until new keys
+    /// fill them).
+    pub fn trim_spare(&mut self) {
+        self.map.trim_spare();
+    }
+
     /// Bytes the key table holds for keys it does not have yet: free slots
     /// left after removals or reserved by its last growth, which new keys
     /// reuse without allocating.

@@ -10,6 +10,7 @@
 //! track positions follow the one slot that moved.
 //! The index grows a segment at a time ([`SegIndex`]).
 
+use crate::room::growth_room;
 use crate::segindex::SegIndex;
 use crate::value::member::Member;
 use crate::value::table::hash_of;
@@ -32,6 +33,9 @@ impl<V> Default for KeyTable<V> {
 
 /// Slot capacity below which a table is never shrunk.
 const MIN_SHRINK: usize = 64;
+
+/// Slots a full table grows by at least.
+const MIN_GROWTH: usize = 16;
 
 /// A position as the index stores it. The table holds at most 2^32 keys
 /// (at about 70 bytes a key, far more memory than a server has).
@@ -136,6 +140,16 @@ impl<V> KeyTable<V> {
     /// Appends `key`, which must be absent; returns its position.
     pub fn push(&mut self, key: &[u8], value: V) -> usize {
         let i = self.slots.len();
+        if i == self.slots.capacity() {
+            let room = growth_room();
+            if room != u64::MAX {
+                let slot = std::mem::size_of::<(Member, V)>().max(1);
+                let affordable = usize::try_from(room).unwrap_or(usize::MAX) / slot;
+                if affordable < i.max(MIN_GROWTH) {
+                    self.slots.reserve_exact(MIN_GROWTH);
+                }
+            }
+        }
         self.slots.push((Member::new(key), value));
         let slots = &self.slots;
         self.index
@@ -166,6 +180,14 @@ impl<V> KeyTable<V> {
             self.slots.shrink_to(cap / 2);
         }
         Some(out)
+    }
+
+    /// Lets go of free slots past [`MIN_GROWTH`] of them, when there are
+    /// more than twice that many.
+    pub fn trim_spare(&mut self) {
+        if self.slots.capacity() - self.slots.len() > 2 * MIN_GROWTH {
+            self.slots.shrink_to(self.slots.len() + MIN_GROWTH);
+        }
     }
 
     /// Removes every key.

@@ -18,6 +18,8 @@ pub mod glob;
 mod idtable;
 pub mod keyspecs;
 mod keytable;
+mod room;
+pub use room::set_growth_room;
 pub mod lfu;
 mod prefetch;
 pub mod reply;

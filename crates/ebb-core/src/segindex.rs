@@ -76,11 +76,25 @@ impl SegIndex {
     pub fn insert(&mut self, hash: u64, id: u32, rehash: impl Fn(u32) -> u64) {
         match self.tables.len() {
             0 => self.tables.push(IdTable::default()),
-            1 if self.tables[0].len() >= SPLIT_AT => self.split(&rehash),
+            1 if self.tables[0].len() >= SPLIT_AT && self.may_split() => self.split(&rehash),
             _ => {}
         }
         let seg = self.segment(hash);
         self.tables[seg].insert_unique(hash, id, &rehash);
+    }
+
+    /// Whether splitting fits in the room under `maxmemory`: the
+    /// segments' first tables take about as much as a single table of
+    /// 100,000 ids. Until it fits, the single table goes on growing by
+    /// half, as Redis puts off a dictionary expansion over the limit.
+    fn may_split(&self) -> bool {
+        let room = crate::room::growth_room();
+        room == u64::MAX || {
+            let per = self.tables[0].len() / SEGMENTS + 1;
+            let one = std::mem::size_of::<IdTable>()
+                + IdTable::with_capacity(per + per / 4).allocation_size();
+            room >= (SEGMENTS * one) as u64
+        }
     }
 
     /// Moves the ids of the single table into [`SEGMENTS`] tables.

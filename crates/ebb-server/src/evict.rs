@@ -72,7 +72,11 @@ impl Policy {
 /// Reads `maxmemory`, `maxmemory-policy` and `maxmemory-samples` (at start
 /// and after CONFIG SET).
 pub fn configure(cfg: &Config) {
-    MAXMEMORY.store(cfg.get_i64("maxmemory").max(0) as u64, Ordering::Relaxed);
+    let max = cfg.get_i64("maxmemory").max(0) as u64;
+    MAXMEMORY.store(max, Ordering::Relaxed);
+    if max == 0 {
+        ebb_core::set_growth_room(u64::MAX);
+    }
     let p = Policy::parse(&cfg.get("maxmemory-policy").unwrap_or_default());
     POLICY.store(p as u8, Ordering::Relaxed);
     SAMPLES.store(
@@ -91,8 +95,13 @@ pub fn limited() -> bool {
 /// would make one table growth evict far more keys than it takes to pay
 /// for it.
 fn over_limit(store: &Store, max: u64) -> bool {
-    let spare: usize = store.dbs.iter().map(|d| d.spare_bytes()).sum();
-    (crate::alloc::allocated().saturating_sub(spare) as u64) > max
+    (crate::alloc::allocated() as u64).saturating_sub(not_counted(store)) > max
+}
+
+/// Memory eviction does not count: the key tables' free slots (INFO's
+/// `mem_not_counted_for_evict`).
+pub fn not_counted(store: &Store) -> u64 {
+    store.dbs.iter().map(|d| d.spare_bytes() as u64).sum()
 }
 
 /// The error Redis gives a command refused for lack of memory.
@@ -104,7 +113,14 @@ pub fn oom() -> Error {
 /// limit is set (one atomic load).
 pub fn make_room(shared: &Shared, store: &mut Store) -> Result<(), Error> {
     let max = MAXMEMORY.load(Ordering::Relaxed);
-    if max == 0 || !over_limit(store, max) {
+    if max == 0 {
+        return Ok(());
+    }
+    // Key tables grow only into the room under the limit, counted with
+    // their free slots: eviction does not count those, so their room
+    // must not take the dataset past the limit (see `ebb_core::set_growth_room`).
+    ebb_core::set_growth_room(max.saturating_sub(crate::alloc::allocated() as u64));
+    if !over_limit(store, max) {
         return Ok(());
     }
     if store.expiry_paused(crate::server::now_ms()) {
@@ -134,6 +150,13 @@ pub fn make_room(shared: &Shared, store: &mut Store) -> Result<(), Error> {
             .push((db, vec![Bytes::from_static(b"DEL"), key.clone()]));
         fx.touch(db, key.clone());
         fx.event(b'e', "evicted", db, key);
+    }
+    if evicted > 0 {
+        // The evicted keys' slots go back too: memory in use comes down to
+        // the limit, not to the limit plus their room.
+        for db in store.dbs.iter_mut() {
+            db.trim_spare();
+        }
     }
     EVICTED.fetch_add(evicted, Ordering::Relaxed);
     shared.log_propagated(&mut fx);

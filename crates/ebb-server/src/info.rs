@@ -162,6 +162,11 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 "mem_fragmentation_ratio",
                 &format!("{:.2}", rss as f64 / used.max(1) as f64),
             );
+            l(
+                out,
+                "mem_not_counted_for_evict",
+                &crate::evict::not_counted(store),
+            );
             let max = cfg.get_i64("maxmemory");
             l(out, "maxmemory", &max);
             l(out, "maxmemory_human", &human(max.max(0) as u64));

@@ -186,6 +186,8 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]
                 ));
             }
         } else if !aof_now && aof_was {
+            shared.kill_rewrite_child();
+            shared.rewrite_scheduled.store(false, Ordering::SeqCst);
             if let Some(a) = shared.aof.lock().as_mut() {
                 let _ = a.flush();
                 let _ = a.sync();

@@ -382,21 +382,40 @@ pub(crate) fn reply_for<'a>(
             if argv.len() > 2 || (argv.len() == 2 && !schedule) {
                 Error::Syntax.into()
             } else {
-                let store = guard.get_or_insert_with(|| shared.store.lock());
-                if shared.bgsave(store) {
-                    Reply::Simple("Background saving started".into())
-                } else if schedule {
-                    Reply::Simple("Background saving scheduled".into())
-                } else {
+                // As Redis: one snapshot at a time, and none while an AOF
+                // rewrite runs unless scheduled for when it ends.
+                if shared.bgsave_running.load(Ordering::SeqCst) {
                     err("ERR Background save already in progress")
+                } else if shared.rewrite_running.load(Ordering::SeqCst) {
+                    if schedule {
+                        shared.bgsave_scheduled.store(true, Ordering::SeqCst);
+                        Reply::Simple("Background saving scheduled".into())
+                    } else {
+                        err("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
+                    }
+                } else {
+                    let store = guard.get_or_insert_with(|| shared.store.lock());
+                    if shared.bgsave(store) {
+                        Reply::Simple("Background saving started".into())
+                    } else {
+                        err("ERR Background save already in progress")
+                    }
                 }
             }
         }
         "bgrewriteaof" => {
-            let store = guard.get_or_insert_with(|| shared.store.lock());
-            match shared.bgrewrite(store) {
-                Ok(()) => Reply::Simple("Background append only file rewriting started".into()),
-                Err(e) => err(e),
+            if shared.rewrite_running.load(Ordering::SeqCst) {
+                err("ERR Background append only file rewriting already in progress")
+            } else if shared.bgsave_running.load(Ordering::SeqCst) {
+                // Started when the snapshot is done, as Redis does.
+                shared.rewrite_scheduled.store(true, Ordering::SeqCst);
+                Reply::Simple("Background append only file rewriting scheduled".into())
+            } else {
+                let store = guard.get_or_insert_with(|| shared.store.lock());
+                match shared.bgrewrite(store) {
+                    Ok(()) => Reply::Simple("Background append only file rewriting started".into()),
+                    Err(e) => err(e),
+                }
             }
         }
         "debug" => crate::debug_cmd::debug(s, shared, guard, argv),

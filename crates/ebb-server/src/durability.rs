@@ -151,8 +151,10 @@ impl Shared {
             return false;
         }
         let path = self.snapshot_path();
+        let delay = self.save_delay(store);
         let child = fork_child(|| {
             let data = snapshot::encode(store, now_ms());
+            std::thread::sleep(delay);
             snapshot::write_file(&path, &data).is_ok()
         });
         let me = self.clone();
@@ -186,6 +188,15 @@ impl Shared {
             }
         }
         true
+    }
+
+    /// How long a background save or rewrite child waits before writing:
+    /// `rdb-key-save-delay` (Redis's testing option, microseconds per key)
+    /// times the number of keys, so that tests can hold a child running.
+    fn save_delay(&self, store: &Store) -> Duration {
+        let per_key = self.config.read().get_i64("rdb-key-save-delay").max(0) as u64;
+        let keys: u64 = store.dbs.iter().map(|d| d.len() as u64).sum();
+        Duration::from_micros(per_key.saturating_mul(keys))
     }
 
     fn bgsave_done(&self, result: Result<(), String>) {
@@ -234,10 +245,22 @@ impl Shared {
             std::fs::File::open(tmp)?.sync_all()
         };
         let me = self.clone();
-        match fork_child(|| write(store, &tmp).is_ok()) {
+        let delay = self.save_delay(store);
+        match fork_child(|| {
+            std::thread::sleep(delay);
+            write(store, &tmp).is_ok()
+        }) {
             Ok(pid) => {
+                self.rewrite_child.store(pid, Ordering::SeqCst);
                 std::thread::spawn(move || {
-                    let written = if wait_child(pid) {
+                    let ok = wait_child(pid);
+                    let _ = me.rewrite_child.compare_exchange(
+                        pid,
+                        0,
+                        Ordering::SeqCst,
+                        Ordering::SeqCst,
+                    );
+                    let written = if ok {
                         Ok(())
                     } else {
                         Err(std::io::Error::other("the rewriting process failed"))
@@ -300,6 +323,8 @@ impl Shared {
     /// script's own commands, still buffered, are dropped with its effects
     /// (nothing else writes while it holds the keyspace).
     pub fn exit_now(&self) -> ! {
+        self.kill_save_child();
+        self.kill_rewrite_on_exit();
         if let Some(a) = self.aof.lock().as_mut() {
             a.discard_block();
             let _ = a.flush();
@@ -323,6 +348,7 @@ impl Shared {
         save: bool,
     ) -> Result<(), String> {
         self.kill_save_child();
+        self.kill_rewrite_on_exit();
         if let Some(a) = self.aof.lock().as_mut() {
             let _ = a.flush();
             let _ = a.sync();
@@ -352,6 +378,41 @@ impl Shared {
                 tracing::warn!(error = %e, "could not save the flushed dataset");
             }
         }
+    }
+
+    /// Stops a running AOF rewrite (the AOF was turned off): its waiting
+    /// thread sees the child fail and drops the unfinished file.
+    pub fn kill_rewrite_child(&self) {
+        let pid = self.rewrite_child.load(Ordering::SeqCst);
+        if pid <= 0 {
+            return;
+        }
+        tracing::warn!("Killing running AOF rewrite child: {pid}");
+        // SAFETY: signals our own child, which the waiting thread reaps.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
+
+    /// Stops an AOF rewrite child before the server exits (it would
+    /// otherwise outlive the server, holding its listening sockets) and
+    /// removes its unfinished file.
+    fn kill_rewrite_on_exit(&self) {
+        let pid = self.rewrite_child.swap(0, Ordering::SeqCst);
+        if pid <= 0 {
+            return;
+        }
+        tracing::warn!("There is a child rewriting the AOF. Killing it!");
+        // SAFETY: signals and reaps our own child.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+            let mut status: libc::c_int = 0;
+            libc::waitpid(pid, &mut status, 0);
+        }
+        let tmp = self
+            .aof_path()
+            .with_extension(format!("rewrite-{}", std::process::id()));
+        let _ = std::fs::remove_file(tmp);
     }
 
     /// Stops a running BGSAVE child and removes its unfinished file.
@@ -488,7 +549,24 @@ pub async fn run_background(shared: Arc<Shared>) {
         let due = nums
             .chunks(2)
             .any(|c| c.len() == 2 && since >= c[0] && changes >= c[1] && changes > 0);
-        if due && !shared.bgsave_running.load(Ordering::Relaxed) {
+        // One child at a time, as in Redis: a scheduled rewrite or
+        // snapshot starts once the other has ended.
+        let busy = |s: &Shared| {
+            s.bgsave_running.load(Ordering::SeqCst) || s.rewrite_running.load(Ordering::SeqCst)
+        };
+        if !busy(&shared) && shared.rewrite_scheduled.load(Ordering::SeqCst) {
+            if let Some(store) = shared.store_unless_busy() {
+                shared.rewrite_scheduled.store(false, Ordering::SeqCst);
+                let _ = shared.bgrewrite(&store);
+            }
+        }
+        if !busy(&shared) && shared.bgsave_scheduled.load(Ordering::SeqCst) {
+            if let Some(store) = shared.store_unless_busy() {
+                shared.bgsave_scheduled.store(false, Ordering::SeqCst);
+                shared.bgsave(&store);
+            }
+        }
+        if due && !busy(&shared) {
             tracing::info!(
                 changes,
                 seconds = since,
@@ -506,7 +584,7 @@ pub async fn run_background(shared: Arc<Shared>) {
                     && a.size > a.base_size.max(1) * (100 + pct as u64) / 100
             })
         };
-        if grow && !shared.rewrite_running.load(Ordering::Relaxed) {
+        if grow && !busy(&shared) {
             tracing::info!("Starting automatic rewriting of AOF");
             if let Some(store) = shared.store_unless_busy() {
                 let _ = shared.bgrewrite(&store);

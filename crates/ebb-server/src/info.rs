@@ -238,7 +238,11 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 "aof_rewrite_in_progress",
                 &(shared.rewrite_running.load(Ordering::Relaxed) as u8),
             );
-            l(out, "aof_rewrite_scheduled", &0);
+            l(
+                out,
+                "aof_rewrite_scheduled",
+                &(shared.rewrite_scheduled.load(Ordering::Relaxed) as u8),
+            );
             l(
                 out,
                 "aof_last_write_status",

@@ -208,6 +208,14 @@ pub struct Shared {
     pub bgsave_child: std::sync::atomic::AtomicI32,
     /// A BGREWRITEAOF runs.
     pub rewrite_running: AtomicBool,
+    /// The process writing an AOF rewrite (0: none), killed when the AOF
+    /// is turned off.
+    pub rewrite_child: std::sync::atomic::AtomicI32,
+    /// A BGREWRITEAOF waits for a BGSAVE to end (INFO's
+    /// `aof_rewrite_scheduled`), as in Redis.
+    pub rewrite_scheduled: AtomicBool,
+    /// A BGSAVE SCHEDULE waits for an AOF rewrite to end.
+    pub bgsave_scheduled: AtomicBool,
     /// Whether the last background save succeeded.
     pub last_bgsave_ok: AtomicBool,
     /// `stats.dirty` at the last save (for save rules).
@@ -274,6 +282,9 @@ impl Shared {
             bgsave_running: AtomicBool::new(false),
             bgsave_child: std::sync::atomic::AtomicI32::new(0),
             rewrite_running: AtomicBool::new(false),
+            rewrite_child: std::sync::atomic::AtomicI32::new(0),
+            rewrite_scheduled: AtomicBool::new(false),
+            bgsave_scheduled: AtomicBool::new(false),
             last_bgsave_ok: AtomicBool::new(true),
             dirty_at_save: AtomicU64::new(0),
             paused_until: AtomicU64::new(0),

@@ -1,0 +1,89 @@
+"""One background child at a time, as in Redis: BGREWRITEAOF during a
+BGSAVE is scheduled for when the snapshot ends, BGSAVE during a rewrite is
+refused unless SCHEDULEd, and turning the AOF off stops a running rewrite.
+`rdb-key-save-delay` (microseconds per key) holds a child running."""
+
+import time
+
+import redis
+
+from conftest import raw_cmd
+
+
+def wait_for(pred, timeout=10):
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def persistence(c):
+    return c.info("persistence")
+
+
+def test_a_rewrite_asked_during_a_snapshot_waits_for_it(server_factory):
+    s = server_factory("--appendonly", "yes")
+    c = s.client()
+    c.set("a", "1")
+    c.set("b", "2")
+    assert wait_for(lambda: persistence(c)["aof_rewrite_in_progress"] == 0)
+    c.config_set("rdb-key-save-delay", 500_000)  # 2 keys: a 1 s snapshot
+    assert raw_cmd(c, "BGSAVE") == "Background saving started"
+    assert raw_cmd(c, "BGREWRITEAOF") == "Background append only file rewriting scheduled"
+    assert persistence(c)["aof_rewrite_scheduled"] == 1
+    # Still one child: a second snapshot is refused, scheduled or not.
+    for args in (["BGSAVE"], ["BGSAVE", "SCHEDULE"]):
+        try:
+            raw_cmd(c, *args)
+            raise AssertionError("BGSAVE accepted during a BGSAVE")
+        except redis.ResponseError as e:
+            assert "Background save already in progress" in str(e)
+    c.config_set("rdb-key-save-delay", 0)
+    # The snapshot ends, then the rewrite runs and ends.
+    assert wait_for(lambda: persistence(c)["aof_rewrite_scheduled"] == 0)
+    assert wait_for(lambda: persistence(c)["aof_rewrite_in_progress"] == 0)
+    assert persistence(c)["rdb_bgsave_in_progress"] == 0
+    assert c.get("a") == "1"
+
+
+def test_a_snapshot_during_a_rewrite_is_refused_unless_scheduled(server_factory, tmp_path):
+    s = server_factory("--appendonly", "yes")
+    c = s.client()
+    c.set("a", "1")
+    assert wait_for(lambda: persistence(c)["aof_rewrite_in_progress"] == 0)
+    c.config_set("rdb-key-save-delay", 1_000_000)
+    assert raw_cmd(c, "BGREWRITEAOF") == "Background append only file rewriting started"
+    try:
+        raw_cmd(c, "BGSAVE")
+        raise AssertionError("BGSAVE accepted during a rewrite")
+    except redis.ResponseError as e:
+        assert "Another child process is active (AOF?)" in str(e)
+    assert raw_cmd(c, "BGSAVE", "SCHEDULE") == "Background saving scheduled"
+    try:
+        raw_cmd(c, "BGREWRITEAOF")
+        raise AssertionError("a second rewrite accepted")
+    except redis.ResponseError as e:
+        assert "already in progress" in str(e)
+    snapshot = tmp_path / "dump.ebb"
+    assert not snapshot.exists()
+    c.config_set("rdb-key-save-delay", 0)
+    # The rewrite ends, then the scheduled snapshot is written.
+    assert wait_for(lambda: snapshot.exists())
+    assert wait_for(lambda: persistence(c)["rdb_bgsave_in_progress"] == 0)
+    assert persistence(c)["aof_rewrite_in_progress"] == 0
+
+
+def test_turning_the_aof_off_stops_a_running_rewrite(server_factory):
+    s = server_factory("--appendonly", "yes")
+    c = s.client()
+    c.set("k", "v")
+    assert wait_for(lambda: persistence(c)["aof_rewrite_in_progress"] == 0)
+    c.config_set("rdb-key-save-delay", 10_000_000)  # 10 s for one key
+    c.execute_command("BGREWRITEAOF")
+    assert persistence(c)["aof_rewrite_in_progress"] == 1
+    c.config_set("appendonly", "no")
+    assert wait_for(lambda: persistence(c)["aof_rewrite_in_progress"] == 0, timeout=3)
+    c.config_set("rdb-key-save-delay", 0)
+    assert c.get("k") == "v"

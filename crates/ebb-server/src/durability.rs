@@ -235,9 +235,7 @@ impl Shared {
                 None => false,
             }
         };
-        let tmp = self
-            .aof_path()
-            .with_extension(format!("rewrite-{}", std::process::id()));
+        let tmp = self.rewrite_tmp_path();
         let write = |store: &Store, tmp: &std::path::Path| -> std::io::Result<()> {
             let mut data = Vec::new();
             persist::dump_store(store, now_ms(), &mut data);
@@ -398,39 +396,49 @@ impl Shared {
     /// otherwise outlive the server, holding its listening sockets) and
     /// removes its unfinished file.
     fn kill_rewrite_on_exit(&self) {
-        let pid = self.rewrite_child.swap(0, Ordering::SeqCst);
-        if pid <= 0 {
-            return;
+        if kill_child(
+            &self.rewrite_child,
+            "There is a child rewriting the AOF. Killing it!",
+        ) {
+            let _ = std::fs::remove_file(self.rewrite_tmp_path());
         }
-        tracing::warn!("There is a child rewriting the AOF. Killing it!");
-        // SAFETY: signals and reaps our own child.
-        unsafe {
-            libc::kill(pid, libc::SIGKILL);
-            let mut status: libc::c_int = 0;
-            libc::waitpid(pid, &mut status, 0);
-        }
-        let tmp = self
-            .aof_path()
-            .with_extension(format!("rewrite-{}", std::process::id()));
-        let _ = std::fs::remove_file(tmp);
     }
 
     /// Stops a running BGSAVE child and removes its unfinished file.
     fn kill_save_child(&self) {
-        let pid = self.bgsave_child.swap(0, Ordering::SeqCst);
-        if pid <= 0 {
-            return;
+        let pid = self.bgsave_child.load(Ordering::SeqCst);
+        // The waiting thread's waitpid then fails, which it reports as a
+        // failed save.
+        if kill_child(
+            &self.bgsave_child,
+            "There is a child saving a snapshot. Killing it!",
+        ) {
+            let _ = std::fs::remove_file(self.snapshot_path().with_extension(format!("tmp-{pid}")));
         }
-        tracing::warn!("There is a child saving a snapshot. Killing it!");
-        // SAFETY: signals and reaps our own child; the waiting thread's
-        // waitpid then fails, which it reports as a failed save.
-        unsafe {
-            libc::kill(pid, libc::SIGKILL);
-            let mut status: libc::c_int = 0;
-            libc::waitpid(pid, &mut status, 0);
-        }
-        let _ = std::fs::remove_file(self.snapshot_path().with_extension(format!("tmp-{pid}")));
     }
+
+    /// Where a rewrite writes the new AOF before it is renamed into place.
+    fn rewrite_tmp_path(&self) -> PathBuf {
+        self.aof_path()
+            .with_extension(format!("rewrite-{}", std::process::id()))
+    }
+}
+
+/// Kills and reaps the child whose pid `slot` holds, taking it out of the
+/// slot, with `message` in the log; false when there was none.
+fn kill_child(slot: &std::sync::atomic::AtomicI32, message: &str) -> bool {
+    let pid = slot.swap(0, Ordering::SeqCst);
+    if pid <= 0 {
+        return false;
+    }
+    tracing::warn!("{message}");
+    // SAFETY: signals and reaps our own child.
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+        let mut status: libc::c_int = 0;
+        libc::waitpid(pid, &mut status, 0);
+    }
+    true
 }
 
 /// Loads the AOF (when enabled) or the snapshot at start. Errors are fatal

@@ -10,11 +10,10 @@ import pytest
 
 from conftest import EbbServer, RedisServer, raw_cmd
 
-# Subcommands only one side has: Redis 7.0's key tracking and Lua
-# debugger, and CLIENT SETINFO (Redis 7.2, which clients send on connect).
-# Key-specification notes, which ebb leaves out, are not compared either.
-NOT_IN_EBB = {"client|caching", "client|getredir", "client|tracking",
-              "client|trackinginfo", "script|debug", "client|setinfo"}
+# Subcommands only one side has: Redis 7.0's Lua debugger, and CLIENT
+# SETINFO (Redis 7.2, which clients send on connect). Key-specification
+# notes, which ebb leaves out, are not compared either.
+NOT_IN_EBB = {"script|debug", "client|setinfo"}
 
 
 def text(x):

@@ -29,6 +29,11 @@ pub struct Effects {
     pub events: Vec<Event>,
     /// Keys modified (signalModifiedKey), for WATCH.
     pub touched: Vec<(usize, Bytes)>,
+    /// Keys modified by expiry rather than by the command (a key or
+    /// members whose time passed), for WATCH and for CLIENT TRACKING,
+    /// which reports them even to a NOLOOP client whose command found them
+    /// expired.
+    pub expired_touched: Vec<(usize, Bytes)>,
     /// Databases flushed or swapped wholesale: every watcher of them aborts.
     pub touched_dbs: Vec<usize>,
     /// Commands to log before the command itself (expiry deletions), with
@@ -79,6 +84,7 @@ impl Effects {
     pub fn clear(&mut self) {
         self.events.clear();
         self.touched.clear();
+        self.expired_touched.clear();
         self.touched_dbs.clear();
         self.propagate.clear();
         self.rewrite = None;
@@ -95,6 +101,7 @@ impl Effects {
     pub fn is_empty(&self) -> bool {
         self.events.is_empty()
             && self.touched.is_empty()
+            && self.expired_touched.is_empty()
             && self.touched_dbs.is_empty()
             && self.propagate.is_empty()
             && self.rewrite.is_none()
@@ -110,6 +117,13 @@ impl Effects {
     pub fn touch(&mut self, db: usize, key: Bytes) {
         if !self.skip_touched {
             self.touched.push((db, key));
+        }
+    }
+
+    /// Records that expiry changed `key` in `db` (see `expired_touched`).
+    fn touch_expired(&mut self, db: usize, key: Bytes) {
+        if !self.skip_touched {
+            self.expired_touched.push((db, key));
         }
     }
 
@@ -151,7 +165,7 @@ impl Effects {
     /// A key was deleted because its TTL passed.
     pub fn key_expired(&mut self, db: usize, key: Bytes) {
         self.expired_keys += 1;
-        self.touch(db, key.clone());
+        self.touch_expired(db, key.clone());
         self.propagate
             .push((db, vec![Bytes::from_static(b"DEL"), key.clone()]));
         self.event(b'x', "expired", db, key);
@@ -166,7 +180,7 @@ impl Effects {
         kind: MemberKind,
         members: Vec<Bytes>,
     ) {
-        self.touch(db, key.clone());
+        self.touch_expired(db, key.clone());
         let mut cmd = Vec::with_capacity(members.len() + 2);
         cmd.push(Bytes::from_static(kind.remove_command().as_bytes()));
         cmd.push(key.clone());
@@ -192,7 +206,7 @@ impl Effects {
         names: Vec<Bytes>,
         count: usize,
     ) {
-        self.touch(db, key.clone());
+        self.touch_expired(db, key.clone());
         self.propagate
             .push((db, vec![Bytes::from_static(b"DEL"), key.clone()]));
         self.dirty += count as u64;
@@ -274,7 +288,9 @@ mod tests {
         run(&mut store, &mut fx, 2000, &["GET", "k"]);
         let names: Vec<&str> = fx.events.iter().map(|e| &*e.name).collect();
         assert_eq!(names, ["set", "expire", "incrby", "rpush", "expired"]);
-        assert_eq!(fx.touched.len(), 4);
+        // SET, INCR and RPUSH changed their keys; the GET found k expired.
+        assert_eq!(fx.touched.len(), 3);
+        assert_eq!(fx.expired_touched, [(0, Bytes::from("k"))]);
         assert_eq!(fx.ready.len(), 1);
         assert_eq!(fx.expired_keys, 1);
     }

@@ -222,6 +222,33 @@ pub fn client<'a>(
             Some(_) => return Some(err("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")),
         };
         Reply::Int(shared.unblock_with(id as u64, reply) as i64)
+    } else if eq(sub, "tracking") && n >= 3 {
+        tracking(s, shared, argv)
+    } else if eq(sub, "caching") && n >= 3 {
+        let Some(mode) = &s.track else {
+            return Some(err("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled"));
+        };
+        if eq(argv[2], "yes") {
+            if !mode.optin {
+                return Some(err(
+                    "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.",
+                ));
+            }
+        } else if eq(argv[2], "no") {
+            if !mode.optout {
+                return Some(err(
+                    "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.",
+                ));
+            }
+        } else {
+            return Some(Error::Syntax.into());
+        }
+        s.caching = true;
+        Reply::Ok
+    } else if eq(sub, "getredir") && n == 2 {
+        Reply::Int(s.track.as_ref().map_or(-1, |m| m.redirect as i64))
+    } else if eq(sub, "trackinginfo") && n == 2 {
+        tracking_info(s, shared)
     } else if eq(sub, "help") && n == 2 {
         Reply::bulks(
             [
@@ -239,6 +266,10 @@ pub fn client<'a>(
                 "SETINFO <option> <value>",
                 "UNBLOCK <clientid> [TIMEOUT|ERROR]",
                 "NO-EVICT (ON|OFF)",
+                "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]] [OPTIN] [OPTOUT] [NOLOOP]",
+                "CACHING (YES|NO)",
+                "GETREDIR",
+                "TRACKINGINFO",
                 "HELP",
             ]
             .iter()
@@ -248,6 +279,146 @@ pub fn client<'a>(
         unknown_subcommand(sub, "client").into()
     };
     Some(r)
+}
+
+/// CLIENT TRACKING (ON|OFF) [REDIRECT id] [BCAST] [PREFIX p …] [OPTIN]
+/// [OPTOUT] [NOLOOP], checked as Redis checks it.
+fn tracking(s: &mut Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
+    use crate::tracking::Mode;
+    let mut mode = Mode::default();
+    let mut j = 3;
+    while j < argv.len() {
+        let more = j + 1 < argv.len();
+        let a = argv[j];
+        if eq(a, "redirect") && more {
+            j += 1;
+            if mode.redirect != 0 {
+                return err("ERR A client can only redirect to a single other client");
+            }
+            let Some(id) = parse_i64(argv[j]) else {
+                return Error::NotInteger.into();
+            };
+            if id <= 0 || !shared.clients.lock().contains_key(&(id as u64)) {
+                return err("ERR The client ID you want redirect to does not exist");
+            }
+            mode.redirect = id as u64;
+        } else if eq(a, "bcast") {
+            mode.bcast = true;
+        } else if eq(a, "optin") {
+            mode.optin = true;
+        } else if eq(a, "optout") {
+            mode.optout = true;
+        } else if eq(a, "noloop") {
+            mode.noloop = true;
+        } else if eq(a, "prefix") && more {
+            j += 1;
+            mode.prefixes.push(Bytes::copy_from_slice(argv[j]));
+        } else {
+            return Error::Syntax.into();
+        }
+        j += 1;
+    }
+    if eq(argv[2], "off") {
+        if s.track.take().is_some() {
+            shared.tracking.disable(s.id);
+        }
+        s.caching = false;
+        return Reply::Ok;
+    }
+    if !eq(argv[2], "on") {
+        return Error::Syntax.into();
+    }
+    if !mode.bcast && !mode.prefixes.is_empty() {
+        return err("ERR PREFIX option requires BCAST mode to be enabled");
+    }
+    if let Some(old) = &s.track {
+        if old.bcast != mode.bcast {
+            return err("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.");
+        }
+    }
+    if mode.bcast && (mode.optin || mode.optout) {
+        return err("ERR OPTIN and OPTOUT are not compatible with BCAST");
+    }
+    if mode.optin && mode.optout {
+        return err("ERR You can't specify both OPTIN mode and OPTOUT mode");
+    }
+    if let Some(old) = &s.track {
+        if (mode.optin && old.optout) || (mode.optout && old.optin) {
+            return err("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.");
+        }
+    }
+    if mode.bcast {
+        let overlap = |a: &[u8], b: &[u8]| a[..a.len().min(b.len())] == b[..a.len().min(b.len())];
+        let existing = s.track.as_ref().map(|m| &m.prefixes[..]).unwrap_or(&[]);
+        for (i, p) in mode.prefixes.iter().enumerate() {
+            if let Some(old) = existing.iter().find(|old| overlap(old, p)) {
+                return err(format!(
+                    "ERR Prefix '{}' overlaps with an existing prefix '{}'. Prefixes for a single client must not overlap.",
+                    String::from_utf8_lossy(p),
+                    String::from_utf8_lossy(old)
+                ));
+            }
+            if let Some(other) = mode.prefixes[i + 1..].iter().find(|o| overlap(p, o)) {
+                return err(format!(
+                    "ERR Prefix '{}' overlaps with another provided prefix '{}'. Prefixes for a single client must not overlap.",
+                    String::from_utf8_lossy(p),
+                    String::from_utf8_lossy(other)
+                ));
+            }
+        }
+    }
+    shared.tracking.enable(s.id, mode);
+    s.track = shared.tracking.mode_of(s.id).map(|(m, _)| m);
+    Reply::Ok
+}
+
+/// CLIENT TRACKINGINFO: flags, redirection and prefixes.
+fn tracking_info(s: &Session, shared: &Arc<Shared>) -> Reply {
+    let mut flags: Vec<&str> = Vec::new();
+    let (redirect, prefixes) = match shared.tracking.mode_of(s.id) {
+        None => {
+            flags.push("off");
+            (-1, Vec::new())
+        }
+        Some((m, broken)) => {
+            flags.push("on");
+            if m.bcast {
+                flags.push("bcast");
+            }
+            if m.optin {
+                flags.push("optin");
+                if s.caching {
+                    flags.push("caching-yes");
+                }
+            }
+            if m.optout {
+                flags.push("optout");
+                if s.caching {
+                    flags.push("caching-no");
+                }
+            }
+            if m.noloop {
+                flags.push("noloop");
+            }
+            if broken {
+                flags.push("broken_redirect");
+            }
+            let mut prefixes = m.prefixes.clone();
+            prefixes.sort();
+            (m.redirect as i64, prefixes)
+        }
+    };
+    Reply::Map(vec![
+        (
+            Reply::bulk(b"flags"),
+            Reply::Set(flags.iter().map(|f| Reply::bulk(f.as_bytes())).collect()),
+        ),
+        (Reply::bulk(b"redirect"), Reply::Int(redirect)),
+        (
+            Reply::bulk(b"prefixes"),
+            Reply::Array(prefixes.into_iter().map(Reply::Bulk).collect()),
+        ),
+    ])
 }
 
 /// CLIENT LIST [TYPE …] [ID …]; `argv` is the whole request.
@@ -395,6 +566,10 @@ pub async fn buffer_cron(shared: Arc<Shared>) {
         tokio::time::sleep(std::time::Duration::from_millis(BUFFER_CRON_MS)).await;
         let now = now_ms();
         let clients: Vec<Arc<ClientEntry>> = shared.clients.lock().values().cloned().collect();
+        if shared.cron_paused.load(Ordering::Relaxed) {
+            continue;
+        }
+        shared.tracking.enforce_limit(&shared.clients);
         for c in clients {
             crate::outbuf::check_soft(&c, now);
             // A blocked command holds its connection's buffers until it

@@ -265,6 +265,10 @@ pub(crate) fn reply_for<'a>(
             s.entry.resp.store(2, Ordering::Relaxed);
             s.reply_mode = ReplyMode::On;
             *s.entry.name.lock() = None;
+            if s.track.take().is_some() {
+                shared.tracking.disable(s.id);
+            }
+            s.caching = false;
             // Back to the default user, authenticated only if it needs no
             // password.
             let user = shared.acl.default_user();
@@ -606,6 +610,7 @@ fn exec<'a>(
             // Missing when watched and already expired now (SWAPDB brought
             // in a stale key): logically it never existed, no change.
             fx.touched.retain(|(d, k)| !(*d == db && *k == key));
+            fx.expired_touched.retain(|(d, k)| !(*d == db && *k == key));
         }
         shared.apply_effects(store, &mut fx);
     }
@@ -703,6 +708,7 @@ fn exec<'a>(
         if let Part::Reply(Reply::Error(e)) = &part {
             s.note_error(e);
         }
+        s.track_read(shared, spec, &argv);
         let took = crate::cmdstats::ticks().saturating_sub(start);
         // The slow log shows the commands EXEC ran, not EXEC, as in Redis.
         let us = crate::cmdstats::ticks_to_us(took);

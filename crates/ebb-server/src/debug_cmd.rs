@@ -35,6 +35,14 @@ pub fn debug<'a>(
             }
             None => Error::NotInteger.into(),
         }
+    } else if eq(sub, "pause-cron") && argv.len() == 3 {
+        match parse_i64(argv[2]) {
+            Some(v) => {
+                shared.cron_paused.store(v != 0, Ordering::Relaxed);
+                Reply::Ok
+            }
+            None => Error::NotInteger.into(),
+        }
     } else if eq(sub, "set-disable-deny-scripts") && argv.len() == 3 {
         match parse_i64(argv[2]) {
             Some(v) => {
@@ -125,6 +133,8 @@ pub fn debug<'a>(
                 "    Create <count> string keys named key:<num>. If <prefix> is specified then",
                 "    it is used instead of the 'key' prefix. These are not propagated to",
                 "    replicas. Cache master and replica results.",
+                "PAUSE-CRON <0|1>",
+                "    Stop periodic cron job processing.",
                 "PROTOCOL <type>",
                 "    Reply with a test value of the specified type. <type> can be: string,",
                 "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",

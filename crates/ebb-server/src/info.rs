@@ -136,7 +136,7 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             l(out, "client_recent_max_input_buffer", &max_in);
             l(out, "client_recent_max_output_buffer", &max_out);
             l(out, "blocked_clients", &shared.blocked_count());
-            l(out, "tracking_clients", &0);
+            l(out, "tracking_clients", &shared.tracking.figures().0);
             l(out, "pubsub_clients", &pubsub);
             l(
                 out,
@@ -282,6 +282,10 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 "pubsubshard_channels",
                 &shared.pubsub_channels(None, true).len(),
             );
+            let (_, keys, items, prefixes) = shared.tracking.figures();
+            l(out, "tracking_total_keys", &keys);
+            l(out, "tracking_total_items", &items);
+            l(out, "tracking_total_prefixes", &prefixes);
         }
         "replication" => {
             out.push_str("# Replication\r\n");

@@ -27,6 +27,7 @@ mod resp;
 mod script;
 mod server;
 mod sweeper;
+mod tracking;
 
 use std::sync::Arc;
 

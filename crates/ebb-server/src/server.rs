@@ -24,6 +24,8 @@ pub enum Msg {
     Unblocked(Reply),
     /// CLIENT KILL or shutdown: close the connection.
     Kill,
+    /// A CLIENT TRACKING invalidation (or a broken redirection).
+    Tracking(crate::tracking::Note),
     /// The client-buffer cron's turn: a connection idle for a while lets
     /// go of its buffers, one whose read buffer a long request grew gives
     /// the room back (Redis's clientsCron resizes query buffers likewise).
@@ -171,6 +173,8 @@ pub struct Shared {
     pub notify: NotifySettings,
     /// Connected clients.
     pub clients: Mutex<HashMap<u64, Arc<ClientEntry>>>,
+    /// CLIENT TRACKING: who reads which keys.
+    pub tracking: crate::tracking::Tracking,
     /// Next client id.
     pub next_id: AtomicU64,
     /// Pub/sub.
@@ -188,6 +192,9 @@ pub struct Shared {
     pub started: Instant,
     /// Whether the active-expiry sweeper runs (DEBUG SET-ACTIVE-EXPIRE).
     pub active_expire: AtomicBool,
+    /// DEBUG PAUSE-CRON: the periodic work (active expiry, the client
+    /// cron) waits while set.
+    pub cron_paused: AtomicBool,
     /// Scripts may run commands marked `noscript` (DEBUG
     /// SET-DISABLE-DENY-SCRIPTS, for tests).
     pub scripts_any_command: AtomicBool,
@@ -263,6 +270,8 @@ impl Shared {
             databases: dbs,
             notify: NotifySettings::new(flags),
             clients: Mutex::new(HashMap::new()),
+            cron_paused: AtomicBool::new(false),
+            tracking: Default::default(),
             next_id: AtomicU64::new(1),
             pubsub: Mutex::new(PubSub::default()),
             watches: Mutex::new(HashMap::new()),
@@ -325,7 +334,7 @@ impl Shared {
         fx.skip_member_names = !self.notify.member_names();
         fx.skip_events = !self.notify.any();
         fx.new_keys = self.notify.new_keys();
-        fx.skip_touched = self.watch_count.load(Ordering::Relaxed) == 0;
+        fx.skip_touched = self.watch_count.load(Ordering::Relaxed) == 0 && !self.tracking.active();
         fx.skip_ready = self.waiting.load(Ordering::Relaxed) == 0;
         fx.skip_log = !self.aof.is_on();
     }
@@ -337,9 +346,33 @@ impl Shared {
         if fx.is_empty() {
             return;
         }
+        // A flushed (or swapped) database invalidates every cached key, and
+        // empties the table even with no client tracking now, as in Redis.
+        if !fx.touched_dbs.is_empty() {
+            self.tracking.flush(&self.clients);
+        }
+        if self.tracking.active() {
+            // Changed keys are reported to the clients caching them.
+            if !fx.touched.is_empty() || !fx.expired_touched.is_empty() {
+                let origin = crate::tracking::origin();
+                self.tracking
+                    .invalidate(&self.clients, fx.touched.iter().map(|(_, k)| k), origin);
+                self.tracking.invalidate(
+                    &self.clients,
+                    fx.expired_touched.iter().map(|(_, k)| k),
+                    0,
+                );
+                // Outside a client's request (expiry, the server's own
+                // work) BCAST clients are told at once; a request tells
+                // them when it ends.
+                if origin == 0 {
+                    self.tracking.broadcast(&self.clients);
+                }
+            }
+        }
         if self.watch_count.load(Ordering::Relaxed) > 0 {
             let w = self.watches.lock();
-            for k in &fx.touched {
+            for k in fx.touched.iter().chain(&fx.expired_touched) {
                 if let Some(list) = w.get(k) {
                     for (_, flag, _) in list {
                         flag.store(true, Ordering::Relaxed);
@@ -709,6 +742,7 @@ pub fn apply_core_config(cfg: &Config, store: &mut Store) {
     crate::latency::configure(cfg);
     crate::cmdstats::configure(cfg);
     crate::outbuf::configure(cfg);
+    crate::tracking::configure(cfg);
     let c = &mut store.cfg;
     c.proto_max_bulk_len = cfg.get_i64("proto-max-bulk-len").max(1) as u64;
     c.hash_max_listpack_entries = cfg.get_i64("hash-max-listpack-entries").max(0) as usize;

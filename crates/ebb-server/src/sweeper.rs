@@ -16,7 +16,9 @@ pub async fn run(shared: Arc<Shared>) {
     loop {
         let hz = shared.config.read().get_i64("hz").clamp(1, 500) as u64;
         tokio::time::sleep(Duration::from_millis(1000 / hz)).await;
-        if !shared.active_expire.load(Ordering::Relaxed) {
+        if !shared.active_expire.load(Ordering::Relaxed)
+            || shared.cron_paused.load(Ordering::Relaxed)
+        {
             continue;
         }
         if now_ms() < shared.paused_until.load(Ordering::Relaxed) {

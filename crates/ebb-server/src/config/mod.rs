@@ -185,7 +185,7 @@ static OPTIONS: &[Opt] = &[
     o("enable-protected-configs", "no", Kind::Str, false),
     o("enable-module-command", "no", Kind::Str, false),
     o("cluster-enabled", "no", Kind::Bool, false),
-    o("tracking-table-max-keys", "1000000", Kind::Int, false),
+    o("tracking-table-max-keys", "1000000", Kind::Int, true),
     o("maxmemory-clients", "0", Kind::Memory, false),
     o("shutdown-timeout", "10", Kind::Int, false),
     o("shutdown-on-sigint", "default", Kind::Words, false),

@@ -96,6 +96,12 @@ impl Session {
             return Flow::Continue;
         };
         self.prev_spec = Some(spec);
+        if self.tracking_live {
+            // A lowered tracking-table-max-keys takes effect before the
+            // next command, whose reply follows the invalidations.
+            shared.tracking.enforce_limit(&shared.clients);
+            self.write_own_notes(out);
+        }
         let plain = match self.prev_plain_slot {
             Some(i) if repeat => Some(i),
             _ => crate::cmdstats::plain_slot(spec),
@@ -134,6 +140,7 @@ impl Session {
                 }
             }
             let flow = self.execute(shared, guard, spec, argv, out);
+            self.after_command(shared, spec, argv, out);
             let failed = self.err_seq > self.err_mark;
             self.err_mark = self.err_seq;
             if let Some(r) = self.run.as_mut() {
@@ -149,6 +156,7 @@ impl Session {
         let start = self.mark_ticks();
         let db = self.db;
         let flow = self.execute(shared, guard, spec, argv, out);
+        self.after_command(shared, spec, argv, out);
         if is_exec && crate::observe::monitoring() {
             crate::observe::feed(self.id, db, &self.entry.addr, spec, argv);
         }
@@ -172,6 +180,77 @@ impl Session {
             }
         }
         flow
+    }
+
+    /// CLIENT TRACKING's part after a command: its keys are remembered if
+    /// it read them, and CLIENT CACHING lasts one command (or transaction).
+    #[inline]
+    fn after_command(
+        &mut self,
+        shared: &Shared,
+        spec: &CommandSpec,
+        argv: &[&[u8]],
+        out: &mut BytesMut,
+    ) {
+        if !self.tracking_live {
+            // Tracking turned on by this very command (CLIENT TRACKING).
+            if self.track.is_some() {
+                self.tracking_live = true;
+                crate::tracking::set_origin(self.id);
+            }
+            return;
+        }
+        // What the command made for this connection follows its reply.
+        self.write_own_notes(out);
+        if self.track.is_none() && !self.caching {
+            return;
+        }
+        self.track_read(shared, spec, argv);
+        if self.multi.is_none() && spec.name != "client" {
+            self.caching = false;
+        }
+    }
+
+    /// Writes the tracking messages made for this connection while it ran
+    /// a command (see `tracking::take_own`).
+    pub fn write_own_notes(&mut self, out: &mut BytesMut) {
+        if crate::tracking::has_own() {
+            let subscribed = self.subscribed();
+            for n in crate::tracking::take_own() {
+                crate::tracking::encode(&n, self.resp3, subscribed, out);
+            }
+        }
+    }
+
+    /// Remembers the keys a read-only command read, for a client tracking
+    /// in the default mode (with OPTIN only after CLIENT CACHING YES, with
+    /// OPTOUT unless CLIENT CACHING NO). Scripts are handled by their
+    /// calls: a script that reads has its declared keys remembered.
+    pub fn track_read(&mut self, shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) {
+        let Some(m) = &self.track else {
+            return;
+        };
+        if m.bcast
+            || !spec.has(flag::READONLY)
+            || matches!(spec.name, "eval_ro" | "evalsha_ro" | "fcall_ro")
+        {
+            return;
+        }
+        let wanted = if m.optin {
+            self.caching
+        } else if m.optout {
+            !self.caching
+        } else {
+            true
+        };
+        if wanted {
+            let keys = spec.key_positions(argv);
+            if !keys.is_empty() {
+                shared
+                    .tracking
+                    .remember(&shared.clients, self.id, keys.iter().map(|&i| argv[i]));
+            }
+        }
     }
 
     /// The checks Redis makes before a command runs. `Some` when the
@@ -371,13 +450,18 @@ impl Session {
                 && !matches!(spec.name, "exec" | "discard" | "quit" | "reset"))
             || (exec && self.queued_any(|sp, _| sp.has(flag::DENYOOM)));
         // A busy script holds the keyspace: no eviction until it ends.
-        if !crate::evict::limited() || !applies || shared.scripting.busy() {
+        if !crate::evict::limited() || shared.scripting.busy() {
             return None;
         }
+        // Redis evicts before every command while memory is over the
+        // limit; only a command that may grow memory is refused when
+        // nothing can be evicted.
         let store = guard.get_or_insert_with(|| shared.store.lock());
-        crate::evict::make_room(shared, store)
-            .err()
-            .map(Reply::from)
+        let evicted = crate::evict::make_room(shared, store);
+        if !applies {
+            return None;
+        }
+        evicted.err().map(Reply::from)
     }
 
     /// Whether CLIENT PAUSE holds this command. A write pause holds
@@ -443,6 +527,11 @@ impl Session {
         argv: &[&[u8]],
         out: &mut BytesMut,
     ) -> Flow {
+        // Messages an eviction made before the command ran come before
+        // its reply, as in Redis.
+        if self.tracking_live {
+            self.write_own_notes(out);
+        }
         match spec.exec {
             Exec::Core(_) => {
                 let store = guard.get_or_insert_with(|| shared.store.lock());

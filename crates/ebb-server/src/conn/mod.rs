@@ -104,6 +104,13 @@ pub struct Session {
     /// When this client's replies went over the `normal` class's soft
     /// output limit (0: they are not over it).
     obuf_soft_since: u64,
+    /// CLIENT TRACKING's mode, when on.
+    pub track: Option<crate::tracking::Mode>,
+    /// CLIENT CACHING was given for the next command (or transaction).
+    pub caching: bool,
+    /// Some client had tracking on when the current request started (read
+    /// once per request).
+    tracking_live: bool,
     /// Error replies sent so far (for failed-call counting).
     pub err_seq: u64,
     /// `err_seq` when the current call started or the last one ended: a
@@ -238,6 +245,9 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         prev_plain_slot: None,
         prefetch_rest: 0,
         obuf_soft_since: 0,
+        track: None,
+        caching: false,
+        tracking_live: false,
         err_seq: 0,
         err_mark: 0,
         error_counted: false,
@@ -409,6 +419,7 @@ impl Session {
                         Some(Msg::Kill) | None => return Ok(()),
                         Some(Msg::Unblocked(r)) => self.reply(&r, &mut out),
                         Some(Msg::Trim) => trim(&entry, &mut rbuf, &mut out, &mut req),
+                        Some(Msg::Tracking(n)) => self.tracking_note(&n, &mut out),
                     }
                     while let Ok(m) = rx.try_recv() {
                         match m {
@@ -416,6 +427,7 @@ impl Session {
                             Msg::Kill => return Ok(()),
                             Msg::Unblocked(r) => self.reply(&r, &mut out),
                             Msg::Trim => trim(&entry, &mut rbuf, &mut out, &mut req),
+                            Msg::Tracking(n) => self.tracking_note(&n, &mut out),
                         }
                     }
                 }
@@ -434,6 +446,13 @@ impl Session {
                 _ = idle => return Ok(()),
             }
         }
+    }
+
+    /// Writes a tracking message in this connection's protocol (or drops
+    /// it when the connection cannot receive it).
+    fn tracking_note(&mut self, note: &crate::tracking::Note, out: &mut BytesMut) {
+        let subscribed = self.subscribed();
+        crate::tracking::encode(note, self.resp3, subscribed, out);
     }
 
     /// Encodes a pub/sub message taken from the mailbox, which no longer
@@ -485,6 +504,7 @@ impl Session {
                         break;
                     }
                     Some(Msg::Push(items)) => self.push(&items, out),
+                    Some(Msg::Tracking(n)) => self.tracking_note(&n, out),
                     // Its buffers are in use until the command ends.
                     Some(Msg::Trim) => {}
                     Some(Msg::Kill) | None => {
@@ -563,6 +583,10 @@ impl Session {
             at += len;
             views.clear();
             let locked = guard.is_some();
+            self.tracking_live = shared.tracking.active();
+            if self.tracking_live {
+                crate::tracking::set_origin(self.id);
+            }
             let flow = match req.inline.take() {
                 Some(args) if args.is_empty() => continue,
                 Some(args) => {
@@ -577,6 +601,13 @@ impl Session {
                     self.dispatch(shared, &mut guard, &views, out)
                 }
             };
+            if self.tracking_live || shared.tracking.active() {
+                // Anything left for this connection (a refused or queued
+                // command's) is written before another client runs.
+                self.write_own_notes(out);
+                crate::tracking::set_origin(0);
+                shared.tracking.broadcast(&shared.clients);
+            }
             if !matches!(flow, Flow::Continue) {
                 break flow;
             }
@@ -603,6 +634,9 @@ impl Session {
                 }
             }
         };
+        if self.tracking_live {
+            crate::tracking::set_origin(0);
+        }
         req.return_views(views);
         rbuf.advance(at);
         flow
@@ -683,6 +717,7 @@ impl Session {
 
     fn cleanup(&mut self) {
         self.close_run();
+        self.shared.tracking.disable(self.id);
         self.tally.flush();
         crate::observe::remove_monitor(self.id);
         self.unwatch_all();

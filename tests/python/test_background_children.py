@@ -87,3 +87,23 @@ def test_turning_the_aof_off_stops_a_running_rewrite(server_factory):
     assert wait_for(lambda: persistence(c)["aof_rewrite_in_progress"] == 0, timeout=3)
     c.config_set("rdb-key-save-delay", 0)
     assert c.get("k") == "v"
+
+
+def test_background_work_asked_inside_a_transaction_is_scheduled(server_factory):
+    s = server_factory("--appendonly", "yes")
+    c = s.client()
+    assert wait_for(lambda: persistence(c)["aof_rewrite_in_progress"] == 0)
+    forks = c.info("stats")["total_forks"]
+    assert raw_cmd(c, "MULTI") == "OK"
+    assert raw_cmd(c, "SET", "foo", "bar") == "QUEUED"
+    assert raw_cmd(c, "BGREWRITEAOF") == "QUEUED"
+    assert raw_cmd(c, "BGSAVE") == "QUEUED"
+    assert raw_cmd(c, "EXEC") == [
+        "OK",
+        "Background append only file rewriting scheduled",
+        "Background saving scheduled",
+    ]
+    # Both run once the transaction is over, one after the other.
+    assert wait_for(lambda: c.info("stats")["total_forks"] >= forks + 2)
+    assert wait_for(lambda: persistence(c)["aof_rewrite_in_progress"] == 0
+                    and persistence(c)["rdb_bgsave_in_progress"] == 0)

@@ -390,8 +390,8 @@ pub(crate) fn reply_for<'a>(
                 // rewrite runs unless scheduled for when it ends.
                 if shared.bgsave_running.load(Ordering::SeqCst) {
                     err("ERR Background save already in progress")
-                } else if shared.rewrite_running.load(Ordering::SeqCst) {
-                    if schedule {
+                } else if shared.rewrite_running.load(Ordering::SeqCst) || in_exec() {
+                    if schedule || in_exec() {
                         shared.bgsave_scheduled.store(true, Ordering::SeqCst);
                         Reply::Simple("Background saving scheduled".into())
                     } else {
@@ -410,8 +410,9 @@ pub(crate) fn reply_for<'a>(
         "bgrewriteaof" => {
             if shared.rewrite_running.load(Ordering::SeqCst) {
                 err("ERR Background append only file rewriting already in progress")
-            } else if shared.bgsave_running.load(Ordering::SeqCst) {
-                // Started when the snapshot is done, as Redis does.
+            } else if shared.bgsave_running.load(Ordering::SeqCst) || in_exec() {
+                // Started when the snapshot (or the transaction) is done,
+                // as Redis does.
                 shared.rewrite_scheduled.store(true, Ordering::SeqCst);
                 Reply::Simple("Background append only file rewriting scheduled".into())
             } else {
@@ -580,6 +581,34 @@ fn auth(s: &mut Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
     }
 }
 
+thread_local! {
+    /// A transaction's commands are running on this thread (Redis's
+    /// `server.in_exec`): background saves and rewrites asked for are
+    /// scheduled rather than started.
+    static IN_EXEC: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a transaction's commands are running on this thread.
+pub fn in_exec() -> bool {
+    IN_EXEC.with(|e| e.get())
+}
+
+/// Marks the transaction running on this thread until dropped.
+struct InExec;
+
+impl InExec {
+    fn enter() -> InExec {
+        IN_EXEC.with(|e| e.set(true));
+        InExec
+    }
+}
+
+impl Drop for InExec {
+    fn drop(&mut self) {
+        IN_EXEC.with(|e| e.set(false));
+    }
+}
+
 /// EXEC: the queued commands' replies, or the reply that replaces them
 /// all (an error, or the null array of an aborted transaction).
 fn exec<'a>(
@@ -631,6 +660,7 @@ fn exec<'a>(
     // EXEC wakes nobody, and a woken client sees the final state.
     let mut ready = Vec::new();
     s.refresh_user(shared);
+    let _in_exec = InExec::enter();
     for argv in queue {
         let argv = ebb_core::args::views(&argv);
         let Some(spec) = crate::rename::lookup(argv[0]) else {

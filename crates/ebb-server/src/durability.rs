@@ -311,6 +311,16 @@ impl Shared {
         let _ = std::fs::remove_file(&path);
         let fsync = Fsync::parse(&self.config.read().get("appendfsync").unwrap_or_default());
         *self.aof.lock() = Some(Aof::open(path, fsync).map_err(|e| e.to_string())?);
+        if self.bgsave_running.load(Ordering::SeqCst) {
+            self.rewrite_scheduled.store(true, Ordering::SeqCst);
+            tracing::info!("AOF was enabled but there is already another background operation. An AOF background was scheduled to start when possible.");
+            return Ok(());
+        }
+        if crate::commands::in_exec() {
+            self.rewrite_scheduled.store(true, Ordering::SeqCst);
+            tracing::info!("AOF was enabled during a transaction. An AOF background was scheduled to start when possible.");
+            return Ok(());
+        }
         self.bgrewrite(store).map_err(|e| e.to_string())
     }
 
@@ -601,6 +611,9 @@ pub async fn run_background(shared: Arc<Shared>) {
     }
 }
 
+/// Background children started (INFO's `total_forks`).
+pub static FORKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Forks a child process that runs `work` on the memory as it is at the
 /// fork (the caller holds the store lock, so the keyspace is consistent),
 /// then exits: 0 if `work` returned true. The child only serialises and
@@ -613,6 +626,9 @@ fn fork_child(work: impl FnOnce() -> bool) -> std::io::Result<libc::pid_t> {
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(std::io::Error::last_os_error());
+    }
+    if pid > 0 {
+        FORKS.fetch_add(1, Ordering::Relaxed);
     }
     if pid == 0 {
         let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or(false);

@@ -264,6 +264,7 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 ("expired_keys", &st.expired_keys),
                 ("expired_members", &st.expired_members),
                 ("evicted_keys", &crate::evict::EVICTED),
+                ("total_forks", &crate::durability::FORKS),
                 ("keyspace_hits", &st.keyspace_hits),
                 ("keyspace_misses", &st.keyspace_misses),
             ];

@@ -223,3 +223,22 @@ def test_a_broken_redirection_is_reported(srv, r):
     r.set("k", 1)
     assert c.read() == ("push", ["tracking-redir-broken", rid])
     assert "broken_redirect" in c.call("CLIENT", "TRACKINGINFO")["flags"]
+
+
+def test_client_list_flags_show_tracking(srv, r):
+    c = resp3(srv)
+    c.call("CLIENT", "SETNAME", "tracker")
+
+    def flags():
+        for line in r.execute_command("CLIENT", "LIST").splitlines():
+            if "name=tracker " in line:
+                return line.split(" flags=")[1].split(" ")[0]
+
+    assert flags() == "N"
+    c.call("CLIENT", "TRACKING", "on")
+    assert flags() == "t"
+    c.call("CLIENT", "TRACKING", "off")
+    c.call("CLIENT", "TRACKING", "on", "BCAST")
+    assert flags() == "tB"
+    c.call("CLIENT", "TRACKING", "off")
+    assert flags() == "N"

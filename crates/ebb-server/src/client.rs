@@ -66,14 +66,24 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[&[u8]])>, cmd: &str)
     let psubs = c.psubs.load(Ordering::Relaxed);
     let ssubs = c.ssubs.load(Ordering::Relaxed);
     let mut flags = String::new();
+    if c.subscribed() {
+        flags.push('P');
+    }
     if c.in_multi.load(Ordering::Relaxed) {
         flags.push('x');
     }
     if c.blocked.load(Ordering::Relaxed) {
         flags.push('b');
     }
-    if c.subscribed() {
-        flags.push('P');
+    let tracking = c.tracking.load(Ordering::Relaxed);
+    for (bit, f) in [
+        (crate::tracking::FLAG_ON, 't'),
+        (crate::tracking::FLAG_BROKEN, 'R'),
+        (crate::tracking::FLAG_BCAST, 'B'),
+    ] {
+        if tracking & bit != 0 {
+            flags.push(f);
+        }
     }
     if c.no_evict.load(Ordering::Relaxed) {
         flags.push('e');
@@ -322,6 +332,7 @@ fn tracking(s: &mut Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
         if s.track.take().is_some() {
             shared.tracking.disable(s.id);
         }
+        s.entry.tracking.store(0, Ordering::Relaxed);
         s.caching = false;
         return Reply::Ok;
     }
@@ -367,8 +378,14 @@ fn tracking(s: &mut Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
             }
         }
     }
+    let bcast = mode.bcast;
     shared.tracking.enable(s.id, mode);
     s.track = shared.tracking.mode_of(s.id).map(|(m, _)| m);
+    use crate::tracking::{FLAG_BCAST, FLAG_ON};
+    s.entry.tracking.store(
+        FLAG_ON | if bcast { FLAG_BCAST } else { 0 },
+        Ordering::Relaxed,
+    );
     Reply::Ok
 }
 

@@ -268,6 +268,7 @@ pub(crate) fn reply_for<'a>(
             if s.track.take().is_some() {
                 shared.tracking.disable(s.id);
             }
+            s.entry.tracking.store(0, Ordering::Relaxed);
             s.caching = false;
             // Back to the default user, authenticated only if it needs no
             // password.

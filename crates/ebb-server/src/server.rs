@@ -78,6 +78,9 @@ pub struct ClientEntry {
     pub soft_since: AtomicU64,
     /// Set once the backlog passed the output limit: nothing more is queued.
     pub overflowed: AtomicBool,
+    /// CLIENT TRACKING state for CLIENT LIST's flags (see
+    /// `tracking::FLAG_ON`, `FLAG_BCAST`, `FLAG_BROKEN`).
+    pub tracking: std::sync::atomic::AtomicU8,
     /// Wakes the connection task to close, even while it waits on a write.
     pub kill: tokio::sync::Notify,
     /// Bytes the connection's read buffer holds room for, as it last

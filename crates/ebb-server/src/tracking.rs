@@ -77,6 +77,11 @@ pub fn configure(cfg: &crate::config::Config) {
     );
 }
 
+/// CLIENT LIST flag bits kept in `ClientEntry::tracking`.
+pub const FLAG_ON: u8 = 1;
+pub const FLAG_BCAST: u8 = 2;
+pub const FLAG_BROKEN: u8 = 4;
+
 /// The channel a RESP2 redirection client receives invalidations on.
 pub const CHANNEL: &[u8] = b"__redis__:invalidate";
 
@@ -334,6 +339,7 @@ fn send(st: &mut State, clients: &Clients, id: u64, note: Note) {
             None => {
                 c.broken = true;
                 if let Some(me) = clients.get(&id) {
+                    me.tracking.fetch_or(FLAG_BROKEN, Ordering::Relaxed);
                     if me.resp.load(Ordering::Relaxed) >= 3 {
                         deliver(me, Note::RedirBroken(redirect));
                     }

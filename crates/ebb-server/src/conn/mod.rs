@@ -199,6 +199,7 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         pending: AtomicUsize::new(0),
         soft_since: std::sync::atomic::AtomicU64::new(0),
         overflowed: AtomicBool::new(false),
+        tracking: std::sync::atomic::AtomicU8::new(0),
         kill: tokio::sync::Notify::new(),
         qbuf_room: AtomicUsize::new(0),
     });

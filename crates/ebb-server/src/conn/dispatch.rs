@@ -211,6 +211,19 @@ impl Session {
         }
     }
 
+    /// Whether the keys this client reads now are remembered for it:
+    /// tracking in the default mode, with OPTIN only after CLIENT CACHING
+    /// YES and with OPTOUT unless CLIENT CACHING NO.
+    pub fn remembers_reads(&self) -> bool {
+        match &self.track {
+            None => false,
+            Some(m) if m.bcast => false,
+            Some(m) if m.optin => self.caching,
+            Some(m) if m.optout => !self.caching,
+            Some(_) => true,
+        }
+    }
+
     /// Writes the tracking messages made for this connection while it ran
     /// a command (see `tracking::take_own`).
     pub fn write_own_notes(&mut self, out: &mut BytesMut) {
@@ -227,23 +240,10 @@ impl Session {
     /// OPTOUT unless CLIENT CACHING NO). Scripts are handled by their
     /// calls: a script that reads has its declared keys remembered.
     pub fn track_read(&mut self, shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) {
-        let Some(m) = &self.track else {
-            return;
-        };
-        if m.bcast
-            || !spec.has(flag::READONLY)
-            || matches!(spec.name, "eval_ro" | "evalsha_ro" | "fcall_ro")
-        {
+        if !spec.has(flag::READONLY) || matches!(spec.name, "eval_ro" | "evalsha_ro" | "fcall_ro") {
             return;
         }
-        let wanted = if m.optin {
-            self.caching
-        } else if m.optout {
-            !self.caching
-        } else {
-            true
-        };
-        if wanted {
+        if self.remembers_reads() {
             let keys = spec.key_positions(argv);
             if !keys.is_empty() {
                 shared

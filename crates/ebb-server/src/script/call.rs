@@ -139,25 +139,12 @@ impl Call<'_, '_> {
         self.s.count_call(slot, took, matches!(r, Reply::Error(_)));
         // A script that reads has its declared keys tracked for a client
         // caching them, as in Redis.
-        if self.s.track.is_some() && spec.has(flag::READONLY) && !self.keys.is_empty() {
-            let caching = self.s.caching;
-            if let Some(m) = &self.s.track {
-                let wanted = !m.bcast
-                    && if m.optin {
-                        caching
-                    } else if m.optout {
-                        !caching
-                    } else {
-                        true
-                    };
-                if wanted {
-                    self.shared.tracking.remember(
-                        &self.shared.clients,
-                        self.s.id,
-                        self.keys.iter().copied(),
-                    );
-                }
-            }
+        if spec.has(flag::READONLY) && !self.keys.is_empty() && self.s.remembers_reads() {
+            self.shared.tracking.remember(
+                &self.shared.clients,
+                self.s.id,
+                self.keys.iter().copied(),
+            );
         }
         Ok(r)
     }

@@ -212,3 +212,23 @@ def test_an_index_split_waits_for_room_under_the_limit(ebb):
         c.config_set("maxmemory", 0)
         c.config_set("maxmemory-policy", "noeviction")
         c.config_set("latency-tracking", "yes")
+
+
+def test_small_integers_are_not_shared_under_an_lru_or_lfu_limit(r):
+    """OBJECT REFCOUNT as Redis reports it: small integers are shared
+    (INT_MAX) unless maxmemory is set with an LRU or LFU policy. (ebb
+    judges this when asked; Redis when the value is stored, so a value
+    stored before the policy changed can differ.)"""
+    r.set("a", 1)
+    assert r.object("refcount", "a") == 2147483647
+    r.config_set("maxmemory-policy", "allkeys-random")
+    r.config_set("maxmemory", 1 << 30)
+    try:
+        assert r.object("refcount", "a") == 2147483647
+        for policy in ("allkeys-lru", "volatile-lfu"):
+            r.config_set("maxmemory-policy", policy)
+            r.set("b", 1)
+            assert r.object("refcount", "b") == 1
+    finally:
+        r.config_set("maxmemory", 0)
+        r.config_set("maxmemory-policy", "noeviction")

@@ -597,6 +597,10 @@ pub struct CoreConfig {
     pub zset_max_listpack_value: usize,
     /// How access stamps are kept (an `-lfu` eviction policy).
     pub lfu: Lfu,
+    /// `maxmemory` is set with an LRU or LFU policy: Redis then does not
+    /// share small integers (each value needs its own access stamp), which
+    /// OBJECT REFCOUNT shows.
+    pub no_shared_integers: bool,
 }
 
 impl Default for CoreConfig {
@@ -609,6 +613,7 @@ impl Default for CoreConfig {
             zset_max_listpack_entries: 128,
             zset_max_listpack_value: 64,
             lfu: Lfu::default(),
+            no_shared_integers: false,
         }
     }
 }

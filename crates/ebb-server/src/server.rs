@@ -762,4 +762,10 @@ pub fn apply_core_config(cfg: &Config, store: &mut Store) {
         log_factor: cfg.get_i64("lfu-log-factor").clamp(0, i32::MAX as i64) as u32,
         decay_minutes: cfg.get_i64("lfu-decay-time").max(0) as u64,
     };
+    let policy = cfg
+        .get("maxmemory-policy")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    c.no_shared_integers =
+        cfg.get_i64("maxmemory") > 0 && (policy.ends_with("-lru") || policy.ends_with("-lfu"));
 }

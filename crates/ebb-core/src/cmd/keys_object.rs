@@ -140,7 +140,7 @@ fn object(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
             };
             match &sub[..] {
                 b"encoding" => Ok(Reply::text(encoding_name(&e.value, &cfg))),
-                b"refcount" => Ok(Reply::Int(refcount(&e.value))),
+                b"refcount" => Ok(Reply::Int(refcount(&e.value, cfg.no_shared_integers))),
                 _ if cfg.lfu.on => Ok(Reply::Int(cfg.lfu.counter(e.last_access, now) as i64)),
                 _ => Err(Error::msg(
                     "ERR An LFU maxmemory policy is not selected, access frequency not tracked. \
@@ -223,10 +223,16 @@ pub fn encoding_name(v: &Value, cfg: &CoreConfig) -> &'static str {
 }
 
 /// What Redis 7.0 reports as the reference count: its shared integer
-/// objects (0..9999, stored by SET and friends) report `INT_MAX`.
-fn refcount(v: &Value) -> i64 {
+/// objects (0..9999, stored by SET and friends) report `INT_MAX`, unless
+/// `maxmemory` is set with an LRU or LFU policy (judged when asked, where
+/// Redis judges when the value is stored).
+fn refcount(v: &Value, no_shared_integers: bool) -> i64 {
     match v {
-        Value::Str(s) if s.len() <= 20 && matches!(parse_i64(s), Some(0..=9999)) => i32::MAX as i64,
+        Value::Str(s)
+            if !no_shared_integers && s.len() <= 20 && matches!(parse_i64(s), Some(0..=9999)) =>
+        {
+            i32::MAX as i64
+        }
         _ => 1,
     }
 }

@@ -149,3 +149,24 @@ def test_bgrewriteaof_without_aof_then_debug_loadaof(server_factory):
     assert r.execute_command("DEBUG", "LOADAOF") in (True, "OK")
     assert r.get("y") == "1" and r.smembers("s") == {"a", "b"}
     r.config_set("appendonly", "no")
+
+
+def test_debug_pause_cron_stops_active_expiry_until_resumed(r):
+    """DEBUG PAUSE-CRON 1 holds the periodic work: a key past its TTL stays
+    in the table (DBSIZE counts it) until the cron resumes."""
+    import redis
+
+    for switch in ("PAUSE-CRON", "SET-ACTIVE-EXPIRE"):
+        with pytest.raises(redis.ResponseError, match="value is not an integer"):
+            r.execute_command("DEBUG", switch, "x")
+    assert r.execute_command("DEBUG", "PAUSE-CRON", "1") in ("OK", b"OK", True)
+    try:
+        r.set("soon", 1, px=20)
+        time.sleep(0.4)
+        assert r.dbsize() == 1
+    finally:
+        r.execute_command("DEBUG", "PAUSE-CRON", "0")
+    end = time.time() + 3
+    while r.dbsize() and time.time() < end:
+        time.sleep(0.05)
+    assert r.dbsize() == 0

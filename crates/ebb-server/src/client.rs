@@ -398,28 +398,18 @@ fn tracking_info(s: &Session, shared: &Arc<Shared>) -> Reply {
             (-1, Vec::new())
         }
         Some((m, broken)) => {
-            flags.push("on");
-            if m.bcast {
-                flags.push("bcast");
-            }
-            if m.optin {
-                flags.push("optin");
-                if s.caching {
-                    flags.push("caching-yes");
-                }
-            }
-            if m.optout {
-                flags.push("optout");
-                if s.caching {
-                    flags.push("caching-no");
-                }
-            }
-            if m.noloop {
-                flags.push("noloop");
-            }
-            if broken {
-                flags.push("broken_redirect");
-            }
+            // In Redis's order.
+            let all = [
+                (true, "on"),
+                (m.bcast, "bcast"),
+                (m.optin, "optin"),
+                (m.optin && s.caching, "caching-yes"),
+                (m.optout, "optout"),
+                (m.optout && s.caching, "caching-no"),
+                (m.noloop, "noloop"),
+                (broken, "broken_redirect"),
+            ];
+            flags.extend(all.iter().filter(|(on, _)| *on).map(|(_, f)| *f));
             let mut prefixes = m.prefixes.clone();
             prefixes.sort();
             (m.redirect as i64, prefixes)

@@ -28,29 +28,11 @@ pub fn debug<'a>(
         std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(3600.0)));
         Reply::Ok
     } else if eq(sub, "set-active-expire") && argv.len() == 3 {
-        match parse_i64(argv[2]) {
-            Some(v) => {
-                shared.active_expire.store(v != 0, Ordering::Relaxed);
-                Reply::Ok
-            }
-            None => Error::NotInteger.into(),
-        }
+        set_switch(&shared.active_expire, argv[2])
     } else if eq(sub, "pause-cron") && argv.len() == 3 {
-        match parse_i64(argv[2]) {
-            Some(v) => {
-                shared.cron_paused.store(v != 0, Ordering::Relaxed);
-                Reply::Ok
-            }
-            None => Error::NotInteger.into(),
-        }
+        set_switch(&shared.cron_paused, argv[2])
     } else if eq(sub, "set-disable-deny-scripts") && argv.len() == 3 {
-        match parse_i64(argv[2]) {
-            Some(v) => {
-                shared.scripts_any_command.store(v != 0, Ordering::Relaxed);
-                Reply::Ok
-            }
-            None => Error::NotInteger.into(),
-        }
+        set_switch(&shared.scripts_any_command, argv[2])
     } else if eq(sub, "object") && argv.len() == 3 {
         // Looks at the table as it is: a key past its TTL that nobody has
         // touched yet is still shown, as in Redis.
@@ -298,4 +280,15 @@ fn debug_reload<'a>(
         }
     }
     Reply::Ok
+}
+
+/// A DEBUG on/off switch: `0` clears it, any other integer sets it.
+fn set_switch(switch: &std::sync::atomic::AtomicBool, arg: &[u8]) -> Reply {
+    match parse_i64(arg) {
+        Some(v) => {
+            switch.store(v != 0, Ordering::Relaxed);
+            Reply::Ok
+        }
+        None => Error::NotInteger.into(),
+    }
 }

@@ -119,8 +119,9 @@ pub fn make_room(shared: &Shared, store: &mut Store) -> Result<(), Error> {
     // Key tables grow only into the room under the limit, counted with
     // their free slots: eviction does not count those, so their room
     // must not take the dataset past the limit (see `ebb_core::set_growth_room`).
-    ebb_core::set_growth_room(max.saturating_sub(crate::alloc::allocated() as u64));
-    if !over_limit(store, max) {
+    let allocated = crate::alloc::allocated() as u64;
+    ebb_core::set_growth_room(max.saturating_sub(allocated));
+    if allocated.saturating_sub(not_counted(store)) <= max {
         return Ok(());
     }
     if store.expiry_paused(crate::server::now_ms()) {

@@ -17,6 +17,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use tokio::io::AsyncWriteExt;
+
 use crate::server::ClientEntry;
 
 static HARD: AtomicU64 = AtomicU64::new(32 << 20);
@@ -148,5 +150,137 @@ pub fn check_soft(c: &ClientEntry, now_ms: u64) {
     }
     if now_ms.saturating_sub(since) >= SOFT_SECS.load(Ordering::Relaxed) * 1000 {
         close(c, pending);
+    }
+}
+
+/// `client-output-buffer-limit` as Redis takes it: `<class> <hard> <soft>
+/// <soft seconds>` groups changing those classes of `current`, every group
+/// checked before any applies; the result names all three classes, in
+/// Redis's order and form (`slave`, sizes in bytes).
+pub fn merge_limits(current: &str, value: &str) -> Result<String, String> {
+    const CLASSES: [&str; 3] = ["normal", "slave", "pubsub"];
+    let mut limits: [[u64; 3]; 3] = [
+        [0, 0, 0],
+        [268435456, 67108864, 60],
+        [33554432, 8388608, 60],
+    ];
+    let class_of = |name: &str| match name.to_ascii_lowercase().as_str() {
+        "normal" => Some(0),
+        "slave" | "replica" => Some(1),
+        "pubsub" => Some(2),
+        _ => None,
+    };
+    let read = |words: &[&str]| -> Result<(usize, [u64; 3]), String> {
+        let class = class_of(words[0])
+            .ok_or("Invalid client class specified in buffer limit configuration.")?;
+        let bad = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+        let hard = crate::config::parse_memory(words[1]).ok_or(bad)?;
+        let soft = crate::config::parse_memory(words[2]).ok_or(bad)?;
+        let secs: u64 = words[3].parse().map_err(|_| bad)?;
+        Ok((class, [hard, soft, secs]))
+    };
+    let cur: Vec<&str> = current.split_whitespace().collect();
+    for group in cur.chunks_exact(4) {
+        if let Ok((class, l)) = read(group) {
+            limits[class] = l;
+        }
+    }
+    let words: Vec<&str> = value.split_whitespace().collect();
+    if !words.len().is_multiple_of(4) {
+        return Err("Wrong number of arguments in buffer limit configuration.".into());
+    }
+    let groups = words
+        .chunks_exact(4)
+        .map(read)
+        .collect::<Result<Vec<_>, _>>()?;
+    for (class, l) in groups {
+        limits[class] = l;
+    }
+    Ok(CLASSES
+        .iter()
+        .zip(limits)
+        .map(|(c, [h, s, t])| format!("{c} {h} {s} {t}"))
+        .collect::<Vec<_>>()
+        .join(" "))
+}
+
+/// Writes a batch's replies. With a soft output limit (`normal` class:
+/// bytes, and how long replies may stay over them), a client that leaves
+/// more than that unread for longer is given up: false, and the
+/// connection closes, as Redis closes it.
+pub async fn write_out(
+    stream: &mut tokio::net::TcpStream,
+    out: &[u8],
+    soft: Option<(usize, std::time::Duration)>,
+) -> std::io::Result<bool> {
+    let Some((limit, window)) = soft.filter(|&(limit, _)| out.len() > limit) else {
+        stream.write_all(out).await?;
+        return Ok(true);
+    };
+    let deadline = tokio::time::Instant::now() + window;
+    let mut at = 0;
+    while out.len() - at > limit {
+        tokio::select! {
+            n = stream.write(&out[at..]) => match n? {
+                0 => return Err(std::io::ErrorKind::WriteZero.into()),
+                n => at += n,
+            },
+            _ = tokio::time::sleep_until(deadline) => return Ok(false),
+        }
+    }
+    stream.write_all(&out[at..]).await?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+
+    #[test]
+    fn buffer_limits_change_only_the_classes_given() {
+        let mut c = Config::default();
+        let name = "client-output-buffer-limit";
+        c.set(
+            name,
+            "normal 1mb 2mb 60 replica 3mb 4mb 70 pubsub 5mb 6mb 80",
+        )
+        .expect("valid");
+        assert_eq!(
+            c.get(name).as_deref(),
+            Some("normal 1048576 2097152 60 slave 3145728 4194304 70 pubsub 5242880 6291456 80")
+        );
+        c.set(name, "PUBSUB 100000 0 0").expect("valid");
+        assert_eq!(
+            c.get(name).as_deref(),
+            Some("normal 1048576 2097152 60 slave 3145728 4194304 70 pubsub 100000 0 0")
+        );
+        for (value, error) in [
+            ("wrong number", "Wrong number of arguments"),
+            ("invalid_class 10mb 10mb 60", "Invalid client class"),
+            ("master 10mb 10mb 60", "Invalid client class"),
+            (
+                "normal 10mbs 10mb 60",
+                "Error in hard, soft or soft_seconds",
+            ),
+            (
+                "replica 10mb 10mbs 60",
+                "Error in hard, soft or soft_seconds",
+            ),
+            (
+                "pubsub 10mb 10mb 60s",
+                "Error in hard, soft or soft_seconds",
+            ),
+            // A bad group refuses the whole value: the good one is not applied.
+            (
+                "normal 1 1 1 pubsub x 1 1",
+                "Error in hard, soft or soft_seconds",
+            ),
+        ] {
+            let e = c.set(name, value).expect_err(value);
+            assert!(e.starts_with(error), "{value}: {e}");
+        }
+        assert!(c
+            .get(name)
+            .is_some_and(|v| v.starts_with("normal 1048576 ")));
     }
 }

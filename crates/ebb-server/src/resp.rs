@@ -427,7 +427,7 @@ pub(crate) fn put_int(out: &mut BytesMut, prefix: u8, n: i64) {
     out.extend_from_slice(b"\r\n");
 }
 
-fn put_bulk(out: &mut BytesMut, b: &[u8]) {
+pub(crate) fn put_bulk(out: &mut BytesMut, b: &[u8]) {
     if b.len() < 10 {
         // One-digit length: the header in one write.
         out.extend_from_slice(&[b'$', b'0' + b.len() as u8, b'\r', b'\n']);

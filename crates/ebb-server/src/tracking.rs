@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use parking_lot::Mutex;
 
 use crate::server::{ClientEntry, Msg};
@@ -404,40 +404,36 @@ fn limit(st: &mut State, clients: &Clients, max_keys: usize) {
 /// push, or for a RESP2 connection in pub/sub mode a message on
 /// [`CHANNEL`]; None when the connection has no way to receive it.
 pub fn encode(note: &Note, resp3: bool, subscribed: bool, out: &mut BytesMut) -> bool {
-    fn bulk(out: &mut BytesMut, b: &[u8]) {
-        out.put_slice(format!("${}\r\n", b.len()).as_bytes());
-        out.put_slice(b);
-        out.put_slice(b"\r\n");
-    }
+    use crate::resp::{put_bulk, put_int};
     match note {
         Note::RedirBroken(id) => {
             if !resp3 {
                 return false;
             }
-            out.put_slice(b">2\r\n");
-            bulk(out, b"tracking-redir-broken");
-            out.put_slice(format!(":{id}\r\n").as_bytes());
+            put_int(out, b'>', 2);
+            put_bulk(out, b"tracking-redir-broken");
+            put_int(out, b':', *id as i64);
         }
         Note::Invalidate(keys) => {
             if resp3 {
-                out.put_slice(b">2\r\n");
-                bulk(out, b"invalidate");
+                put_int(out, b'>', 2);
+                put_bulk(out, b"invalidate");
             } else if subscribed {
-                out.put_slice(b"*3\r\n");
-                bulk(out, b"message");
-                bulk(out, CHANNEL);
+                put_int(out, b'*', 3);
+                put_bulk(out, b"message");
+                put_bulk(out, CHANNEL);
             } else {
                 return false;
             }
             match keys {
                 Some(keys) => {
-                    out.put_slice(format!("*{}\r\n", keys.len()).as_bytes());
+                    put_int(out, b'*', keys.len() as i64);
                     for k in keys {
-                        bulk(out, k);
+                        put_bulk(out, k);
                     }
                 }
-                None if resp3 => out.put_slice(b"_\r\n"),
-                None => out.put_slice(b"$-1\r\n"),
+                None if resp3 => out.extend_from_slice(b"_\r\n"),
+                None => out.extend_from_slice(b"$-1\r\n"),
             }
         }
     }

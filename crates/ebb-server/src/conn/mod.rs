@@ -315,7 +315,7 @@ impl Session {
                 let soft = crate::outbuf::normal_soft().filter(|_| !self.subscribed());
                 tokio::select! {
                     biased;
-                    r = write_out(stream, &out, soft) => if !r? {
+                    r = crate::outbuf::write_out(stream, &out, soft) => if !r? {
                         tracing::warn!(
                             client = self.id,
                             "client closed for overcoming of output buffer limits"
@@ -810,34 +810,6 @@ fn prefetch_waiting(store: &Store, db: usize, argv: &[&[u8]], mut rbuf: &[u8]) -
         prev_member = member;
     }
     store.prefetch(db, &keys[..nk], &members[..nm])
-}
-
-/// Writes a batch's replies. With a soft output limit (`normal` class:
-/// bytes, and how long replies may stay over them), a client that leaves
-/// more than that unread for longer is given up: false, and the
-/// connection closes, as Redis closes it.
-async fn write_out(
-    stream: &mut TcpStream,
-    out: &[u8],
-    soft: Option<(usize, Duration)>,
-) -> std::io::Result<bool> {
-    let Some((limit, window)) = soft.filter(|&(limit, _)| out.len() > limit) else {
-        stream.write_all(out).await?;
-        return Ok(true);
-    };
-    let deadline = tokio::time::Instant::now() + window;
-    let mut at = 0;
-    while out.len() - at > limit {
-        tokio::select! {
-            n = stream.write(&out[at..]) => match n? {
-                0 => return Err(std::io::ErrorKind::WriteZero.into()),
-                n => at += n,
-            },
-            _ = tokio::time::sleep_until(deadline) => return Ok(false),
-        }
-    }
-    stream.write_all(&out[at..]).await?;
-    Ok(true)
 }
 
 /// Room a connection's read and reply buffers start with.

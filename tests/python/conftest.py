@@ -73,7 +73,7 @@ def _free_port():
 class RedisServer:
     """A redis-server process with the same interface as EbbServer."""
 
-    def __init__(self, cwd):
+    def __init__(self, cwd, *extra):
         self.cwd = cwd
         self.proc = None
         for _ in range(5):
@@ -81,7 +81,7 @@ class RedisServer:
             self.proc = subprocess.Popen(
                 ["redis-server", "--port", str(self.port),
                  "--save", "", "--appendonly", "no",
-                 "--enable-debug-command", "yes"],
+                 "--enable-debug-command", "yes", *extra],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 cwd=cwd,

@@ -68,6 +68,14 @@ pub fn payload(value: &Value, now: u64) -> Vec<u8> {
     out
 }
 
+/// The value a payload holds, rebuilt at `now` with default settings
+/// (members whose deadline passed by `now` are left out); `None` if the
+/// payload is damaged or not ebb's. The Redis module loads its snapshots
+/// this way.
+pub fn value_of_payload(data: &[u8], now: u64) -> Option<Value> {
+    rebuild(&Store::new(1), body(data)?, now)
+}
+
 /// A payload's command stream, if its magic and checksum hold.
 fn body(data: &[u8]) -> Option<&[u8]> {
     let body_len = data.len().checked_sub(8)?;

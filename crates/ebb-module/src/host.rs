@@ -1,0 +1,354 @@
+//! Runs a core command on keys that live in the server. Each key the
+//! command names is moved into a scratch keyspace (its value, and its TTL
+//! as the server holds it), the command runs there with core's own
+//! semantics, and what is left is moved back: values changed in place,
+//! keys created or deleted, TTLs set or cleared. Then the server is told
+//! what happened: keyspace events, and the commands to replicate and log
+//! (expiry deletions as explicit removals, relative TTLs as absolute ones).
+
+use std::cell::RefCell;
+use std::ffi::{c_int, CString};
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use bytes::Bytes;
+use ebb_core::value::StrValue;
+use ebb_core::{CommandSpec, Ctx as CoreCtx, Effects, Entry, Store, Value};
+
+use crate::ffi::{self, api, Ctx, Key, ModuleType, RString};
+use crate::{expiry, names};
+
+/// The module's data type, once registered.
+pub static TYPE: AtomicPtr<ModuleType> = AtomicPtr::new(std::ptr::null_mut());
+
+thread_local! {
+    /// The scratch keyspace commands run in. The server calls the module
+    /// from its main thread only.
+    static SCRATCH: RefCell<Store> = RefCell::new(Store::new(1));
+}
+
+/// Stands for a value while it is moved out, and for a key of one of the
+/// server's own types: core sees a string there, so reading it as a set,
+/// sorted set or hash is a WRONGTYPE error, and overwriting it works.
+pub fn placeholder() -> Value {
+    Value::Str(StrValue::default())
+}
+
+/// What a key held when the command started.
+#[derive(Clone, Copy, PartialEq)]
+enum Held {
+    Empty,
+    Ours(*mut Value),
+    Other,
+}
+
+/// A key the command names, opened in the server.
+struct Opened<'a> {
+    rstr: *mut RString,
+    name: &'a [u8],
+    key: *mut Key,
+    writable: bool,
+    held: Held,
+    /// The key's TTL as an absolute deadline (Unix ms).
+    ttl: Option<u64>,
+}
+
+impl Opened<'_> {
+    unsafe fn open(
+        ctx: *mut Ctx,
+        rstr: *mut RString,
+        name: &[u8],
+        write: bool,
+        now: u64,
+    ) -> Opened<'_> {
+        let a = api();
+        let mode = if write {
+            ffi::READ | ffi::WRITE
+        } else {
+            ffi::READ
+        };
+        let key = (a.OpenKey)(ctx, rstr, mode);
+        let held = match (a.KeyType)(key) {
+            _ if key.is_null() => Held::Empty,
+            ffi::KEYTYPE_EMPTY => Held::Empty,
+            _ if (a.ModuleTypeGetType)(key) == TYPE.load(Ordering::Relaxed) => {
+                Held::Ours((a.ModuleTypeGetValue)(key) as *mut Value)
+            }
+            _ => Held::Other,
+        };
+        // A missing key opened for reading is a null handle.
+        let ttl = match key.is_null() {
+            true => None,
+            false => match (a.GetExpire)(key) {
+                t if t < 0 => None,
+                t => Some(now + t as u64),
+            },
+        };
+        Opened {
+            rstr,
+            name,
+            key,
+            writable: write,
+            held,
+            ttl,
+        }
+    }
+
+    /// Reopens the key for writing (a read that found due members).
+    unsafe fn writable(&mut self, ctx: *mut Ctx) {
+        if !self.writable {
+            let a = api();
+            (a.CloseKey)(self.key);
+            self.key = (a.OpenKey)(ctx, self.rstr, ffi::READ | ffi::WRITE);
+            self.writable = true;
+        }
+    }
+}
+
+/// The scratch entry of a key: its value, and its server TTL.
+fn entry_of(value: Value, ttl: Option<u64>, db: &mut ebb_core::Db, name: &[u8]) {
+    db.insert_entry(name, Entry::new(value));
+    if ttl.is_some() {
+        db.set_expire(name, ttl);
+    }
+}
+
+/// Runs `spec` for the command in `ctx`; `args` are the arguments as the
+/// client sent them and `core_args` the same with core's command name.
+///
+/// # Safety
+/// `ctx` and `argv` must be the running command's.
+pub unsafe fn run(
+    ctx: *mut Ctx,
+    spec: &'static CommandSpec,
+    argv: &[*mut RString],
+    core_args: &[&[u8]],
+) -> c_int {
+    let a = api();
+    let flags = (a.GetContextFlags)(ctx);
+    let now = (a.Milliseconds)().max(0) as u64;
+    let db = (a.GetSelectedDb)(ctx);
+    let write = spec.is_write();
+
+    let mut keys: Vec<Opened> = Vec::new();
+    for pos in spec.key_positions(core_args) {
+        let (Some(&rstr), Some(&name)) = (argv.get(pos), core_args.get(pos)) else {
+            continue;
+        };
+        if keys.iter().any(|k| k.name == name) {
+            continue;
+        }
+        keys.push(Opened::open(ctx, rstr, name, write, now));
+    }
+
+    let mut fx = Effects {
+        skip_touched: true,
+        skip_ready: true,
+        skip_member_names: true,
+        ..Effects::default()
+    };
+    let reply = SCRATCH.with(|cell| {
+        let mut store = cell.borrow_mut();
+        let sdb = &mut store.dbs[0];
+        if !sdb.is_empty() {
+            sdb.clear();
+        }
+        for k in &keys {
+            match k.held {
+                Held::Empty => {}
+                Held::Ours(v) => entry_of(
+                    std::mem::replace(&mut *v, placeholder()),
+                    k.ttl,
+                    sdb,
+                    k.name,
+                ),
+                Held::Other => entry_of(placeholder(), k.ttl, sdb, k.name),
+            }
+        }
+        let reply = {
+            let mut cx = CoreCtx::new(&mut store, 0, now, &mut fx);
+            cx.resp3 = flags & ffi::CTX_FLAGS_RESP3 != 0;
+            ebb_core::execute(&mut cx, spec, core_args)
+        };
+        let changed = write || fx.dirty > 0;
+        let sdb = &mut store.dbs[0];
+        for k in keys.iter_mut() {
+            put_back(ctx, db, k, sdb.remove(k.name), now, changed);
+        }
+        if !sdb.is_empty() {
+            sdb.clear();
+        }
+        reply
+    });
+
+    tell_server(ctx, write, &mut fx);
+    for k in &keys {
+        (a.CloseKey)(k.key);
+    }
+    crate::reply::send(ctx, &reply);
+    ffi::OK
+}
+
+/// Moves a key's scratch entry (or its absence) back into the server.
+/// `changed`: the command wrote, or a read removed due members; the key
+/// is then reopened for writing, so the server counts it as modified
+/// (WATCH, client-side caching).
+unsafe fn put_back(
+    ctx: *mut Ctx,
+    db: c_int,
+    k: &mut Opened,
+    entry: Option<Entry>,
+    now: u64,
+    changed: bool,
+) {
+    let a = api();
+    let (value, ttl) = match entry {
+        Some(e) if matches!(e.value, Value::Str(_)) => {
+            // A server-typed key the command did not replace.
+            return;
+        }
+        Some(e) => {
+            let ttl = e.expire_at();
+            (Some(e.value), ttl)
+        }
+        None => (None, None),
+    };
+    match (k.held, value) {
+        (Held::Empty, None) => {}
+        (Held::Ours(p), Some(v)) => {
+            *p = v;
+            if changed {
+                k.writable(ctx);
+            }
+            if ttl != k.ttl {
+                k.writable(ctx);
+                set_ttl(k.key, ttl, now);
+            }
+            expiry::note(db, k.name, (*p).earliest_deadline());
+        }
+        (_, Some(v)) => {
+            k.writable(ctx);
+            let due = v.earliest_deadline();
+            (a.ModuleTypeSetValue)(
+                k.key,
+                TYPE.load(Ordering::Relaxed),
+                Box::into_raw(Box::new(v)) as *mut _,
+            );
+            if ttl.is_some() {
+                set_ttl(k.key, ttl, now);
+            }
+            expiry::note(db, k.name, due);
+        }
+        (_, None) => {
+            k.writable(ctx);
+            (a.DeleteKey)(k.key);
+            expiry::note(db, k.name, None);
+        }
+    }
+}
+
+unsafe fn set_ttl(key: *mut Key, ttl: Option<u64>, now: u64) {
+    let ms = match ttl {
+        Some(t) => t.saturating_sub(now).max(1) as i64,
+        None => ffi::NO_EXPIRE,
+    };
+    (api().SetExpire)(key, ms);
+}
+
+/// Keyspace events, then replication: expiry deletions first, then the
+/// command itself (or the form core logs it as).
+unsafe fn tell_server(ctx: *mut Ctx, write: bool, fx: &mut Effects) {
+    notify(ctx, fx);
+    for (_, cmd) in fx.propagate.drain(..) {
+        replicate(ctx, &cmd);
+    }
+    if write {
+        match fx.rewrite.take() {
+            Some(cmds) => {
+                for c in cmds {
+                    replicate(ctx, &c);
+                }
+            }
+            None if fx.dirty > 0 => {
+                (api().ReplicateVerbatim)(ctx);
+            }
+            None => {}
+        }
+    }
+    drop_garbage(fx);
+}
+
+/// Publishes the keyspace events core recorded.
+///
+/// # Safety
+/// `ctx` must be a live context on the events' database.
+pub unsafe fn notify(ctx: *mut Ctx, fx: &mut Effects) {
+    let a = api();
+    for ev in fx.events.drain(..) {
+        let class = match ev.class {
+            b'g' => ffi::NOTIFY_GENERIC,
+            b's' => ffi::NOTIFY_SET,
+            b'h' => ffi::NOTIFY_HASH,
+            b'z' => ffi::NOTIFY_ZSET,
+            b'x' => ffi::NOTIFY_EXPIRED,
+            b'e' => ffi::NOTIFY_EVICTED,
+            b'l' => ffi::NOTIFY_LIST,
+            b'$' => ffi::NOTIFY_STRING,
+            // `new` events: the server sends its own when a key is added.
+            _ => continue,
+        };
+        let Ok(name) = CString::new(ev.name.as_bytes()) else {
+            continue;
+        };
+        let key = (a.CreateString)(ctx, ev.key.as_ptr() as *const _, ev.key.len());
+        (a.NotifyKeyspaceEvent)(ctx, class, name.as_ptr(), key);
+        (a.FreeString)(ctx, key);
+    }
+}
+
+/// Replicates (and logs to the AOF) one command of core's, under the
+/// module's name when the module has the command.
+///
+/// # Safety
+/// `ctx` must be a live context.
+pub unsafe fn replicate(ctx: *mut Ctx, cmd: &[Bytes]) {
+    let Some((name, rest)) = cmd.split_first() else {
+        return;
+    };
+    let a = api();
+    let Ok(cname) = CString::new(names::logged_name(name)) else {
+        return;
+    };
+    let strs: Vec<*mut RString> = rest
+        .iter()
+        .map(|b| (a.CreateString)(ctx, b.as_ptr() as *const _, b.len()))
+        .collect();
+    (a.Replicate)(
+        ctx,
+        cname.as_ptr(),
+        c"v".as_ptr(),
+        strs.as_ptr(),
+        strs.len(),
+    );
+    for s in strs {
+        (a.FreeString)(ctx, s);
+    }
+}
+
+/// Frees values core dropped whole. Large ones go to a thread of their
+/// own so the server's thread does not pay for them (the allocator is the
+/// server's, which any thread may call).
+pub fn drop_garbage(fx: &mut Effects) {
+    let big: Vec<Value> = fx
+        .garbage
+        .drain(..)
+        .filter(|v| v.member_count() > 4096)
+        .collect();
+    if !big.is_empty() {
+        if let Err(e) = std::thread::Builder::new()
+            .name("ebb-free".into())
+            .spawn(move || drop(big))
+        {
+            drop(e);
+        }
+    }
+}

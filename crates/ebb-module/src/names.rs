@@ -1,0 +1,122 @@
+//! Which of core's commands the module serves, and under which names:
+//! every set, sorted-set and hash command that does not block, and the
+//! member-expiration commands, each as `ebb.<name>`.
+
+use ebb_core::table::{self, Exec};
+use ebb_core::CommandSpec;
+
+/// The prefix of every module command.
+pub const PREFIX: &str = "ebb.";
+
+/// Commands outside the set, sorted-set and hash groups that the module
+/// serves: member deadlines (KeyDB's and Dragonfly's forms, and TTL,
+/// PTTL and PERSIST with a member) and TYPE, which names the collection.
+const EXTRA: &[&str] = &[
+    "expiremember",
+    "expirememberat",
+    "pexpirememberat",
+    "ttl",
+    "pttl",
+    "persist",
+    "fieldexpire",
+    "fieldttl",
+    "type",
+];
+
+/// Whether the module serves `spec`.
+pub fn served(spec: &CommandSpec) -> bool {
+    if !matches!(spec.exec, Exec::Core(_)) || spec.has_flag("blocking") {
+        return false;
+    }
+    matches!(spec.group, "set" | "sorted-set" | "sorted_set" | "hash") || EXTRA.contains(&spec.name)
+}
+
+/// Every command the module serves.
+pub fn all_served() -> impl Iterator<Item = &'static CommandSpec> {
+    table::all().iter().filter(|s| served(s))
+}
+
+/// The command a client's name stands for (`ebb.zadd`, any case).
+pub fn spec_of(name: &[u8]) -> Option<&'static CommandSpec> {
+    let rest = name.get(PREFIX.len()..)?;
+    if !name[..PREFIX.len()].eq_ignore_ascii_case(PREFIX.as_bytes()) {
+        return None;
+    }
+    table::lookup(rest).filter(|s| served(s))
+}
+
+/// The name a core command is replicated and logged under: the module's
+/// when the module serves it (`ZREM` → `ebb.zrem`), the server's own
+/// otherwise (`DEL`, `PEXPIREAT`).
+pub fn logged_name(name: &[u8]) -> Vec<u8> {
+    match table::lookup(name) {
+        Some(spec) if served(spec) => format!("{PREFIX}{}", spec.name).into_bytes(),
+        _ => name.to_vec(),
+    }
+}
+
+/// The module's flags for a command (`write deny-oom fast …`), from
+/// core's.
+pub fn module_flags(spec: &CommandSpec) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for f in spec.flags.split_ascii_whitespace() {
+        match f {
+            "write" => out.push("write"),
+            "readonly" => out.push("readonly"),
+            "denyoom" => out.push("deny-oom"),
+            "fast" => out.push("fast"),
+            "noscript" => out.push("deny-script"),
+            _ => {}
+        }
+    }
+    if spec.keys.is_some() {
+        out.push("getkeys-api");
+    }
+    out.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serves_the_collections_and_member_ttls_only() {
+        for name in [
+            "zaddex",
+            "saddex",
+            "hsetex",
+            "zrange",
+            "sunionstore",
+            "hexpire",
+            "expiremember",
+            "ttl",
+        ] {
+            assert!(
+                spec_of(format!("EBB.{name}").as_bytes()).is_some(),
+                "{name}"
+            );
+        }
+        for name in [
+            "set", "get", "lpush", "bzpopmin", "del", "expire", "flushall", "zaddex",
+        ] {
+            assert!(
+                spec_of(name.as_bytes()).is_none()
+                    || name == "zaddex" && spec_of(b"zaddex").is_none()
+            );
+            if name != "zaddex" {
+                assert!(
+                    spec_of(format!("ebb.{name}").as_bytes()).is_none(),
+                    "{name}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn logged_names() {
+        assert_eq!(logged_name(b"ZREM"), b"ebb.zrem");
+        assert_eq!(logged_name(b"SPEXPIREAT"), b"ebb.spexpireat");
+        assert_eq!(logged_name(b"DEL"), b"DEL");
+        assert_eq!(logged_name(b"PEXPIREAT"), b"PEXPIREAT");
+    }
+}

@@ -1,0 +1,308 @@
+"""ebb as a module for Redis 7 (crates/ebb-module): Debian's redis-server
+loads the built library, and the member-expiring types work there under the
+`ebb.` prefix, with persistence, replication, events, active expiry and
+cluster key checks coming from Redis itself."""
+
+import glob
+import os
+import time
+
+import pytest
+import redis
+
+from conftest import ROOT, RedisServer, raw_cmd
+
+MODULE = os.environ.get(
+    "EBB_MODULE", os.path.join(ROOT, "target", "debug", "libebb_module.so"))
+
+
+def start(tmp_path, *extra):
+    return RedisServer(str(tmp_path), "--loadmodule", MODULE, *extra)
+
+
+@pytest.fixture
+def mod(tmp_path):
+    s = start(tmp_path)
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def m(mod):
+    c = mod.client(protocol=2)
+    yield c
+    c.close()
+
+
+def wait_until(pred, timeout=3.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.01)
+    return pred()
+
+
+def test_module_loads_and_names_its_commands(m):
+    mods = raw_cmd(m, "MODULE", "LIST")
+    assert mods[0][0] == "name" and mods[0][1] == "ebb"
+    info = raw_cmd(m, "COMMAND", "INFO", "ebb.zaddex", "ebb.saddex", "ebb.hexpire", "ebb.zrange", "ebb.get")
+    assert info[0] is not None and info[1] is not None and info[2] is not None and info[3] is not None
+    assert info[4] is None  # strings stay the server's own
+    with pytest.raises(redis.ResponseError, match="unknown command"):
+        m.execute_command("ebb.bzpopmin", "k", 0)  # blocking forms are not served
+
+
+def test_five_recipes(m):
+    now = int(time.time() * 1000)
+    # Expiring push: members live 150 ms.
+    assert m.execute_command("ebb.zaddex", "ts", "PX", 150, now, "a", now + 1, "b") == 2
+    assert m.execute_command("ebb.zcard", "ts") == 2
+    # Bucket counter: INCR keeps the deadline of an existing bucket.
+    assert m.execute_command("ebb.zaddex", "cnt", "INCR", "KEEPTTL", "EX", 3600, 1, "m1") == "1"
+    assert m.execute_command("ebb.zaddex", "cnt", "INCR", "KEEPTTL", "EX", 3600, 1, "m1") == "2"
+    assert 3590 <= m.execute_command("ebb.zttl", "cnt", "MEMBERS", 1, "m1")[0] <= 3600
+    # Dedup.
+    assert m.execute_command("ebb.saddex", "seen", 5184000, "id1") == 1
+    assert m.execute_command("ebb.saddex", "seen", 5184000, "id1") == 0
+    assert m.execute_command("ebb.sismember", "seen", "id1") == 1
+    # Capped recency: newest 3 kept.
+    for i in range(5):
+        m.execute_command("ebb.zaddex", "recent", "CAP", 3, "EX", 3600, now + i, f"p{i}")
+    assert m.execute_command("ebb.zrevrange", "recent", 0, -1) == ["p4", "p3", "p2"]
+    # Limit admission: at most 3 live codes.
+    assert m.execute_command("ebb.saddex", "otp", "LIMIT", 3, 300, "c1", "c2") == 2
+    assert m.execute_command("ebb.saddex", "otp", "LIMIT", 3, 300, "c3") == 1
+    assert m.execute_command("ebb.saddex", "otp", "LIMIT", 3, 300, "c4") == -1
+    assert m.execute_command("ebb.scard", "otp") == 3
+    # The expiring push's members are gone after their deadline.
+    time.sleep(0.2)
+    assert m.execute_command("ebb.zrange", "ts", 0, -1) == []
+
+
+def test_active_expiry_deletes_the_key_without_access(mod, m):
+    m.config_set("notify-keyspace-events", "KEA")
+    sub = mod.client().pubsub()
+    sub.psubscribe("__keyevent@0__:*")
+    sub.get_message(timeout=1)
+    m.execute_command("ebb.saddex", "s", 1, "x")
+    m.execute_command("ebb.sadd", "s", "keep")
+    m.execute_command("ebb.hsetex", "h", "PX", 100, "FIELDS", 1, "f", "v")
+    assert m.exists("s", "h") == 2
+    # Nobody touches "h": the module's timer removes its field, then the key.
+    assert wait_until(lambda: m.exists("h") == 0, 2)
+    events = []
+    while True:
+        msg = sub.get_message(timeout=0.5)
+        if msg is None:
+            break
+        events.append((msg["channel"], msg["data"]))
+    assert ("__keyevent@0__:hexpired", "h") in events
+    assert ("__keyevent@0__:del", "h") in events
+    assert wait_until(lambda: m.execute_command("ebb.smembers", "s") == ["keep"], 2)
+    sub.close()
+
+
+def test_resp3_replies(mod):
+    c = mod.client(protocol=3)
+    c.execute_command("ebb.zadd", "z", 1.5, "a")
+    assert c.execute_command("ebb.zscore", "z", "a") == 1.5
+    c.execute_command("ebb.hset", "h", "f", "v")
+    assert c.execute_command("ebb.hgetall", "h") == {"f": "v"}
+    assert c.execute_command("ebb.zrange", "z", 0, -1, "WITHSCORES") == [["a", 1.5]]
+    c.close()
+
+
+def test_types_do_not_mix_and_type_names_the_collection(m):
+    m.sadd("native", "a")
+    with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+        m.execute_command("ebb.sadd", "native", "b")
+    m.execute_command("ebb.zadd", "z", 1, "a")
+    with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+        m.sadd("z", "b")
+    assert m.type("z") == "ebb-value"
+    assert m.execute_command("ebb.type", "z") == "zset"
+    assert m.execute_command("ebb.type", "native") == "set"
+    assert m.execute_command("ebb.type", "nothing") == "none"
+    with pytest.raises(redis.ResponseError, match="wrong number of arguments for 'ebb.zadd'"):
+        m.execute_command("ebb.zadd", "z")
+    with pytest.raises(redis.ResponseError, match="not a valid float"):
+        m.execute_command("ebb.zadd", "z", "x", "a")
+    # A store command overwrites a key of any type, as in Redis.
+    m.execute_command("ebb.sadd", "s1", "x", "y")
+    m.set("dest", "string")
+    assert m.execute_command("ebb.sunionstore", "dest", "s1") == 2
+    assert m.execute_command("ebb.smembers", "dest") == ["x", "y"] or sorted(
+        m.execute_command("ebb.smembers", "dest")) == ["x", "y"]
+    # An empty result deletes the destination.
+    assert m.execute_command("ebb.sinterstore", "dest", "s1", "nothing") == 0
+    assert m.exists("dest") == 0
+
+
+def test_key_ttl_is_the_servers(m):
+    m.execute_command("ebb.zadd", "z", 1, "a")
+    assert m.expire("z", 100)
+    assert m.execute_command("ebb.ttl", "z") == 100
+    assert m.execute_command("ebb.zadd", "z", 2, "b") == 1
+    assert m.ttl("z") == 100  # a write keeps the key's TTL
+    assert m.execute_command("ebb.persist", "z") == 1
+    assert m.ttl("z") == -1
+    m.expire("z", 100)
+    m.execute_command("ebb.zadd", "src", 5, "q")
+    m.execute_command("ebb.zunionstore", "z", 1, "src")
+    assert m.ttl("z") == -1  # a store replaces the key and its TTL
+    m.pexpire("z", 50)
+    assert wait_until(lambda: m.exists("z") == 0, 2)
+
+
+def test_transactions_scripts_and_watch(mod, m):
+    p = m.pipeline(transaction=True)
+    p.execute_command("ebb.saddex", "t", 100, "a")
+    p.execute_command("ebb.scard", "t")
+    assert p.execute() == [1, 1]
+    assert m.eval("return redis.call('ebb.zaddex', KEYS[1], 'EX', 100, 1, 'm')", 1, "lz") == 1
+    assert m.execute_command("ebb.zscore", "lz", "m") == "1"
+    # Another client's write aborts a WATCH on the key.
+    other = mod.client()
+    with m.pipeline() as p:
+        p.watch("t")
+        other.execute_command("ebb.sadd", "t", "b")
+        p.multi()
+        p.execute_command("ebb.scard", "t")
+        with pytest.raises(redis.WatchError):
+            p.execute()
+    # So does a member removed by expiry.
+    m.execute_command("ebb.zaddex", "w", "PX", 100, 1, "gone")
+    m.execute_command("ebb.zadd", "w", 2, "stays")
+    with m.pipeline() as p:
+        p.watch("w")
+        time.sleep(0.3)
+        p.multi()
+        p.execute_command("ebb.zcard", "w")
+        with pytest.raises(redis.WatchError):
+            p.execute()
+    other.close()
+
+
+def test_snapshot_keeps_members_and_deadlines(tmp_path):
+    s = start(tmp_path)
+    m = s.client(protocol=2)
+    m.execute_command("ebb.zaddex", "z", "PX", 100000, 1, "a", 2, "b")
+    m.execute_command("ebb.zadd", "z", 3, "c")
+    m.execute_command("ebb.hsetex", "h", "PX", 100000, "FIELDS", 1, "f", "v")
+    m.execute_command("ebb.sadd", "s", *[str(i) for i in range(1000)])
+    m.execute_command("ebb.saddex", "soon", "1", "x")
+    m.expire("s", 500)
+    assert m.execute_command("DEBUG", "RELOAD") == "OK"
+    assert m.execute_command("ebb.zrange", "z", 0, -1, "WITHSCORES") == ["a", "1", "b", "2", "c", "3"]
+    ttls = m.execute_command("ebb.zpttl", "z", "MEMBERS", 3, "a", "b", "c")
+    assert 90000 < ttls[0] <= 100000 and ttls[2] == -1
+    assert m.execute_command("ebb.hgetall", "h") == ["f", "v"]
+    assert m.execute_command("ebb.scard", "s") == 1000
+    assert 490 < m.ttl("s") <= 500
+    # A key loaded from the snapshot is still reclaimed on its own.
+    assert wait_until(lambda: m.exists("soon") == 0, 3)
+    # DUMP and RESTORE carry the module's values too.
+    payload = m.dump("z")
+    m.restore("z2", 0, payload)
+    assert m.execute_command("ebb.zrange", "z2", 0, -1) == ["a", "b", "c"]
+    m.close()
+    s.stop()
+
+
+def test_aof_logs_absolute_deadlines_and_expiry_removals(tmp_path):
+    s = start(tmp_path, "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
+    m = s.client(protocol=2)
+    m.execute_command("ebb.zaddex", "z", "PX", 100000, 1, "a")
+    m.execute_command("ebb.zaddex", "z", "PX", 100, 2, "short")
+    m.execute_command("ebb.saddex", "s", 100000, "m")
+    assert wait_until(lambda: m.execute_command("ebb.zcard", "z") == 1)
+    time.sleep(0.1)
+    log = b"".join(open(f, "rb").read() for f in glob.glob(str(tmp_path / "appendonlydir" / "*.incr.aof")))
+    assert b"ebb.zpexpireat" in log  # relative TTLs logged as deadlines
+    assert b"ebb.zrem" in log  # the member that expired, removed explicitly
+    assert b" PX" not in log
+    # A rewrite writes the module's commands, and a restart replays them.
+    m.bgrewriteaof()
+    assert wait_until(lambda: m.info("persistence")["aof_rewrite_in_progress"] == 0, 10)
+    time.sleep(0.2)
+    base = b"".join(open(f, "rb").read() for f in glob.glob(str(tmp_path / "appendonlydir" / "*.base.aof")))
+    assert b"ebb.zadd" in base and b"ebb.zpexpireat" in base
+    m.execute_command("ebb.hsetex", "h", "EX", 1000, "FIELDS", 1, "f", "v")
+    m.close()
+    s.stop()
+    s = start(tmp_path, "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
+    m = s.client(protocol=2)
+    assert m.execute_command("ebb.zrange", "z", 0, -1) == ["a"]
+    assert 90000 < m.execute_command("ebb.zpttl", "z", "MEMBERS", 1, "a")[0] <= 100000
+    assert m.execute_command("ebb.sismember", "s", "m") == 1
+    assert m.execute_command("ebb.httl", "h", "FIELDS", 1, "f")[0] > 900
+    m.close()
+    s.stop()
+
+
+def test_rename_move_copy_swapdb_keep_active_expiry(m):
+    for name in ("r", "mv", "cp", "sw"):
+        m.execute_command("ebb.saddex", name, 1, "x")
+    m.rename("r", "r2")
+    m.move("mv", 3)
+    m.copy("cp", "cp2")
+    m.swapdb(0, 5)
+    # Nobody reads them: each is reclaimed where it went.
+    m.execute_command("SELECT", 5)
+    assert wait_until(lambda: m.exists("r2", "cp", "cp2", "sw") == 0, 3)
+    m.execute_command("SELECT", 3)
+    assert wait_until(lambda: m.exists("mv") == 0, 3)
+
+
+def test_replica_receives_writes_and_expiry_removals(tmp_path):
+    (tmp_path / "p").mkdir()
+    (tmp_path / "r").mkdir()
+    primary = start(tmp_path / "p")
+    replica = start(tmp_path / "r")
+    p, r = primary.client(protocol=2), replica.client(protocol=2)
+    try:
+        r.replicaof("127.0.0.1", primary.port)
+        p.execute_command("ebb.zaddex", "z", "PX", 300, 1, "soon")
+        p.execute_command("ebb.zadd", "z", 2, "stays")
+        assert wait_until(lambda: r.info("replication").get("master_link_status") == "up", 10)
+        assert wait_until(lambda: r.exists("z") == 1, 5)
+        # The primary's timer removes the member and replicates the removal.
+        assert wait_until(lambda: r.execute_command("ebb.zrange", "z", 0, -1) == ["stays"], 5)
+        assert wait_until(lambda: p.execute_command("ebb.zrange", "z", 0, -1) == ["stays"], 5)
+    finally:
+        p.close()
+        r.close()
+        replica.stop()
+        primary.stop()
+
+
+def test_cluster_checks_slots_of_module_keys(tmp_path):
+    s = start(tmp_path, "--cluster-enabled", "yes", "--cluster-config-file", str(tmp_path / "nodes.conf"))
+    c = s.client(protocol=2)
+    try:
+        c.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383)
+        assert wait_until(lambda: c.execute_command("CLUSTER", "INFO").find("cluster_state:ok") >= 0, 10)
+        assert c.execute_command("ebb.saddex", "{u1}a", 100, "x") == 1
+        with pytest.raises(redis.ResponseError, match="hash to the same slot"):
+            c.execute_command("ebb.sunionstore", "{u1}dest", "{u2}b")
+        # Keys found through the key-finder too (numkeys form).
+        with pytest.raises(redis.ResponseError, match="hash to the same slot"):
+            c.execute_command("ebb.zunionstore", "{u1}d", 2, "{u1}a", "{u3}c")
+        assert c.execute_command("ebb.sunionstore", "{u1}dest", "{u1}a") == 1
+    finally:
+        c.close()
+        s.stop()
+
+
+def test_memory_is_counted_by_the_server(m):
+    before = m.info("memory")["used_memory"]
+    for i in range(20):
+        m.execute_command("ebb.zaddex", f"k{i}", "EX", 1000,
+                          *[x for j in range(500) for x in (j, f"member-{j}")])
+    after = m.info("memory")["used_memory"]
+    assert after - before > 300_000
+    usage = m.memory_usage("k0")
+    assert usage and usage > 5000
+    m.flushall()
+    assert m.info("memory")["used_memory"] < after - 250_000

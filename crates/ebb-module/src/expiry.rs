@@ -140,6 +140,7 @@ unsafe fn visit(ctx: *mut Ctx, db: i32, key: &[u8], now: u64) {
         skip_touched: true,
         skip_ready: true,
         skip_member_names: true,
+        skip_events: (a.GetNotifyKeyspaceEvents)() == 0,
         ..Effects::default()
     };
     let left = SCRATCH.with(|cell| {
@@ -163,8 +164,10 @@ unsafe fn visit(ctx: *mut Ctx, db: i32, key: &[u8], now: u64) {
     }
     (a.CloseKey)(k);
     host::notify(ctx, &mut fx);
-    for (_, cmd) in fx.propagate.drain(..) {
-        host::replicate(ctx, &cmd);
+    if host::must_log((a.GetContextFlags)(ctx)) {
+        for (_, cmd) in fx.propagate.drain(..) {
+            host::replicate(ctx, &cmd);
+        }
     }
     host::drop_garbage(&mut fx);
     (a.FreeString)(ctx, rstr);

@@ -27,6 +27,10 @@ pub struct ModuleType {
 pub struct Io {
     _p: [u8; 0],
 }
+#[repr(C)]
+pub struct ServerInfo {
+    _p: [u8; 0],
+}
 
 pub const OK: c_int = 0;
 pub const ERR: c_int = 1;
@@ -46,6 +50,7 @@ pub const KEYTYPE_STREAM: c_int = 7;
 
 pub const NO_EXPIRE: c_longlong = -1;
 
+pub const CTX_FLAGS_AOF: c_int = 1 << 6;
 pub const CTX_FLAGS_SLAVE: c_int = 1 << 3;
 pub const CTX_FLAGS_LOADING: c_int = 1 << 13;
 pub const CTX_FLAGS_RESP3: c_int = 1 << 22;
@@ -60,7 +65,10 @@ pub const NOTIFY_EXPIRED: c_int = 1 << 8;
 pub const NOTIFY_EVICTED: c_int = 1 << 9;
 pub const NOTIFY_LOADED: c_int = 1 << 12;
 
+pub const EVENT_ROLE_CHANGED: u64 = 0;
+pub const EVENT_REPLICA_CHANGE: u64 = 6;
 pub const EVENT_SWAPDB: u64 = 11;
+pub const EVENT_FORK_CHILD: u64 = 13;
 
 /// A server event to subscribe to.
 #[repr(C)]
@@ -195,6 +203,10 @@ mod table {
         KeyAtPos: fn(*mut Ctx, c_int);
         IsKeysPositionRequest: fn(*mut Ctx) -> c_int;
         GetContextFlags: fn(*mut Ctx) -> c_int;
+        GetNotifyKeyspaceEvents: fn() -> c_int;
+        GetServerInfo: fn(*mut Ctx, *const c_char) -> *mut ServerInfo;
+        FreeServerInfo: fn(*mut Ctx, *mut ServerInfo);
+        ServerInfoGetFieldSigned: fn(*mut ServerInfo, *const c_char, *mut c_int) -> c_longlong;
     }
 }
 pub use table::Api;

@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 use std::ffi::{c_int, CString};
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use bytes::Bytes;
 use ebb_core::value::StrValue;
@@ -19,6 +19,20 @@ use crate::{expiry, names};
 
 /// The module's data type, once registered.
 pub static TYPE: AtomicPtr<ModuleType> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Set once the server may have replicas to feed: a replica connected, a
+/// child was forked (a full synchronisation starts with one), or the role
+/// changed. From then on, as in the server, every write is replicated.
+pub static REPLICATION: AtomicBool = AtomicBool::new(false);
+
+/// Whether what commands change must be logged and replicated: the AOF is
+/// on, or replicas may need it (see [`REPLICATION`]). When neither, the
+/// server itself would drop what the module replicates, so the module
+/// does not build it (the absolute forms of relative TTLs, the removals of
+/// expired members), as ebb-server does not without an AOF.
+pub fn must_log(ctx_flags: c_int) -> bool {
+    ctx_flags & ffi::CTX_FLAGS_AOF != 0 || REPLICATION.load(Ordering::Relaxed)
+}
 
 thread_local! {
     /// The scratch keyspace commands run in. The server calls the module
@@ -128,6 +142,7 @@ pub unsafe fn run(
     let now = (a.Milliseconds)().max(0) as u64;
     let db = (a.GetSelectedDb)(ctx);
     let write = spec.is_write();
+    let log = must_log(flags);
 
     let mut keys: Vec<Opened> = Vec::new();
     for pos in spec.key_positions(core_args) {
@@ -144,6 +159,9 @@ pub unsafe fn run(
         skip_touched: true,
         skip_ready: true,
         skip_member_names: true,
+        skip_log: !log,
+        // `notify-keyspace-events` is empty: nothing to publish.
+        skip_events: (a.GetNotifyKeyspaceEvents)() == 0,
         ..Effects::default()
     };
     let reply = SCRATCH.with(|cell| {
@@ -180,7 +198,7 @@ pub unsafe fn run(
         reply
     });
 
-    tell_server(ctx, write, &mut fx);
+    tell_server(ctx, write && log, &mut fx, log);
     for k in &keys {
         (a.CloseKey)(k.key);
     }
@@ -254,10 +272,13 @@ unsafe fn set_ttl(key: *mut Key, ttl: Option<u64>, now: u64) {
     (api().SetExpire)(key, ms);
 }
 
-/// Keyspace events, then replication: expiry deletions first, then the
-/// command itself (or the form core logs it as).
-unsafe fn tell_server(ctx: *mut Ctx, write: bool, fx: &mut Effects) {
+/// Keyspace events, then replication (`log`): expiry deletions first,
+/// then the command itself (`write`; or the form core logs it as).
+unsafe fn tell_server(ctx: *mut Ctx, write: bool, fx: &mut Effects, log: bool) {
     notify(ctx, fx);
+    if !log {
+        fx.propagate.clear();
+    }
     for (_, cmd) in fx.propagate.drain(..) {
         replicate(ctx, &cmd);
     }

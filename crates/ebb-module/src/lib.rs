@@ -107,6 +107,31 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
     ffi::OK
 }
 
+/// Whether the server keeps a replication backlog or has replicas (a
+/// module loaded into a running primary).
+unsafe fn replicating(ctx: *mut Ctx) -> bool {
+    let a = api();
+    let info = (a.GetServerInfo)(ctx, c"replication".as_ptr());
+    if info.is_null() {
+        return true;
+    }
+    let mut err = 0;
+    let backlog = (a.ServerInfoGetFieldSigned)(info, c"repl_backlog_active".as_ptr(), &mut err);
+    let known = err == 0;
+    let replicas = (a.ServerInfoGetFieldSigned)(info, c"connected_slaves".as_ptr(), &mut err);
+    (a.FreeServerInfo)(ctx, info);
+    !known || err != 0 || backlog != 0 || replicas != 0
+}
+
+unsafe extern "C" fn on_replication_event(
+    _ctx: *mut Ctx,
+    _e: ffi::Event,
+    _sub: u64,
+    _data: *mut c_void,
+) {
+    host::REPLICATION.store(true, Ordering::Relaxed);
+}
+
 /// Every module command comes here.
 unsafe extern "C" fn command(ctx: *mut Ctx, argv: *mut *mut RString, argc: c_int) -> c_int {
     let result = catch_unwind(AssertUnwindSafe(|| dispatch(ctx, argv, argc)));

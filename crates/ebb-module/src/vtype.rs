@@ -69,9 +69,16 @@ unsafe extern "C" fn aof_rewrite(io: *mut Io, key: *mut RString, value: *mut c_v
     });
 }
 
-unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
+/// Bytes the value holds, estimated from `samples` members as MEMORY
+/// USAGE asks (0: all of them).
+unsafe extern "C" fn mem_usage2(_ctx: *mut c_void, value: *const c_void, samples: usize) -> usize {
     let v = &*(value as *const Value);
-    std::mem::size_of::<Value>() + value_usage(v, 0)
+    let samples = if samples == 0 { usize::MAX } else { samples };
+    std::mem::size_of::<Value>() + value_usage(v, samples)
+}
+
+unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
+    mem_usage2(std::ptr::null_mut(), value, 5)
 }
 
 unsafe extern "C" fn free(value: *mut c_void) {
@@ -110,7 +117,7 @@ pub fn methods() -> TypeMethods {
         unlink: None,
         copy: Some(copy),
         defrag: None,
-        mem_usage2: None,
+        mem_usage2: Some(mem_usage2),
         free_effort2: None,
         unlink2: None,
         copy2: None,

@@ -267,9 +267,17 @@ def test_replica_receives_writes_and_expiry_removals(tmp_path):
         p.execute_command("ebb.zadd", "z", 2, "stays")
         assert wait_until(lambda: r.info("replication").get("master_link_status") == "up", 10)
         assert wait_until(lambda: r.exists("z") == 1, 5)
-        # The primary's timer removes the member and replicates the removal.
-        assert wait_until(lambda: r.execute_command("ebb.zrange", "z", 0, -1) == ["stays"], 5)
+        # Writes after the synchronisation reach the replica, relative TTLs
+        # as deadlines.
+        p.execute_command("ebb.saddex", "s", 1, "x")
+        assert wait_until(lambda: r.exists("s") == 1, 5)
+        assert 0 < r.execute_command("ebb.spttl", "s", "MEMBERS", 1, "x")[0] <= 1000
+        # The primary's timer removes expired members and replicates the
+        # removals: the replica's keys go without anyone reading them there.
+        assert wait_until(lambda: r.exists("s") == 0, 5)
         assert wait_until(lambda: p.execute_command("ebb.zrange", "z", 0, -1) == ["stays"], 5)
+        assert r.execute_command("ebb.zrange", "z", 0, -1) == ["stays"]
+        assert r.info("replication")["master_repl_offset"] > 0
     finally:
         p.close()
         r.close()

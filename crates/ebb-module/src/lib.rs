@@ -103,6 +103,16 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
         },
         expiry::on_swapdb,
     );
+    for id in [
+        ffi::EVENT_FORK_CHILD,
+        ffi::EVENT_REPLICA_CHANGE,
+        ffi::EVENT_ROLE_CHANGED,
+    ] {
+        (a.SubscribeToServerEvent)(ctx, ffi::Event { id, dataver: 1 }, on_replication_event);
+    }
+    if replicating(ctx) {
+        host::REPLICATION.store(true, Ordering::Relaxed);
+    }
     expiry::start(ctx);
     ffi::OK
 }

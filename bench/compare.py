@@ -13,6 +13,9 @@ Workloads:
           lists and 1,000,000 string keys (each case on a freshly started
           server)
   expiry  1,000,000 members of one sorted set sharing one deadline
+  module  the recipes and the two sorted-set memory cases again, with ebb
+          as a module loaded into the same redis-server (`ebb.zaddex`, …)
+          against Redis's EVALSHA scripts and recipe sorted sets
 """
 
 import argparse
@@ -44,12 +47,17 @@ class Server:
     # threaded I/O busy-polls, which only slows it down on a small machine).
     io_threads = 1
 
-    def __init__(self, kind, binary, cores):
+    def __init__(self, kind, binary, cores, module=None):
         self.kind = kind
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix=f"bench-{kind}-")
+        # ebb as a module: redis-server with the module loaded, its
+        # commands under the `ebb.` prefix.
+        self.prefix = "ebb." if module else ""
         cmd = [binary, "--port", str(self.port), "--save", "", "--appendonly", "no", "--dir", self.dir]
-        if kind == "ebb" and Server.io_threads != 1:
+        if module:
+            cmd += ["--loadmodule", os.path.abspath(module)]
+        elif kind == "ebb" and Server.io_threads != 1:
             cmd += ["--io-threads", str(Server.io_threads)]
         if cores:
             cmd = ["taskset", "-c", cores] + cmd
@@ -209,16 +217,17 @@ def recipe_commands(s):
             "capped recency": ["EVALSHA", sha["capped recency"], "1", "recent", now, "p:__rand_int__", "30", "3600"],
             "limit admission": ["EVALSHA", sha["limit admission"], "1", "otp", now, "300000", "3", "c:__rand_int__"],
         }
+    z, sx = s.prefix + "ZADDEX", s.prefix + "SADDEX"
     return {
-        "expiring push": ["ZADDEX", "ts", "PX", "120000", "1700000000000", "v:__rand_int__"],
-        "bucket counter": ["ZADDEX", "cnt", "INCR", "KEEPTTL", "EX", "3600", "1", "b:__rand_int__"],
-        "dedup add+check": ["SADDEX", "seen", "5184000", "id:__rand_int__"],
-        "capped recency": ["ZADDEX", "recent", "CAP", "30", "EX", "3600", "1700000000000", "p:__rand_int__"],
-        "limit admission": ["SADDEX", "otp", "LIMIT", "3", "300", "c:__rand_int__"],
+        "expiring push": [z, "ts", "PX", "120000", "1700000000000", "v:__rand_int__"],
+        "bucket counter": [z, "cnt", "INCR", "KEEPTTL", "EX", "3600", "1", "b:__rand_int__"],
+        "dedup add+check": [sx, "seen", "5184000", "id:__rand_int__"],
+        "capped recency": [z, "recent", "CAP", "30", "EX", "3600", "1700000000000", "p:__rand_int__"],
+        "limit admission": [sx, "otp", "LIMIT", "3", "300", "c:__rand_int__"],
     }
 
 
-def recipes_workload(servers, n, rounds):
+def recipes_workload(servers, n, rounds, what="ebb native command"):
     """Each recipe as redis-benchmark traffic (50 clients, random member
     ids), unpipelined and with -P 16."""
     cmds = {}
@@ -236,7 +245,7 @@ def recipes_workload(servers, n, rounds):
         cases = {name: case(name, p) for name in LUA}
         med, ratios = paired(servers, rounds, cases)
         paired_table(
-            f"recipes: Redis EVALSHA script vs ebb native command (50 clients, -P {p}, -n {scaled(n, p)})",
+            f"recipes: Redis EVALSHA script vs {what} (50 clients, -P {p}, -n {scaled(n, p)})",
             med,
             ratios,
         )
@@ -265,7 +274,7 @@ def fill_members(s, keys, per_key):
             flat = []
             for j, m in enumerate(chunk):
                 flat += [deadline + j, m]
-            p.execute_command("ZADDEX", key, "PXAT", deadline, *flat)
+            p.execute_command(s.prefix + "ZADDEX", key, "PXAT", deadline, *flat)
 
     fill(s, keys, per_key, "member", write)
 
@@ -403,13 +412,42 @@ def memory_workload(servers, binaries, cores, memory_cases=()):
     table("memory per member with a TTL, per string key (RSS delta)", res, higher_is_better=False, unit="bytes")
 
 
+def module_workload(redis_bin, module, cores, n, rounds):
+    """ebb as a module in redis-server: the recipes, and memory per sorted-set
+    member with a TTL, against plain redis-server running Redis's way."""
+    servers = [Server("redis", redis_bin, cores), Server("ebb", redis_bin, cores, module=module)]
+    try:
+        recipes_workload(servers, n, rounds, what="the module's command in the same redis-server")
+    finally:
+        for s in servers:
+            s.stop()
+    res = {"redis": {}, "ebb": {}}
+    for name, fill, count in [
+        ("1M members / 1,000 keys (B/member)", lambda s: fill_members(s, 1000, 1000), 1_000_000),
+        ("10,000 keys x 30 members (B/member)", lambda s: fill_members(s, 10000, 30), 300_000),
+    ]:
+        for kind in ("redis", "ebb"):
+            s = Server(kind, redis_bin, cores, module=module if kind == "ebb" else None)
+            try:
+                time.sleep(0.3)
+                base = rss(s)
+                fill(s)
+                time.sleep(0.3)
+                res[kind][name] = (rss(s) - base) / count
+            finally:
+                s.stop()
+    table("module: memory per sorted-set member with a TTL (RSS delta; ebb = the module in redis-server)",
+          res, higher_is_better=False, unit="bytes")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ebb", required=True)
+    ap.add_argument("--module", default="", help="the module library, for the `module` workload")
     ap.add_argument("--redis", default=shutil.which("redis-server") or "redis-server")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--cores", default="", help="taskset CPU list for the servers, e.g. 0 or 0-1")
-    ap.add_argument("--only", default="std,recipes,memory,expiry")
+    ap.add_argument("--only", default="std,recipes,memory,expiry,module")
     ap.add_argument("--rounds", type=int, default=3, help="paired rounds per workload (not with --quick)")
     ap.add_argument("--memory-cases", default="", help="comma-separated words: only memory cases whose name has one")
     ap.add_argument("--io-threads", type=int, default=1, help="ebb's io-threads (threads serving connections)")
@@ -435,6 +473,8 @@ def main():
             sys.stdout.flush()
             subprocess.run([sys.executable, os.path.join(HERE, "mass_expiry.py"), "--port", str(ebb.port),
                             "--members", "200000" if a.quick else "1000000", "--ttl-ms", "20000"])
+        if "module" in only and a.module:
+            module_workload(a.redis, a.module, a.cores, n, rounds)
     finally:
         for s in servers:
             s.stop()

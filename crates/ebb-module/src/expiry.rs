@@ -62,6 +62,17 @@ impl Index {
         Some((db, key))
     }
 
+    /// Drops every entry of database `db` (all of them for -1).
+    fn forget_db(&mut self, db: i32) {
+        if db < 0 {
+            self.order.clear();
+            self.due.clear();
+            return;
+        }
+        self.order.retain(|(_, d, _)| *d != db);
+        self.due.retain(|(d, _), _| *d != db);
+    }
+
     fn swap(&mut self, a: i32, b: i32) {
         let old = std::mem::take(&mut self.order);
         self.due.clear();
@@ -100,15 +111,14 @@ pub unsafe fn start(ctx: *mut Ctx) {
 unsafe extern "C" fn tick(ctx: *mut Ctx, _data: *mut c_void) {
     let a = api();
     let flags = (a.GetContextFlags)(ctx);
-    // A replica waits for its primary's removals, as for expired keys.
-    if flags & (ffi::CTX_FLAGS_SLAVE | ffi::CTX_FLAGS_LOADING) == 0 {
+    // A replica waits for its primary's removals, as for expired keys, and
+    // nothing changes while clients are paused (a failover in progress).
+    if flags & ffi::CTX_FLAGS_LOADING == 0 && !host::frozen(flags) {
         let start = Instant::now();
         let now = (a.Milliseconds)().max(0) as u64;
-        let mut n = 0u32;
         while let Some((db, key)) = INDEX.with(|i| i.borrow_mut().pop_due(now)) {
             visit(ctx, db, &key, now);
-            n += 1;
-            if n.is_multiple_of(8) && start.elapsed() >= BUDGET {
+            if start.elapsed() >= BUDGET {
                 break;
             }
         }
@@ -134,8 +144,23 @@ unsafe fn visit(ctx: *mut Ctx, db: i32, key: &[u8], now: u64) {
         (a.FreeString)(ctx, rstr);
         return;
     }
+    // Opening for writing may find the key's own TTL passed since (a timer
+    // runs on the clock, not at a command's fixed time) and delete it.
     let k = (a.OpenKey)(ctx, rstr, ffi::READ | ffi::WRITE);
+    if k.is_null()
+        || (a.KeyType)(k) == ffi::KEYTYPE_EMPTY
+        || (a.ModuleTypeGetType)(k) != TYPE.load(Ordering::Relaxed)
+    {
+        (a.CloseKey)(k);
+        (a.FreeString)(ctx, rstr);
+        return;
+    }
     let p = (a.ModuleTypeGetValue)(k) as *mut Value;
+    if p.is_null() {
+        (a.CloseKey)(k);
+        (a.FreeString)(ctx, rstr);
+        return;
+    }
     let mut fx = Effects {
         skip_touched: true,
         skip_ready: true,
@@ -204,9 +229,23 @@ pub unsafe extern "C" fn on_key_event(
     }
     match CStr::from_ptr(event).to_bytes() {
         b"loaded" | b"rename_to" | b"move_to" | b"copy_to" | b"restore" => file(ctx, key),
+        // Gone by the server's hand: no entry left behind (a replica, whose
+        // timer does not run, would keep it for good).
+        b"del" | b"expired" | b"evicted" | b"rename_from" | b"move_from" => {
+            note((api().GetSelectedDb)(ctx), ffi::bytes(key), None)
+        }
         _ => {}
     }
     ffi::OK
+}
+
+/// FLUSHDB / FLUSHALL: the flushed databases' entries go.
+pub unsafe extern "C" fn on_flush(_ctx: *mut Ctx, _e: ffi::Event, sub: u64, data: *mut c_void) {
+    if sub != ffi::SUBEVENT_FLUSHDB_END || data.is_null() {
+        return;
+    }
+    let info = &*(data as *const ffi::FlushInfo);
+    INDEX.with(|i| i.borrow_mut().forget_db(info.dbnum));
 }
 
 /// SWAPDB: the index follows the keys.
@@ -255,5 +294,10 @@ mod tests {
         assert_eq!(i.due.get(&(5, b"c".to_vec().into_boxed_slice())), Some(&3));
         i.set(3, b"a", None);
         assert_eq!(i.order.len(), 2);
+        i.forget_db(0);
+        assert_eq!(i.order.len(), 1);
+        assert_eq!(i.due.len(), 1);
+        i.forget_db(-1);
+        assert!(i.order.is_empty() && i.due.is_empty());
     }
 }

@@ -66,6 +66,8 @@ pub const NOTIFY_EVICTED: c_int = 1 << 9;
 pub const NOTIFY_LOADED: c_int = 1 << 12;
 
 pub const EVENT_ROLE_CHANGED: u64 = 0;
+pub const EVENT_FLUSHDB: u64 = 2;
+pub const SUBEVENT_FLUSHDB_END: u64 = 1;
 pub const EVENT_REPLICA_CHANGE: u64 = 6;
 pub const EVENT_SWAPDB: u64 = 11;
 pub const EVENT_FORK_CHILD: u64 = 13;
@@ -76,6 +78,14 @@ pub const EVENT_FORK_CHILD: u64 = 13;
 pub struct Event {
     pub id: u64,
     pub dataver: u64,
+}
+
+/// What a FLUSHDB event carries.
+#[repr(C)]
+pub struct FlushInfo {
+    pub version: u64,
+    pub sync: i32,
+    pub dbnum: i32,
 }
 
 /// What a SWAPDB event carries.
@@ -170,8 +180,9 @@ mod table {
         CloseKey: fn(*mut Key);
         KeyType: fn(*mut Key) -> c_int;
         DeleteKey: fn(*mut Key) -> c_int;
-        GetExpire: fn(*mut Key) -> c_longlong;
-        SetExpire: fn(*mut Key, c_longlong) -> c_int;
+        GetAbsExpire: fn(*mut Key) -> c_longlong;
+        SetAbsExpire: fn(*mut Key, c_longlong) -> c_int;
+        AvoidReplicaTraffic: fn() -> c_int;
         StringPtrLen: fn(*const RString, *mut usize) -> *const c_char;
         CreateString: fn(*mut Ctx, *const c_char, usize) -> *mut RString;
         FreeString: fn(*mut Ctx, *mut RString);

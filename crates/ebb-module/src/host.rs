@@ -8,6 +8,7 @@
 
 use std::cell::RefCell;
 use std::ffi::{c_int, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use bytes::Bytes;
@@ -64,16 +65,13 @@ struct Opened<'a> {
     held: Held,
     /// The key's TTL as an absolute deadline (Unix ms).
     ttl: Option<u64>,
+    /// The value was copied into the scratch keyspace, not moved: the
+    /// server's stays as it was (see [`run`]).
+    copied: bool,
 }
 
 impl Opened<'_> {
-    unsafe fn open(
-        ctx: *mut Ctx,
-        rstr: *mut RString,
-        name: &[u8],
-        write: bool,
-        now: u64,
-    ) -> Opened<'_> {
+    unsafe fn open(ctx: *mut Ctx, rstr: *mut RString, name: &[u8], write: bool) -> Opened<'_> {
         let a = api();
         let mode = if write {
             ffi::READ | ffi::WRITE
@@ -81,20 +79,19 @@ impl Opened<'_> {
             ffi::READ
         };
         let key = (a.OpenKey)(ctx, rstr, mode);
-        let held = match (a.KeyType)(key) {
-            _ if key.is_null() => Held::Empty,
-            ffi::KEYTYPE_EMPTY => Held::Empty,
-            _ if (a.ModuleTypeGetType)(key) == TYPE.load(Ordering::Relaxed) => {
-                Held::Ours((a.ModuleTypeGetValue)(key) as *mut Value)
-            }
-            _ => Held::Other,
-        };
         // A missing key opened for reading is a null handle.
+        let held = if key.is_null() || (a.KeyType)(key) == ffi::KEYTYPE_EMPTY {
+            Held::Empty
+        } else if (a.ModuleTypeGetType)(key) == TYPE.load(Ordering::Relaxed) {
+            Held::Ours((a.ModuleTypeGetValue)(key) as *mut Value)
+        } else {
+            Held::Other
+        };
         let ttl = match key.is_null() {
             true => None,
-            false => match (a.GetExpire)(key) {
+            false => match (a.GetAbsExpire)(key) {
                 t if t < 0 => None,
-                t => Some(now + t as u64),
+                t => Some(t as u64),
             },
         };
         Opened {
@@ -104,6 +101,7 @@ impl Opened<'_> {
             writable: write,
             held,
             ttl,
+            copied: false,
         }
     }
 
@@ -126,8 +124,22 @@ fn entry_of(value: Value, ttl: Option<u64>, db: &mut ebb_core::Db, name: &[u8]) 
     }
 }
 
-/// Runs `spec` for the command in `ctx`; `args` are the arguments as the
+/// Whether the data must stay as the server holds it: on a replica (its
+/// primary sends every change, removals of expired members included) and
+/// while clients are paused (a failover must find the data fixed), as
+/// Redis leaves expired keys in place then.
+pub unsafe fn frozen(ctx_flags: c_int) -> bool {
+    ctx_flags & ffi::CTX_FLAGS_SLAVE != 0 || (api().AvoidReplicaTraffic)() != 0
+}
+
+/// Runs `spec` for the command in `ctx`; `argv` are the arguments as the
 /// client sent them and `core_args` the same with core's command name.
+///
+/// Time: a replica applies its primary's commands as of no time at all
+/// (time 0), so that nothing is due and nothing removed: the primary's
+/// removals come in the stream. A read that must not change the data (a
+/// replica's, or while clients are paused) runs on a copy of any value
+/// that has due members, so that it sees them gone but they stay.
 ///
 /// # Safety
 /// `ctx` and `argv` must be the running command's.
@@ -142,37 +154,49 @@ pub unsafe fn run(
     let now = (a.Milliseconds)().max(0) as u64;
     let db = (a.GetSelectedDb)(ctx);
     let write = spec.is_write();
+    let frozen = frozen(flags);
+    let core_now = if frozen && write { 0 } else { now };
     let log = must_log(flags);
 
-    let mut keys: Vec<Opened> = Vec::new();
-    for pos in spec.key_positions(core_args) {
-        let (Some(&rstr), Some(&name)) = (argv.get(pos), core_args.get(pos)) else {
-            continue;
+    SCRATCH.with(|cell| {
+        // Another module calling a command of this one from inside it (a
+        // key event it sent) finds the scratch keyspace in use.
+        let Ok(mut store) = cell.try_borrow_mut() else {
+            crate::reply::error(ctx, "ERR ebb commands cannot run inside one another");
+            return;
         };
-        if keys.iter().any(|k| k.name == name) {
-            continue;
+        let mut keys: Vec<Opened> = Vec::new();
+        for pos in spec.key_positions(core_args) {
+            let (Some(&rstr), Some(&name)) = (argv.get(pos), core_args.get(pos)) else {
+                continue;
+            };
+            if keys.iter().any(|k| k.name == name) {
+                continue;
+            }
+            keys.push(Opened::open(ctx, rstr, name, write));
         }
-        keys.push(Opened::open(ctx, rstr, name, write, now));
-    }
-
-    let mut fx = Effects {
-        skip_touched: true,
-        skip_ready: true,
-        skip_member_names: true,
-        skip_log: !log,
-        // `notify-keyspace-events` is empty: nothing to publish.
-        skip_events: (a.GetNotifyKeyspaceEvents)() == 0,
-        ..Effects::default()
-    };
-    let reply = SCRATCH.with(|cell| {
-        let mut store = cell.borrow_mut();
+        let mut fx = Effects {
+            skip_touched: true,
+            skip_ready: true,
+            skip_member_names: true,
+            skip_log: !log,
+            // `notify-keyspace-events` is empty: nothing to publish.
+            skip_events: (a.GetNotifyKeyspaceEvents)() == 0,
+            ..Effects::default()
+        };
         let sdb = &mut store.dbs[0];
         if !sdb.is_empty() {
             sdb.clear();
         }
-        for k in &keys {
+        for k in keys.iter_mut() {
             match k.held {
                 Held::Empty => {}
+                Held::Ours(v)
+                    if frozen && !write && (*v).earliest_deadline().is_some_and(|t| t <= now) =>
+                {
+                    k.copied = true;
+                    entry_of((*v).clone(), k.ttl, sdb, k.name);
+                }
                 Held::Ours(v) => entry_of(
                     std::mem::replace(&mut *v, placeholder()),
                     k.ttl,
@@ -182,27 +206,46 @@ pub unsafe fn run(
                 Held::Other => entry_of(placeholder(), k.ttl, sdb, k.name),
             }
         }
-        let reply = {
-            let mut cx = CoreCtx::new(&mut store, 0, now, &mut fx);
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            let mut cx = CoreCtx::new(&mut store, 0, core_now, &mut fx);
             cx.resp3 = flags & ffi::CTX_FLAGS_RESP3 != 0;
             ebb_core::execute(&mut cx, spec, core_args)
-        };
+        }));
+        if frozen && !write {
+            // What the read removed, it removed from copies: nothing to
+            // tell anyone.
+            fx.propagate.clear();
+            fx.events.clear();
+            fx.dirty = 0;
+        }
         let changed = write || fx.dirty > 0;
         let sdb = &mut store.dbs[0];
         for k in keys.iter_mut() {
-            put_back(ctx, db, k, sdb.remove(k.name), now, changed);
+            let entry = sdb.remove(k.name);
+            if !k.copied {
+                put_back(ctx, db, k, entry, changed);
+            }
         }
         if !sdb.is_empty() {
             sdb.clear();
         }
-        reply
+        drop(store);
+        match result {
+            Ok(reply) => {
+                tell_server(ctx, write && log, &mut fx, log);
+                for k in &keys {
+                    (a.CloseKey)(k.key);
+                }
+                crate::reply::send(ctx, &reply);
+            }
+            Err(_) => {
+                for k in &keys {
+                    (a.CloseKey)(k.key);
+                }
+                crate::reply::error(ctx, "ERR internal error in the ebb module");
+            }
+        }
     });
-
-    tell_server(ctx, write && log, &mut fx, log);
-    for k in &keys {
-        (a.CloseKey)(k.key);
-    }
-    crate::reply::send(ctx, &reply);
     ffi::OK
 }
 
@@ -210,20 +253,9 @@ pub unsafe fn run(
 /// `changed`: the command wrote, or a read removed due members; the key
 /// is then reopened for writing, so the server counts it as modified
 /// (WATCH, client-side caching).
-unsafe fn put_back(
-    ctx: *mut Ctx,
-    db: c_int,
-    k: &mut Opened,
-    entry: Option<Entry>,
-    now: u64,
-    changed: bool,
-) {
+unsafe fn put_back(ctx: *mut Ctx, db: c_int, k: &mut Opened, entry: Option<Entry>, changed: bool) {
     let a = api();
     let (value, ttl) = match entry {
-        Some(e) if matches!(e.value, Value::Str(_)) => {
-            // A server-typed key the command did not replace.
-            return;
-        }
         Some(e) => {
             let ttl = e.expire_at();
             (Some(e.value), ttl)
@@ -232,6 +264,14 @@ unsafe fn put_back(
     };
     match (k.held, value) {
         (Held::Empty, None) => {}
+        (Held::Other, Some(Value::Str(_))) => {
+            // A key of the server's own types that the command did not
+            // replace: only its TTL may have changed (PERSIST).
+            if ttl != k.ttl {
+                k.writable(ctx);
+                set_ttl(k.key, ttl);
+            }
+        }
         (Held::Ours(p), Some(v)) => {
             *p = v;
             if changed {
@@ -239,7 +279,7 @@ unsafe fn put_back(
             }
             if ttl != k.ttl {
                 k.writable(ctx);
-                set_ttl(k.key, ttl, now);
+                set_ttl(k.key, ttl);
             }
             expiry::note(db, k.name, (*p).earliest_deadline());
         }
@@ -252,7 +292,7 @@ unsafe fn put_back(
                 Box::into_raw(Box::new(v)) as *mut _,
             );
             if ttl.is_some() {
-                set_ttl(k.key, ttl, now);
+                set_ttl(k.key, ttl);
             }
             expiry::note(db, k.name, due);
         }
@@ -264,12 +304,12 @@ unsafe fn put_back(
     }
 }
 
-unsafe fn set_ttl(key: *mut Key, ttl: Option<u64>, now: u64) {
-    let ms = match ttl {
-        Some(t) => t.saturating_sub(now).max(1) as i64,
+unsafe fn set_ttl(key: *mut Key, ttl: Option<u64>) {
+    let at = match ttl {
+        Some(t) => t.min(i64::MAX as u64) as i64,
         None => ffi::NO_EXPIRE,
     };
-    (api().SetExpire)(key, ms);
+    (api().SetAbsExpire)(key, at);
 }
 
 /// Keyspace events, then replication (`log`): expiry deletions first,

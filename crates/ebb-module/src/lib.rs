@@ -92,8 +92,16 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
 
     (a.SubscribeToKeyspaceEvents)(
         ctx,
-        ffi::NOTIFY_GENERIC | ffi::NOTIFY_LOADED,
+        ffi::NOTIFY_GENERIC | ffi::NOTIFY_EXPIRED | ffi::NOTIFY_EVICTED | ffi::NOTIFY_LOADED,
         expiry::on_key_event,
+    );
+    (a.SubscribeToServerEvent)(
+        ctx,
+        ffi::Event {
+            id: ffi::EVENT_FLUSHDB,
+            dataver: 1,
+        },
+        expiry::on_flush,
     );
     (a.SubscribeToServerEvent)(
         ctx,

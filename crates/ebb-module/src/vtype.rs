@@ -33,7 +33,11 @@ unsafe extern "C" fn rdb_load(io: *mut Io, encver: c_int) -> *mut c_void {
     if buf.is_null() {
         return std::ptr::null_mut();
     }
-    let value = restore::value_of_payload(std::slice::from_raw_parts(buf as *const u8, len), now());
+    // Rebuilt as of time 0, so that every member comes back, those whose
+    // deadline passed while the file waited included: the expiry timer
+    // (or, on a replica, the primary) removes them as it would have. A
+    // key whose members were all due must not fail the whole load.
+    let value = restore::value_of_payload(std::slice::from_raw_parts(buf as *const u8, len), 0);
     (a.Free)(buf as *mut c_void);
     match value {
         Some(v) => Box::into_raw(Box::new(v)) as *mut c_void,

@@ -278,6 +278,7 @@ def test_replica_receives_writes_and_expiry_removals(tmp_path):
         assert wait_until(lambda: p.execute_command("ebb.zrange", "z", 0, -1) == ["stays"], 5)
         assert r.execute_command("ebb.zrange", "z", 0, -1) == ["stays"]
         assert r.info("replication")["master_repl_offset"] > 0
+        assert wait_until(lambda: r.execute_command("DEBUG", "DIGEST") == p.execute_command("DEBUG", "DIGEST"), 5)
     finally:
         p.close()
         r.close()
@@ -365,3 +366,18 @@ def test_persist_and_ttl_of_a_server_key(m):
     assert m.execute_command("ebb.persist", "s") == 1
     assert m.ttl("s") == -1
     assert m.get("s") == "v"
+
+
+def test_digest_ignores_build_order(m):
+    m.execute_command("ebb.zadd", "a", 1, "x", 2, "y")
+    m.execute_command("ebb.zadd", "b", 2, "y", 1, "x")
+    m.execute_command("ebb.sadd", "s1", *range(300))
+    m.execute_command("ebb.sadd", "s2", *reversed(range(300)))
+    digest = lambda k: m.execute_command("DEBUG", "DIGEST-VALUE", k)[0]
+    assert digest("a") == digest("b")
+    assert digest("s1") == digest("s2")
+    m.execute_command("ebb.zpexpireat", "b", 9999999999999, "MEMBERS", 1, "x")
+    assert digest("a") != digest("b")
+    m.execute_command("ebb.zadd", "a", 3, "x")
+    m.execute_command("ebb.zadd", "b", 1, "x")
+    assert digest("a") != digest("b")

@@ -215,6 +215,8 @@ mod table {
         IsKeysPositionRequest: fn(*mut Ctx) -> c_int;
         GetContextFlags: fn(*mut Ctx) -> c_int;
         GetNotifyKeyspaceEvents: fn() -> c_int;
+        DigestAddStringBuffer: fn(*mut c_void, *const c_char, usize);
+        DigestEndSequence: fn(*mut c_void);
         GetServerInfo: fn(*mut Ctx, *const c_char) -> *mut ServerInfo;
         FreeServerInfo: fn(*mut Ctx, *mut ServerInfo);
         ServerInfoGetFieldSigned: fn(*mut ServerInfo, *const c_char, *mut c_int) -> c_longlong;

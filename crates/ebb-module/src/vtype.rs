@@ -85,6 +85,49 @@ unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
     mem_usage2(std::ptr::null_mut(), value, 5)
 }
 
+/// DEBUG DIGEST: one sequence per member (its name, score or value, and
+/// deadline), which the server combines regardless of order, so that equal
+/// contents give equal digests whatever order they were built in (a
+/// primary and its replica, a value and its reloaded copy).
+unsafe extern "C" fn digest(md: *mut c_void, value: *mut c_void) {
+    let a = api();
+    let add = |b: &[u8]| (a.DigestAddStringBuffer)(md, b.as_ptr() as *const c_char, b.len());
+    let deadline = |t: Option<u64>| {
+        if let Some(t) = t {
+            add(t.to_string().as_bytes());
+        }
+    };
+    match &*(value as *const Value) {
+        Value::Set(s) => {
+            let d = s.deadlines();
+            for m in s.iter() {
+                add(m);
+                deadline(d.get(m));
+                (a.DigestEndSequence)(md);
+            }
+        }
+        Value::Hash(h) => {
+            let d = h.deadlines();
+            for (f, v) in h.iter() {
+                add(f);
+                add(v);
+                deadline(d.get(f));
+                (a.DigestEndSequence)(md);
+            }
+        }
+        Value::ZSet(z) => {
+            let d = z.deadlines();
+            for (m, score) in z.iter() {
+                add(m);
+                add(ebb_core::reply::format_double(score).as_bytes());
+                deadline(d.get(m));
+                (a.DigestEndSequence)(md);
+            }
+        }
+        Value::Str(_) | Value::List(_) => {}
+    }
+}
+
 unsafe extern "C" fn free(value: *mut c_void) {
     if !value.is_null() {
         drop(Box::from_raw(value as *mut Value));
@@ -112,7 +155,7 @@ pub fn methods() -> TypeMethods {
         rdb_save: Some(rdb_save),
         aof_rewrite: Some(aof_rewrite),
         mem_usage: Some(mem_usage),
-        digest: None,
+        digest: Some(digest),
         free: Some(free),
         aux_load: None,
         aux_save: None,

@@ -13,6 +13,7 @@ mod conn;
 mod debug_cmd;
 mod durability;
 mod evict;
+mod handshake;
 mod info;
 mod latency;
 mod listen;

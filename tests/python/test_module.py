@@ -381,3 +381,73 @@ def test_digest_ignores_build_order(m):
     m.execute_command("ebb.zadd", "a", 3, "x")
     m.execute_command("ebb.zadd", "b", 1, "x")
     assert digest("a") != digest("b")
+
+
+def test_blocking_pops_wait_for_module_writes(mod, m):
+    import threading
+
+    results = {}
+
+    def waiter(name, *args):
+        c = mod.client(protocol=2)
+        results[name] = c.execute_command(*args)
+        c.close()
+
+    t1 = threading.Thread(target=waiter, args=("one", "ebb.bzpopmin", "q", 5))
+    t2 = threading.Thread(target=waiter, args=("two", "ebb.bzpopmin", "q", 1))
+    t1.start()
+    time.sleep(0.2)
+    t2.start()
+    time.sleep(0.2)
+    assert m.execute_command("CLIENT", "LIST").count("cmd=ebb.bzpopmin") == 2
+    m.execute_command("ebb.zadd", "q", 7, "job")
+    t1.join(5)
+    t2.join(5)
+    # The first to wait gets the member; the other times out.
+    assert results["one"] == ["q", "job", "7"]
+    assert results["two"] is None
+    # BZMPOP too, and a TTL'd member added by ebb.zaddex.
+    t = threading.Thread(target=waiter, args=("m", "ebb.bzmpop", 0, 2, "x", "q", "MAX", "COUNT", 2))
+    t.start()
+    time.sleep(0.2)
+    m.execute_command("ebb.zaddex", "q", "EX", 100, 1, "a", 2, "b", 3, "c")
+    t.join(5)
+    assert results["m"] == ["q", [["c", "3"], ["b", "2"]]]
+    # Inside MULTI nothing blocks: a null reply at once, as in Redis.
+    p = m.pipeline(transaction=True)
+    p.execute_command("ebb.bzpopmin", "empty", 0)
+    assert p.execute() == [None]
+    with pytest.raises(redis.ResponseError, match="timeout is negative"):
+        m.execute_command("ebb.bzpopmin", "q", -1)
+
+
+def test_a_served_blocking_pop_is_logged_as_a_pop(tmp_path):
+    import threading
+
+    s = start(tmp_path, "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
+    m = s.client(protocol=2)
+    got = {}
+
+    def waiter():
+        c = s.client(protocol=2)
+        got["r"] = c.execute_command("ebb.bzpopmax", "q", 5)
+        c.close()
+
+    try:
+        t = threading.Thread(target=waiter)
+        t.start()
+        time.sleep(0.2)
+        m.execute_command("ebb.zadd", "q", 1, "a", 2, "b")
+        t.join(5)
+        assert got["r"] == ["q", "b", "2"]
+        time.sleep(0.1)
+        log = b"".join(open(f, "rb").read() for f in glob.glob(str(tmp_path / "appendonlydir" / "*.incr.aof")))
+        assert b"ebb.zpopmax" in log and b"bzpopmax" not in log
+    finally:
+        m.close()
+        s.stop()
+    s = start(tmp_path, "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
+    m = s.client(protocol=2)
+    assert m.execute_command("ebb.zrange", "q", 0, -1) == ["a"]
+    m.close()
+    s.stop()

@@ -28,6 +28,10 @@ pub struct Io {
     _p: [u8; 0],
 }
 #[repr(C)]
+pub struct BlockedClient {
+    _p: [u8; 0],
+}
+#[repr(C)]
 pub struct ServerInfo {
     _p: [u8; 0],
 }
@@ -50,6 +54,9 @@ pub const KEYTYPE_STREAM: c_int = 7;
 
 pub const NO_EXPIRE: c_longlong = -1;
 
+pub const CTX_FLAGS_LUA: c_int = 1;
+pub const CTX_FLAGS_MULTI: c_int = 1 << 1;
+pub const CTX_FLAGS_DENY_BLOCKING: c_int = 1 << 21;
 pub const CTX_FLAGS_AOF: c_int = 1 << 6;
 pub const CTX_FLAGS_SLAVE: c_int = 1 << 3;
 pub const CTX_FLAGS_LOADING: c_int = 1 << 13;
@@ -97,6 +104,7 @@ pub struct SwapDbInfo {
 }
 
 pub type CmdFunc = unsafe extern "C" fn(*mut Ctx, *mut *mut RString, c_int) -> c_int;
+pub type FreePrivdata = unsafe extern "C" fn(*mut Ctx, *mut c_void);
 pub type TimerProc = unsafe extern "C" fn(*mut Ctx, *mut c_void);
 pub type NotifyFunc = unsafe extern "C" fn(*mut Ctx, c_int, *const c_char, *mut RString) -> c_int;
 pub type EventCallback = unsafe extern "C" fn(*mut Ctx, Event, u64, *mut c_void);
@@ -215,6 +223,8 @@ mod table {
         IsKeysPositionRequest: fn(*mut Ctx) -> c_int;
         GetContextFlags: fn(*mut Ctx) -> c_int;
         GetNotifyKeyspaceEvents: fn() -> c_int;
+        BlockClientOnKeys: fn(*mut Ctx, CmdFunc, CmdFunc, FreePrivdata, c_longlong, *mut *mut RString, c_int, *mut c_void) -> *mut BlockedClient;
+        SignalKeyAsReady: fn(*mut Ctx, *mut RString);
         DigestAddStringBuffer: fn(*mut c_void, *const c_char, usize);
         DigestEndSequence: fn(*mut c_void);
         GetServerInfo: fn(*mut Ctx, *const c_char) -> *mut ServerInfo;

@@ -9,17 +9,33 @@
 use std::cell::RefCell;
 use std::ffi::{c_int, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 
 use bytes::Bytes;
 use ebb_core::value::StrValue;
-use ebb_core::{CommandSpec, Ctx as CoreCtx, Effects, Entry, Store, Value};
+use ebb_core::{CommandSpec, Ctx as CoreCtx, Effects, Entry, Reply, Store, Value};
 
 use crate::ffi::{self, api, Ctx, Key, ModuleType, RString};
 use crate::{expiry, names};
 
 /// The module's data type, once registered.
 pub static TYPE: AtomicPtr<ModuleType> = AtomicPtr::new(std::ptr::null_mut());
+
+/// How a command's outcome is delivered.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Mode {
+    /// A client's command: a blocking pop that finds nothing parks the
+    /// client on its keys, or answers a null array inside MULTI, a script,
+    /// or for a client that may not block, as in Redis.
+    MayBlock,
+    /// A parked client's keys were signalled: reply only if there was
+    /// something to pop, else stay parked (`ERR` to the server).
+    Unblock,
+}
+
+/// Clients parked on module keys: while none is, writes do not collect the
+/// keys that received elements.
+static PARKED: AtomicUsize = AtomicUsize::new(0);
 
 /// Set once the server may have replicas to feed: a replica connected, a
 /// child was forked (a full synchronisation starts with one), or the role
@@ -148,6 +164,7 @@ pub unsafe fn run(
     spec: &'static CommandSpec,
     argv: &[*mut RString],
     core_args: &[&[u8]],
+    mode: Mode,
 ) -> c_int {
     let a = api();
     let flags = (a.GetContextFlags)(ctx);
@@ -157,6 +174,7 @@ pub unsafe fn run(
     let frozen = frozen(flags);
     let core_now = if frozen && write { 0 } else { now };
     let log = must_log(flags);
+    let mut status = ffi::OK;
 
     SCRATCH.with(|cell| {
         // Another module calling a command of this one from inside it (a
@@ -177,7 +195,7 @@ pub unsafe fn run(
         }
         let mut fx = Effects {
             skip_touched: true,
-            skip_ready: true,
+            skip_ready: PARKED.load(Ordering::Relaxed) == 0,
             skip_member_names: true,
             skip_log: !log,
             // `notify-keyspace-events` is empty: nothing to publish.
@@ -206,10 +224,14 @@ pub unsafe fn run(
                 Held::Other => entry_of(placeholder(), k.ttl, sdb, k.name),
             }
         }
+        let may_block = mode == Mode::MayBlock
+            && flags & (ffi::CTX_FLAGS_MULTI | ffi::CTX_FLAGS_LUA | ffi::CTX_FLAGS_DENY_BLOCKING)
+                == 0;
         let result = catch_unwind(AssertUnwindSafe(|| {
             let mut cx = CoreCtx::new(&mut store, 0, core_now, &mut fx);
             cx.resp3 = flags & ffi::CTX_FLAGS_RESP3 != 0;
-            ebb_core::execute(&mut cx, spec, core_args)
+            cx.may_block = may_block;
+            ebb_core::execute_result(&mut cx, spec, core_args)
         }));
         if frozen && !write {
             // What the read removed, it removed from copies: nothing to
@@ -231,12 +253,20 @@ pub unsafe fn run(
         }
         drop(store);
         match result {
-            Ok(reply) => {
+            Ok(outcome) => {
                 tell_server(ctx, write && log, &mut fx, log);
+                signal_ready(ctx, &mut fx, &keys);
                 for k in &keys {
                     (a.CloseKey)(k.key);
                 }
-                crate::reply::send(ctx, &reply);
+                match outcome {
+                    Ok(Reply::NilArray) if mode == Mode::Unblock => status = ffi::ERR,
+                    Ok(reply) => crate::reply::send(ctx, &reply),
+                    Err(ebb_core::Error::WouldBlock { keys, timeout_ms }) => {
+                        park(ctx, argv, core_args, &keys, timeout_ms)
+                    }
+                    Err(e) => crate::reply::send(ctx, &Reply::from(e)),
+                }
             }
             Err(_) => {
                 for k in &keys {
@@ -246,7 +276,68 @@ pub unsafe fn run(
             }
         }
     });
+    status
+}
+
+/// Tells the server which keys received elements, for clients parked on
+/// them (the server cannot see inside the module's values).
+unsafe fn signal_ready(ctx: *mut Ctx, fx: &mut Effects, keys: &[Opened]) {
+    let a = api();
+    for (_, key) in fx.ready.drain(..) {
+        match keys.iter().find(|k| k.name == &key[..]) {
+            Some(k) => (a.SignalKeyAsReady)(ctx, k.rstr),
+            None => {
+                let s = (a.CreateString)(ctx, key.as_ptr() as *const _, key.len());
+                (a.SignalKeyAsReady)(ctx, s);
+                (a.FreeString)(ctx, s);
+            }
+        }
+    }
+}
+
+/// Parks the client on `keys` (a blocking pop that found them all empty).
+unsafe fn park(
+    ctx: *mut Ctx,
+    argv: &[*mut RString],
+    core_args: &[&[u8]],
+    keys: &[Bytes],
+    timeout_ms: u64,
+) {
+    let mut names: Vec<*mut RString> = keys
+        .iter()
+        .filter_map(|k| {
+            core_args
+                .iter()
+                .position(|a| *a == &k[..])
+                .and_then(|i| argv.get(i).copied())
+        })
+        .collect();
+    PARKED.fetch_add(1, Ordering::Relaxed);
+    (api().BlockClientOnKeys)(
+        ctx,
+        crate::on_keys_ready,
+        on_block_timeout,
+        on_unpark,
+        timeout_ms.min(i64::MAX as u64) as i64,
+        names.as_mut_ptr(),
+        names.len() as c_int,
+        // Non-null, so that the server calls `on_unpark` when the client
+        // leaves, however it leaves.
+        std::ptr::NonNull::<u8>::dangling().as_ptr() as *mut std::ffi::c_void,
+    );
+}
+
+unsafe extern "C" fn on_block_timeout(
+    ctx: *mut Ctx,
+    _argv: *mut *mut RString,
+    _argc: c_int,
+) -> c_int {
+    (api().ReplyWithNullArray)(ctx);
     ffi::OK
+}
+
+unsafe extern "C" fn on_unpark(_ctx: *mut Ctx, _data: *mut std::ffi::c_void) {
+    PARKED.fetch_sub(1, Ordering::Relaxed);
 }
 
 /// Moves a key's scratch entry (or its absence) back into the server.

@@ -152,7 +152,9 @@ unsafe extern "C" fn on_replication_event(
 
 /// Every module command comes here.
 unsafe extern "C" fn command(ctx: *mut Ctx, argv: *mut *mut RString, argc: c_int) -> c_int {
-    let result = catch_unwind(AssertUnwindSafe(|| dispatch(ctx, argv, argc)));
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        dispatch(ctx, argv, argc, host::Mode::MayBlock)
+    }));
     match result {
         Ok(r) => r,
         Err(_) => {
@@ -162,7 +164,20 @@ unsafe extern "C" fn command(ctx: *mut Ctx, argv: *mut *mut RString, argc: c_int
     }
 }
 
-unsafe fn dispatch(ctx: *mut Ctx, argv: *mut *mut RString, argc: c_int) -> c_int {
+/// A parked client's keys were signalled: its command runs again, and
+/// replies only if it found something.
+pub(crate) unsafe extern "C" fn on_keys_ready(
+    ctx: *mut Ctx,
+    argv: *mut *mut RString,
+    argc: c_int,
+) -> c_int {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        dispatch(ctx, argv, argc, host::Mode::Unblock)
+    }));
+    result.unwrap_or(ffi::ERR)
+}
+
+unsafe fn dispatch(ctx: *mut Ctx, argv: *mut *mut RString, argc: c_int, mode: host::Mode) -> c_int {
     let a = api();
     if argv.is_null() || argc < 1 {
         return (a.WrongArity)(ctx);
@@ -192,7 +207,7 @@ unsafe fn dispatch(ctx: *mut Ctx, argv: *mut *mut RString, argc: c_int) -> c_int
             return ffi::OK;
         }
     }
-    host::run(ctx, spec, argv, &args)
+    host::run(ctx, spec, argv, &args, mode)
 }
 
 /// TYPE of a key of one of the server's own types (core would see the

@@ -1,6 +1,6 @@
 //! Which of core's commands the module serves, and under which names:
-//! every set, sorted-set and hash command that does not block, and the
-//! member-expiration commands, each as `ebb.<name>`.
+//! every set, sorted-set and hash command (the sorted sets' blocking pops
+//! included), and the member-expiration commands, each as `ebb.<name>`.
 
 use ebb_core::table::{self, Exec};
 use ebb_core::CommandSpec;
@@ -25,7 +25,12 @@ const EXTRA: &[&str] = &[
 
 /// Whether the module serves `spec`.
 pub fn served(spec: &CommandSpec) -> bool {
-    if !matches!(spec.exec, Exec::Core(_)) || spec.has_flag("blocking") {
+    if !matches!(spec.exec, Exec::Core(_)) {
+        return false;
+    }
+    // The sorted sets' blocking pops are served (see `block`); lists are
+    // Redis's own.
+    if spec.has_flag("blocking") && spec.group != "sorted-set" {
         return false;
     }
     matches!(spec.group, "set" | "sorted-set" | "sorted_set" | "hash") || EXTRA.contains(&spec.name)
@@ -66,6 +71,7 @@ pub fn module_flags(spec: &CommandSpec) -> String {
             "denyoom" => out.push("deny-oom"),
             "fast" => out.push("fast"),
             "noscript" => out.push("deny-script"),
+            "blocking" => out.push("blocking"),
             _ => {}
         }
     }

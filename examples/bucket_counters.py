@@ -16,7 +16,7 @@ import time
 
 import redis
 
-from common import connect, same
+from common import connect, ebb, same
 
 MINUTE_MS = 100
 KEEP = 3
@@ -46,11 +46,12 @@ def top_redis_way(r, now_ms):
 
 
 def incr_ebb_way(r, bucket):
-    r.execute_command("ZADDEX", "cnt:ebb", "INCR", "KEEPTTL", "PX", KEEP * MINUTE_MS, 1, bucket)
+    ebb(r, "ZADDEX", "cnt:ebb", "INCR", "KEEPTTL", "PX", KEEP * MINUTE_MS, 1, bucket)
 
 
 def top_ebb_way(r):
-    return [(b, int(s)) for b, s in r.zrevrange("cnt:ebb", 0, -1, withscores=True)]
+    rows = ebb(r, "ZREVRANGE", "cnt:ebb", 0, -1, "WITHSCORES", withscores=True)
+    return [(b, int(s)) for b, s in rows]
 
 
 def main():

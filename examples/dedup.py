@@ -7,7 +7,7 @@ ebb way: SADDEX seen 5184000 id, and SISMEMBER: one key, one round trip,
 each id expiring on its own 60 days after it was seen.
 """
 
-from common import connect, same
+from common import connect, ebb, same
 
 WINDOW_S = 60 * 86400
 
@@ -27,9 +27,9 @@ def seen_redis_way(r, day, id_):
 
 
 def seen_ebb_way(r, id_):
-    if r.sismember("seen", id_):
+    if ebb(r, "SISMEMBER", "seen", id_):
         return True
-    r.execute_command("SADDEX", "seen", WINDOW_S, id_)
+    ebb(r, "SADDEX", "seen", WINDOW_S, id_)
     return False
 
 
@@ -41,8 +41,8 @@ def main():
     redis_answers = [seen_redis_way(r, day, x) for x in stream]
     ebb_answers = [seen_ebb_way(r, x) for x in stream]
     same("duplicates detected", redis_answers, ebb_answers)
-    same("distinct ids", 5, r.scard("seen"))
-    ttl = r.execute_command("STTL", "seen", "MEMBERS", 1, "a")[0]
+    same("distinct ids", 5, ebb(r, "SCARD", "seen"))
+    ttl = ebb(r, "STTL", "seen", "MEMBERS", 1, "a")[0]
     same("ttl about 60 days", True, WINDOW_S - 5 <= ttl <= WINDOW_S)
 
 

@@ -11,7 +11,7 @@ reads never show expired values.
 
 import time
 
-from common import connect, same
+from common import connect, ebb, same
 
 TTL_MS = 400
 
@@ -28,11 +28,11 @@ def read_redis_way(r, key, now_ms):
 
 
 def push_ebb_way(r, key, value, now_ms):
-    r.execute_command("ZADDEX", key, "PX", TTL_MS, now_ms, value)
+    ebb(r, "ZADDEX", key, "PX", TTL_MS, now_ms, value)
 
 
 def read_ebb_way(r, key):
-    return sorted(r.zrange(key, 0, -1))
+    return sorted(ebb(r, "ZRANGE", key, 0, -1))
 
 
 def main():

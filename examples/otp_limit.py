@@ -7,7 +7,7 @@ limit: three round trips with a race between the count and the add.
 ebb way: SADDEX key LIMIT X Y*60 code -- atomic; replies -1 when full.
 """
 
-from common import connect, same
+from common import connect, ebb, same
 
 LIMIT = 3
 WINDOW_S = 300
@@ -23,7 +23,7 @@ def issue_redis_way(r, key, code, now):
 
 
 def issue_ebb_way(r, key, code):
-    return r.execute_command("SADDEX", key, "LIMIT", LIMIT, WINDOW_S, code) != -1
+    return ebb(r, "SADDEX", key, "LIMIT", LIMIT, WINDOW_S, code) != -1
 
 
 def main():
@@ -34,7 +34,7 @@ def main():
     redis_answers = [issue_redis_way(r, "otp:redis", c, now + i) for i, c in enumerate(codes)]
     ebb_answers = [issue_ebb_way(r, "otp:ebb", c) for c in codes]
     same("codes admitted", redis_answers, ebb_answers)
-    same("live codes", LIMIT, r.scard("otp:ebb"))
+    same("live codes", LIMIT, ebb(r, "SCARD", "otp:ebb"))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ EXPIRE recent ttl, three commands in a MULTI.
 ebb way: ZADDEX recent CAP N EX ttl now page -- one command.
 """
 
-from common import connect, same
+from common import connect, ebb, same
 
 N = 5
 
@@ -20,7 +20,7 @@ def view_redis_way(r, key, page, ts):
 
 
 def view_ebb_way(r, key, page, ts):
-    r.execute_command("ZADDEX", key, "CAP", N, "EX", 3600, ts, page)
+    ebb(r, "ZADDEX", key, "CAP", N, "EX", 3600, ts, page)
 
 
 def main():
@@ -30,8 +30,8 @@ def main():
     for ts, page in enumerate(pages, start=1700000000):
         view_redis_way(r, "recent:redis", page, ts)
         view_ebb_way(r, "recent:ebb", page, ts)
-    same("recent pages", r.zrevrange("recent:redis", 0, -1), r.zrevrange("recent:ebb", 0, -1))
-    same("capped", N, r.zcard("recent:ebb"))
+    same("recent pages", r.zrevrange("recent:redis", 0, -1), ebb(r, "ZREVRANGE", "recent:ebb", 0, -1))
+    same("capped", N, ebb(r, "ZCARD", "recent:ebb"))
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ def test_module_loads_and_names_its_commands(m):
     assert info[0] is not None and info[1] is not None and info[2] is not None and info[3] is not None
     assert info[4] is None  # strings stay the server's own
     with pytest.raises(redis.ResponseError, match="unknown command"):
-        m.execute_command("ebb.bzpopmin", "k", 0)  # blocking forms are not served
+        m.execute_command("ebb.blpop", "k", 0)  # lists stay Redis's own
 
 
 def test_five_recipes(m):

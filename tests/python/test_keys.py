@@ -185,6 +185,10 @@ def test_expire_family(rr):
     )
     assert err(rr, "EXPIRE", "k", 10, "GT", "LT") == "GT and LT options at the same time are not compatible"
     assert err(rr, "EXPIRE", "k", 10, "FOO") == "Unsupported option FOO"
+    # An error text drops the newlines at its end, and those inside become
+    # spaces (Redis's rule).
+    assert err(rr, "EXPIRE", "k", 10, b"FOO\r\n") == "Unsupported option FOO"
+    assert err(rr, "EXPIRE", "k", 10, b"F\r\nOO") == "Unsupported option F  OO"
     assert err(rr, "EXPIRE", "k", "x") == "value is not an integer or out of range"
     assert err(rr, "EXPIRE", "k", 9223372036854775807) == "invalid expire time in 'expire' command"
     assert err(rr, "PEXPIRE", "k", 9223372036854775807) == "invalid expire time in 'pexpire' command"

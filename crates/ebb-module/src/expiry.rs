@@ -189,10 +189,10 @@ unsafe fn visit(ctx: *mut Ctx, db: i32, key: &[u8], now: u64) {
     }
     (a.CloseKey)(k);
     host::notify(ctx, &mut fx);
-    if host::must_log((a.GetContextFlags)(ctx)) {
-        for (_, cmd) in fx.propagate.drain(..) {
-            host::replicate(ctx, &cmd);
-        }
+    // Replicated even with no AOF and no replicas (the server then drops
+    // them): that is also how the removals count for the save points.
+    for (_, cmd) in fx.propagate.drain(..) {
+        host::replicate(ctx, &cmd);
     }
     host::drop_garbage(&mut fx);
     (a.FreeString)(ctx, rstr);

@@ -79,7 +79,8 @@ struct Opened<'a> {
     key: *mut Key,
     writable: bool,
     held: Held,
-    /// The key's TTL as an absolute deadline (Unix ms).
+    /// The key's TTL as an absolute deadline (Unix ms), as the scratch
+    /// keyspace is given it (see [`Opened::open`]).
     ttl: Option<u64>,
     /// The value was copied into the scratch keyspace, not moved: the
     /// server's stays as it was (see [`run`]).
@@ -87,14 +88,12 @@ struct Opened<'a> {
 }
 
 impl Opened<'_> {
-    unsafe fn open(ctx: *mut Ctx, rstr: *mut RString, name: &[u8], write: bool) -> Opened<'_> {
+    /// Opens the key for reading: a key opened for writing counts as
+    /// modified when closed (WATCH, client-side caching), so a key is
+    /// reopened for writing only once the command changed it.
+    unsafe fn open(ctx: *mut Ctx, rstr: *mut RString, name: &[u8], now: u64) -> Opened<'_> {
         let a = api();
-        let mode = if write {
-            ffi::READ | ffi::WRITE
-        } else {
-            ffi::READ
-        };
-        let key = (a.OpenKey)(ctx, rstr, mode);
+        let key = (a.OpenKey)(ctx, rstr, ffi::READ);
         // A missing key opened for reading is a null handle.
         let held = if key.is_null() || (a.KeyType)(key) == ffi::KEYTYPE_EMPTY {
             Held::Empty
@@ -114,9 +113,12 @@ impl Opened<'_> {
             rstr,
             name,
             key,
-            writable: write,
+            writable: false,
             held,
-            ttl,
+            // The server found the key alive: inside MULTI or a script it
+            // judges TTLs at the time the transaction or script began, so a
+            // TTL may have passed since. Core must not delete it then.
+            ttl: ttl.map(|t| t.max(now + 1)),
             copied: false,
         }
     }
@@ -191,10 +193,11 @@ pub unsafe fn run(
             if keys.iter().any(|k| k.name == name) {
                 continue;
             }
-            keys.push(Opened::open(ctx, rstr, name, write));
+            keys.push(Opened::open(ctx, rstr, name, now));
         }
         let mut fx = Effects {
-            skip_touched: true,
+            // One key: it changed if anything did. Several: core names them.
+            skip_touched: keys.len() <= 1,
             skip_ready: PARKED.load(Ordering::Relaxed) == 0,
             skip_member_names: true,
             skip_log: !log,
@@ -240,11 +243,18 @@ pub unsafe fn run(
             fx.events.clear();
             fx.dirty = 0;
         }
-        let changed = write || fx.dirty > 0;
+        let one = keys.len() <= 1;
         let sdb = &mut store.dbs[0];
         for k in keys.iter_mut() {
             let entry = sdb.remove(k.name);
             if !k.copied {
+                let changed = fx.dirty > 0
+                    && (one
+                        || fx
+                            .touched
+                            .iter()
+                            .chain(&fx.expired_touched)
+                            .any(|(_, t)| &t[..] == k.name));
                 put_back(ctx, db, k, entry, changed);
             }
         }
@@ -341,9 +351,9 @@ unsafe extern "C" fn on_unpark(_ctx: *mut Ctx, _data: *mut std::ffi::c_void) {
 }
 
 /// Moves a key's scratch entry (or its absence) back into the server.
-/// `changed`: the command wrote, or a read removed due members; the key
-/// is then reopened for writing, so the server counts it as modified
-/// (WATCH, client-side caching).
+/// `changed`: the command changed the key (or removed due members from
+/// it); the key is then reopened for writing, so the server counts it as
+/// modified (WATCH, client-side caching).
 unsafe fn put_back(ctx: *mut Ctx, db: c_int, k: &mut Opened, entry: Option<Entry>, changed: bool) {
     let a = api();
     let (value, ttl) = match entry {
@@ -409,6 +419,13 @@ unsafe fn tell_server(ctx: *mut Ctx, write: bool, fx: &mut Effects, log: bool) {
     notify(ctx, fx);
     if !log {
         fx.propagate.clear();
+        if fx.dirty > 0 {
+            // Nothing to log or replicate, but the change must count for
+            // the save points (`save 3600 1`): replicating is how a module
+            // counts one, and with no AOF and no replicas the server
+            // propagates nothing.
+            (api().ReplicateVerbatim)(ctx);
+        }
     }
     for (_, cmd) in fx.propagate.drain(..) {
         replicate(ctx, &cmd);

@@ -450,9 +450,10 @@ pub fn encode(r: &Reply, resp3: bool, out: &mut BytesMut) {
         Reply::Ok => out.extend_from_slice(b"+OK\r\n"),
         Reply::Simple(s) => put_line(out, b'+', s),
         Reply::Error(e) => {
-            // Errors never carry newlines on the wire.
+            // Errors never carry newlines on the wire: as Redis does, those
+            // at the end go, those inside become spaces.
             out.put_u8(b'-');
-            for c in e.bytes() {
+            for c in e.trim_end_matches(['\r', '\n']).bytes() {
                 out.put_u8(if c == b'\r' || c == b'\n' { b' ' } else { c });
             }
             out.extend_from_slice(b"\r\n");

@@ -53,6 +53,20 @@ def test_module_loads_and_names_its_commands(m):
         m.execute_command("ebb.blpop", "k", 0)  # lists stay Redis's own
 
 
+def test_command_info_has_arity_and_key_specs(m):
+    info = raw_cmd(m, "COMMAND", "INFO", "ebb.zaddex", "ebb.zunionstore", "ebb.zrange")
+    zaddex, zunionstore, zrange = info
+    assert zaddex[1] == -6 and zunionstore[1] == -4 and zrange[1] == -4
+    specs = zunionstore[8]
+    assert specs[0][1] == ["OW", "update"] and specs[1][1] == ["RO", "access"]
+    assert zrange[8][0][1] == ["RO", "access"]
+    docs = raw_cmd(m, "COMMAND", "DOCS", "ebb.saddex")
+    assert docs[0] == "ebb.saddex" and "summary" in docs[1]
+    # Keys of a movable-key command, with what the command does to them.
+    assert raw_cmd(m, "COMMAND", "GETKEYSANDFLAGS", "ebb.zunionstore", "d", 2, "a", "b") == [
+        ["d", ["OW", "update"]], ["a", ["RO", "access"]], ["b", ["RO", "access"]]]
+
+
 def test_five_recipes(m):
     now = int(time.time() * 1000)
     # Expiring push: members live 150 ms.

@@ -32,6 +32,10 @@ pub struct BlockedClient {
     _p: [u8; 0],
 }
 #[repr(C)]
+pub struct Command {
+    _p: [u8; 0],
+}
+#[repr(C)]
 pub struct ServerInfo {
     _p: [u8; 0],
 }
@@ -219,7 +223,9 @@ mod table {
         SaveStringBuffer: fn(*mut Io, *const c_char, usize);
         LoadStringBuffer: fn(*mut Io, *mut usize) -> *mut c_char;
         Free: fn(*mut c_void);
-        KeyAtPos: fn(*mut Ctx, c_int);
+        KeyAtPosWithFlags: fn(*mut Ctx, c_int, c_int);
+        GetCommand: fn(*mut Ctx, *const c_char) -> *mut Command;
+        SetCommandInfo: fn(*mut Command, *const c_void) -> c_int;
         IsKeysPositionRequest: fn(*mut Ctx) -> c_int;
         GetContextFlags: fn(*mut Ctx) -> c_int;
         GetNotifyKeyspaceEvents: fn() -> c_int;

@@ -9,6 +9,7 @@
 #![allow(clippy::missing_safety_doc)]
 
 mod alloc;
+mod cmdinfo;
 mod expiry;
 mod ffi;
 mod host;
@@ -88,6 +89,8 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
         {
             return ffi::ERR;
         }
+        // Without it the command still works, with the legacy key range.
+        cmdinfo::describe(ctx, &name, spec);
     }
 
     (a.SubscribeToKeyspaceEvents)(
@@ -193,7 +196,8 @@ unsafe fn dispatch(ctx: *mut Ctx, argv: *mut *mut RString, argc: c_int, mode: ho
     if (a.IsKeysPositionRequest)(ctx) != 0 {
         if arity_ok {
             for p in spec.key_positions(&args) {
-                (a.KeyAtPos)(ctx, p as c_int);
+                let words = ebb_core::keyspecs::flags_at(spec.name, &args, p);
+                (a.KeyAtPosWithFlags)(ctx, p as c_int, cmdinfo::key_flag_bits(words) as c_int);
             }
         }
         return ffi::OK;

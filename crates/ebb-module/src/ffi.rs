@@ -63,6 +63,7 @@ pub const CTX_FLAGS_MULTI: c_int = 1 << 1;
 pub const CTX_FLAGS_DENY_BLOCKING: c_int = 1 << 21;
 pub const CTX_FLAGS_AOF: c_int = 1 << 6;
 pub const CTX_FLAGS_SLAVE: c_int = 1 << 3;
+pub const CTX_FLAGS_REPLICATED: c_int = 1 << 12;
 pub const CTX_FLAGS_LOADING: c_int = 1 << 13;
 pub const CTX_FLAGS_RESP3: c_int = 1 << 22;
 

@@ -153,9 +153,10 @@ pub unsafe fn frozen(ctx_flags: c_int) -> bool {
 /// Runs `spec` for the command in `ctx`; `argv` are the arguments as the
 /// client sent them and `core_args` the same with core's command name.
 ///
-/// Time: a replica applies its primary's commands as of no time at all
-/// (time 0), so that nothing is due and nothing removed: the primary's
-/// removals come in the stream. A read that must not change the data (a
+/// Time: a replica applies its primary's commands, and a server loading
+/// its AOF replays them, as of no time at all (time 0), so that nothing is
+/// due and nothing removed: the primary's (or the log's) removals come in
+/// the stream, in order, and every deadline in it is absolute. A read that must not change the data (a
 /// replica's, or while clients are paused) runs on a copy of any value
 /// that has due members, so that it sees them gone but they stay.
 ///
@@ -174,7 +175,8 @@ pub unsafe fn run(
     let db = (a.GetSelectedDb)(ctx);
     let write = spec.is_write();
     let frozen = frozen(flags);
-    let core_now = if frozen && write { 0 } else { now };
+    let replayed = flags & (ffi::CTX_FLAGS_REPLICATED | ffi::CTX_FLAGS_LOADING) != 0;
+    let core_now = if write && replayed { 0 } else { now };
     let log = must_log(flags);
     let mut status = ffi::OK;
 

@@ -21,6 +21,7 @@ mod keytable;
 mod room;
 pub use room::set_growth_room;
 pub mod lfu;
+pub mod notify;
 mod prefetch;
 pub mod reply;
 mod segindex;

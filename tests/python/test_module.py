@@ -465,3 +465,37 @@ def test_a_served_blocking_pop_is_logged_as_a_pop(tmp_path):
     assert m.execute_command("ebb.zrange", "q", 0, -1) == ["a"]
     m.close()
     s.stop()
+
+
+def test_member_channels_name_the_members(tmp_path):
+    # Set at start-up like any option, or later with CONFIG SET.
+    s = start(tmp_path, "--ebb.subkey-events", "ST", "--notify-keyspace-events", "Ksz")
+    m = s.client(protocol=2)
+    try:
+        assert m.config_get("ebb.subkey-events") == {"ebb.subkey-events": "ST"}
+        with pytest.raises(redis.ResponseError, match="S, T, I and V"):
+            m.config_set("ebb.subkey-events", "SX")
+        sub = s.client(protocol=2).pubsub()
+        sub.psubscribe("__subkey*")
+        sub.get_message(timeout=1)
+        m.execute_command("ebb.saddex", "s", 1, "a", "bb")
+        got = []
+        end = time.time() + 3
+        while time.time() < end and len(got) < 4:
+            msg = sub.get_message(timeout=0.2)
+            if msg and msg["type"] == "pmessage":
+                got.append((msg["channel"], msg["data"]))
+        assert got == [
+            ("__subkeyspace@0__:s", "sexpire|1:a,2:bb"),
+            ("__subkeyevent@0__:sexpire", "1:s|1:a,2:bb"),
+            ("__subkeyspace@0__:s", "sexpired|1:a,2:bb"),
+            ("__subkeyevent@0__:sexpired", "1:s|1:a,2:bb"),
+        ]
+        # Off again: no member channels.
+        m.config_set("ebb.subkey-events", "")
+        m.execute_command("ebb.saddex", "s2", 100, "x")
+        assert sub.get_message(timeout=0.3) is None
+        sub.close()
+    finally:
+        m.close()
+        s.stop()

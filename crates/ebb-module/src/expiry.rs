@@ -164,7 +164,7 @@ unsafe fn visit(ctx: *mut Ctx, db: i32, key: &[u8], now: u64) {
     let mut fx = Effects {
         skip_touched: true,
         skip_ready: true,
-        skip_member_names: true,
+        skip_member_names: !crate::events::wanted(),
         skip_events: (a.GetNotifyKeyspaceEvents)() == 0,
         ..Effects::default()
     };

@@ -110,6 +110,10 @@ pub struct SwapDbInfo {
 
 pub type CmdFunc = unsafe extern "C" fn(*mut Ctx, *mut *mut RString, c_int) -> c_int;
 pub type FreePrivdata = unsafe extern "C" fn(*mut Ctx, *mut c_void);
+pub type ConfigGet = unsafe extern "C" fn(*const c_char, *mut c_void) -> *mut RString;
+pub type ConfigSet =
+    unsafe extern "C" fn(*const c_char, *mut RString, *mut c_void, *mut *mut RString) -> c_int;
+pub type ConfigApply = unsafe extern "C" fn(*mut Ctx, *mut c_void, *mut *mut RString) -> c_int;
 pub type TimerProc = unsafe extern "C" fn(*mut Ctx, *mut c_void);
 pub type NotifyFunc = unsafe extern "C" fn(*mut Ctx, c_int, *const c_char, *mut RString) -> c_int;
 pub type EventCallback = unsafe extern "C" fn(*mut Ctx, Event, u64, *mut c_void);
@@ -230,6 +234,9 @@ mod table {
         IsKeysPositionRequest: fn(*mut Ctx) -> c_int;
         GetContextFlags: fn(*mut Ctx) -> c_int;
         GetNotifyKeyspaceEvents: fn() -> c_int;
+        PublishMessage: fn(*mut Ctx, *mut RString, *mut RString) -> c_int;
+        RegisterStringConfig: fn(*mut Ctx, *const c_char, *const c_char, std::ffi::c_uint, ConfigGet, ConfigSet, Option<ConfigApply>, *mut c_void) -> c_int;
+        LoadConfigs: fn(*mut Ctx) -> c_int;
         BlockClientOnKeys: fn(*mut Ctx, CmdFunc, CmdFunc, FreePrivdata, c_longlong, *mut *mut RString, c_int, *mut c_void) -> *mut BlockedClient;
         SignalKeyAsReady: fn(*mut Ctx, *mut RString);
         DigestAddStringBuffer: fn(*mut c_void, *const c_char, usize);

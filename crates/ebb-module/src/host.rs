@@ -201,7 +201,7 @@ pub unsafe fn run(
             // One key: it changed if anything did. Several: core names them.
             skip_touched: keys.len() <= 1,
             skip_ready: PARKED.load(Ordering::Relaxed) == 0,
-            skip_member_names: true,
+            skip_member_names: !crate::events::wanted(),
             skip_log: !log,
             // `notify-keyspace-events` is empty: nothing to publish.
             skip_events: (a.GetNotifyKeyspaceEvents)() == 0,
@@ -454,6 +454,10 @@ unsafe fn tell_server(ctx: *mut Ctx, write: bool, fx: &mut Effects, log: bool) {
 /// `ctx` must be a live context on the events' database.
 pub unsafe fn notify(ctx: *mut Ctx, fx: &mut Effects) {
     let a = api();
+    if fx.events.is_empty() {
+        return;
+    }
+    let members = crate::events::flags((a.GetNotifyKeyspaceEvents)());
     for ev in fx.events.drain(..) {
         let class = match ev.class {
             b'g' => ffi::NOTIFY_GENERIC,
@@ -473,6 +477,12 @@ pub unsafe fn notify(ctx: *mut Ctx, fx: &mut Effects) {
         let key = (a.CreateString)(ctx, ev.key.as_ptr() as *const _, ev.key.len());
         (a.NotifyKeyspaceEvent)(ctx, class, name.as_ptr(), key);
         (a.FreeString)(ctx, key);
+        // Then the member channels, as ebb-server orders them.
+        if let Some(f) = &members {
+            if !ev.members.is_empty() {
+                crate::events::publish(ctx, f, &ev);
+            }
+        }
     }
 }
 

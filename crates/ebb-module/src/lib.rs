@@ -10,6 +10,7 @@
 
 mod alloc;
 mod cmdinfo;
+mod events;
 mod expiry;
 mod ffi;
 mod host;
@@ -123,6 +124,9 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
     }
     if replicating(ctx) {
         host::REPLICATION.store(true, Ordering::Relaxed);
+    }
+    if !events::register(ctx) || (a.LoadConfigs)(ctx) != ffi::OK {
+        return ffi::ERR;
     }
     expiry::start(ctx);
     ffi::OK

@@ -397,10 +397,17 @@ def memory_workload(servers, binaries, cores, memory_cases=()):
     ]
     if memory_cases:
         cases = [c for c in cases if any(w in c[0] for w in memory_cases)]
+    res = rss_per_item(cases, lambda kind: Server(kind, binaries[kind], cores))
+    table("memory per member with a TTL, per string key (RSS delta)", res, higher_is_better=False, unit="bytes")
+
+
+def rss_per_item(cases, server):
+    """RSS growth per item of each (name, fill, count) case, on a server of
+    each kind started by server(kind) for that case alone."""
     res = {"redis": {}, "ebb": {}}
     for name, fill, count in cases:
         for kind in ("redis", "ebb"):
-            s = Server(kind, binaries[kind], cores)
+            s = server(kind)
             try:
                 time.sleep(0.3)
                 base = rss(s)
@@ -409,7 +416,7 @@ def memory_workload(servers, binaries, cores, memory_cases=()):
                 res[kind][name] = (rss(s) - base) / count
             finally:
                 s.stop()
-    table("memory per member with a TTL, per string key (RSS delta)", res, higher_is_better=False, unit="bytes")
+    return res
 
 
 def module_workload(redis_bin, module, cores, n, rounds):
@@ -421,21 +428,11 @@ def module_workload(redis_bin, module, cores, n, rounds):
     finally:
         for s in servers:
             s.stop()
-    res = {"redis": {}, "ebb": {}}
-    for name, fill, count in [
+    cases = [
         ("1M members / 1,000 keys (B/member)", lambda s: fill_members(s, 1000, 1000), 1_000_000),
         ("10,000 keys x 30 members (B/member)", lambda s: fill_members(s, 10000, 30), 300_000),
-    ]:
-        for kind in ("redis", "ebb"):
-            s = Server(kind, redis_bin, cores, module=module if kind == "ebb" else None)
-            try:
-                time.sleep(0.3)
-                base = rss(s)
-                fill(s)
-                time.sleep(0.3)
-                res[kind][name] = (rss(s) - base) / count
-            finally:
-                s.stop()
+    ]
+    res = rss_per_item(cases, lambda kind: Server(kind, redis_bin, cores, module=module if kind == "ebb" else None))
     table("module: memory per sorted-set member with a TTL (RSS delta; ebb = the module in redis-server)",
           res, higher_is_better=False, unit="bytes")
 

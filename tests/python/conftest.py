@@ -120,6 +120,32 @@ class RedisServer:
                 self.proc.wait()
 
 
+# ebb as a module for Redis (crates/ebb-module), as the workspace builds it.
+MODULE = os.environ.get(
+    "EBB_MODULE", os.path.join(ROOT, "target", "debug", "libebb_module.so"))
+
+
+def module_server(tmp_path, *extra):
+    """A redis-server in `tmp_path` with ebb's module loaded."""
+    return RedisServer(str(tmp_path), "--loadmodule", MODULE, *extra)
+
+
+@pytest.fixture
+def mod(tmp_path):
+    """A fresh redis-server with ebb's module."""
+    s = module_server(tmp_path)
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def m(mod):
+    """A RESP2 client of `mod`."""
+    c = mod.client(protocol=2)
+    yield c
+    c.close()
+
+
 def ebb_or_redis(against_redis, tmp_path):
     """An ebb-server in `tmp_path`, or a redis-server when a test file is
     checked against Redis itself."""

@@ -7,12 +7,10 @@ import sys
 
 import pytest
 
-from conftest import RedisServer
+from conftest import MODULE, RedisServer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = ["expiring_values.py", "bucket_counters.py", "dedup.py", "recently_viewed.py", "otp_limit.py"]
-MODULE = os.environ.get(
-    "EBB_MODULE", os.path.join(ROOT, "target", "debug", "libebb_module.so"))
 
 
 @pytest.fixture(scope="module")

@@ -4,43 +4,17 @@ loads the built library, and the member-expiring types work there under the
 cluster key checks coming from Redis itself."""
 
 import glob
-import os
 import time
 
 import pytest
 import redis
 
-from conftest import ROOT, RedisServer, raw_cmd
-
-MODULE = os.environ.get(
-    "EBB_MODULE", os.path.join(ROOT, "target", "debug", "libebb_module.so"))
+from conftest import module_server, raw_cmd, wait_until
 
 
-def start(tmp_path, *extra):
-    return RedisServer(str(tmp_path), "--loadmodule", MODULE, *extra)
 
+start = module_server
 
-@pytest.fixture
-def mod(tmp_path):
-    s = start(tmp_path)
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def m(mod):
-    c = mod.client(protocol=2)
-    yield c
-    c.close()
-
-
-def wait_until(pred, timeout=3.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        if pred():
-            return True
-        time.sleep(0.01)
-    return pred()
 
 
 def test_module_loads_and_names_its_commands(m):

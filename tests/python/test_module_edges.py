@@ -7,35 +7,17 @@ binary-safe names, RESP3, and keys whose own TTL passes first. Where the
 module's value stands in for one of Redis's types, Redis's own behaviour is
 the reference, checked side by side in the same server."""
 
-import os
 import re
 import time
 
 import pytest
 import redis
 
-from conftest import ROOT, EbbServer, Raw, RedisServer, raw_cmd
-
-MODULE = os.environ.get(
-    "EBB_MODULE", os.path.join(ROOT, "target", "debug", "libebb_module.so"))
+from conftest import EbbServer, MODULE, module_server, Raw, raw_cmd, RedisServer, wait_until
 
 
-def start(tmp_path, *extra):
-    return RedisServer(str(tmp_path), "--loadmodule", MODULE, *extra)
 
-
-@pytest.fixture
-def mod(tmp_path):
-    s = start(tmp_path)
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def m(mod):
-    c = mod.client(protocol=2)
-    yield c
-    c.close()
+start = module_server
 
 
 @pytest.fixture
@@ -44,14 +26,6 @@ def other(mod):
     yield c
     c.close()
 
-
-def wait_until(pred, timeout=3.0, step=0.01):
-    end = time.time() + timeout
-    while time.time() < end:
-        if pred():
-            return True
-        time.sleep(step)
-    return pred()
 
 
 def ebb(c, *args):

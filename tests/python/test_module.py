@@ -9,7 +9,7 @@ import time
 import pytest
 import redis
 
-from conftest import module_server, raw_cmd, wait_until
+from conftest import MODULE, module_server, raw_cmd, RedisServer, wait_until
 
 
 
@@ -470,6 +470,61 @@ def test_member_channels_name_the_members(tmp_path):
         m.execute_command("ebb.saddex", "s2", 100, "x")
         assert sub.get_message(timeout=0.3) is None
         sub.close()
+    finally:
+        m.close()
+        s.stop()
+
+
+def test_a_retry_that_finds_only_due_members_keeps_waiting(tmp_path):
+    import threading
+
+    s = start(tmp_path, "--appendonly", "yes")
+    m = s.client(protocol=2)
+    got = {}
+
+    def waiter():
+        c = s.client(protocol=2)
+        got["r"] = c.execute_command("ebb.bzpopmin", "k", 1)
+        c.close()
+
+    try:
+        t = threading.Thread(target=waiter)
+        t.start()
+        time.sleep(0.2)
+        # The member is due before the parked client is retried.
+        p = m.pipeline(transaction=True)
+        p.execute_command("ebb.zaddex", "k", "PX", 1, 1, "a")
+        p.execute_command("DEBUG", "SLEEP", 0.01)
+        p.execute()
+        t.join(5)
+        assert got["r"] is None  # timed out: nothing live ever came
+        assert m.ping()
+        # A parked client on a key named like the command is woken too.
+        t = threading.Thread(target=lambda: got.update(r=s.client(protocol=2).execute_command(
+            "ebb.bzpopmin", "bzpopmin", 5)))
+        t.start()
+        time.sleep(0.2)
+        m.execute_command("ebb.zadd", "bzpopmin", 1, "x")
+        t.join(5)
+        assert got["r"] == ["bzpopmin", "x", "1"]
+    finally:
+        m.close()
+        s.stop()
+
+
+def test_a_refused_option_fails_the_load_cleanly(tmp_path):
+    s = RedisServer(str(tmp_path), "--enable-module-command", "yes")
+    m = s.client(protocol=2)
+    try:
+        with pytest.raises(redis.ResponseError):
+            m.execute_command("MODULE", "LOADEX", MODULE, "CONFIG", "ebb.subkey-events", "XYZ")
+        # Nothing of the module is left behind to call into.
+        m.set("a", 1)
+        m.delete("a")
+        m.execute_command("SWAPDB", 0, 1)
+        assert m.ping()
+        m.execute_command("MODULE", "LOADEX", MODULE, "CONFIG", "ebb.subkey-events", "S")
+        assert m.execute_command("ebb.sadd", "s", "x") == 1
     finally:
         m.close()
         s.stop()

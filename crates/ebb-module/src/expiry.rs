@@ -206,10 +206,14 @@ unsafe fn file(ctx: *mut Ctx, key: *mut RString) {
     let name = ffi::bytes(key);
     let copy = (a.CreateString)(ctx, name.as_ptr() as *const c_char, name.len());
     let k = (a.OpenKey)(ctx, copy, ffi::READ | OPEN_KEY_NOTOUCH);
-    if !k.is_null() && (a.ModuleTypeGetType)(k) == TYPE.load(Ordering::Relaxed) {
-        let v = (a.ModuleTypeGetValue)(k) as *const Value;
-        note((a.GetSelectedDb)(ctx), name, (*v).earliest_deadline());
-    }
+    let due = if !k.is_null() && (a.ModuleTypeGetType)(k) == TYPE.load(Ordering::Relaxed) {
+        (*((a.ModuleTypeGetValue)(k) as *const Value)).earliest_deadline()
+    } else {
+        // Another type now holds the name (RESTORE, RENAME or COPY over a
+        // module key): its entry goes.
+        None
+    };
+    note((a.GetSelectedDb)(ctx), name, due);
     (a.CloseKey)(k);
     (a.FreeString)(ctx, copy);
 }

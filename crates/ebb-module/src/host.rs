@@ -197,6 +197,17 @@ pub unsafe fn run(
             }
             keys.push(Opened::open(ctx, rstr, name, now));
         }
+        if mode == Mode::Unblock && !worth_retrying(&keys, now) {
+            // Nothing to pop (every member due, or no key): stay parked,
+            // changing nothing. A retry that only removed due members and
+            // then did not serve the client would leave what it replicated
+            // pending, which the server does not allow.
+            for k in &keys {
+                (a.CloseKey)(k.key);
+            }
+            status = ffi::ERR;
+            return;
+        }
         let mut fx = Effects {
             // One key: it changed if anything did. Several: core names them.
             skip_touched: keys.len() <= 1,
@@ -291,6 +302,16 @@ pub unsafe fn run(
     status
 }
 
+/// Whether a parked client's retry can serve it: a key of another type (an
+/// error to report) or a value with a live member.
+unsafe fn worth_retrying(keys: &[Opened], now: u64) -> bool {
+    keys.iter().any(|k| match k.held {
+        Held::Other => true,
+        Held::Ours(v) => (*v).member_count() > 0 && !(*v).all_members_due(now),
+        Held::Empty => false,
+    })
+}
+
 /// Tells the server which keys received elements, for clients parked on
 /// them (the server cannot see inside the module's values).
 unsafe fn signal_ready(ctx: *mut Ctx, fx: &mut Effects, keys: &[Opened]) {
@@ -315,13 +336,12 @@ unsafe fn park(
     keys: &[Bytes],
     timeout_ms: u64,
 ) {
+    // Argument 0 is the command's name, which a key may equal.
     let mut names: Vec<*mut RString> = keys
         .iter()
         .filter_map(|k| {
-            core_args
-                .iter()
-                .position(|a| *a == &k[..])
-                .and_then(|i| argv.get(i).copied())
+            let i = core_args.iter().skip(1).position(|a| *a == &k[..])? + 1;
+            argv.get(i).copied()
         })
         .collect();
     PARKED.fetch_add(1, Ordering::Relaxed);

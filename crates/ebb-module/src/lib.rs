@@ -53,6 +53,11 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
         return ffi::ERR;
     }
     (a.SetModuleAttribs)(ctx, c"ebb".as_ptr(), 1, ffi::APIVER_1);
+    // Options first: a refused value fails the load before anything that
+    // outlives a failed load (event subscriptions) is registered.
+    if !events::register(ctx) || (a.LoadConfigs)(ctx) != ffi::OK {
+        return ffi::ERR;
+    }
 
     let mut methods = vtype::methods();
     let t = (a.CreateDataType)(
@@ -124,9 +129,6 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
     }
     if replicating(ctx) {
         host::REPLICATION.store(true, Ordering::Relaxed);
-    }
-    if !events::register(ctx) || (a.LoadConfigs)(ctx) != ffi::OK {
-        return ffi::ERR;
     }
     expiry::start(ctx);
     ffi::OK

@@ -182,6 +182,9 @@ fn bzpop(ctx: &mut Ctx, argv: &[&[u8]], end: End) -> CmdResult<Reply> {
 /// Parks the client when allowed, else answers as a timeout would.
 fn block_or_nil(ctx: &mut Ctx, keys: &[&[u8]], timeout_ms: u64) -> CmdResult<Reply> {
     if !ctx.may_block {
+        // Nothing popped: nothing to log (a blocking pop is never logged
+        // as itself), though due members it removed are.
+        ctx.rewrite_as(Vec::new());
         return Ok(Reply::NilArray);
     }
     let mut unique: Vec<Bytes> = Vec::with_capacity(keys.len());

@@ -177,6 +177,7 @@ unsafe fn visit(ctx: *mut Ctx, db: i32, key: &[u8], now: u64) {
         sdb.clear();
         left
     });
+    let changed = fx.dirty > 0 || left.is_none();
     match left {
         Some(v) => {
             let due = v.earliest_deadline();
@@ -186,6 +187,9 @@ unsafe fn visit(ctx: *mut Ctx, db: i32, key: &[u8], now: u64) {
         None => {
             (a.DeleteKey)(k);
         }
+    }
+    if changed {
+        (a.SignalModifiedKey)(ctx, rstr);
     }
     (a.CloseKey)(k);
     host::notify(ctx, &mut fx);

@@ -45,6 +45,7 @@ pub const ERR: c_int = 1;
 pub const APIVER_1: c_int = 1;
 pub const TYPE_METHOD_VERSION: u64 = 4;
 
+pub const OPTION_NO_IMPLICIT_SIGNAL_MODIFIED: c_int = 1 << 1;
 pub const READ: c_int = 1;
 pub const WRITE: c_int = 1 << 1;
 
@@ -229,6 +230,8 @@ mod table {
         LoadStringBuffer: fn(*mut Io, *mut usize) -> *mut c_char;
         Free: fn(*mut c_void);
         KeyAtPosWithFlags: fn(*mut Ctx, c_int, c_int);
+        SetModuleOptions: fn(*mut Ctx, c_int);
+        SignalModifiedKey: fn(*mut Ctx, *mut RString) -> c_int;
         GetCommand: fn(*mut Ctx, *const c_char) -> *mut Command;
         SetCommandInfo: fn(*mut Command, *const c_void) -> c_int;
         IsKeysPositionRequest: fn(*mut Ctx) -> c_int;

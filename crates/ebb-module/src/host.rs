@@ -85,15 +85,29 @@ struct Opened<'a> {
     /// The value was copied into the scratch keyspace, not moved: the
     /// server's stays as it was (see [`run`]).
     copied: bool,
+    /// The command changed the key: signalled to the server (WATCH,
+    /// client-side caching) when the key is closed.
+    modified: bool,
 }
 
 impl Opened<'_> {
-    /// Opens the key for reading: a key opened for writing counts as
-    /// modified when closed (WATCH, client-side caching), so a key is
-    /// reopened for writing only once the command changed it.
-    unsafe fn open(ctx: *mut Ctx, rstr: *mut RString, name: &[u8], now: u64) -> Opened<'_> {
+    /// Opens the key, for writing if the command writes. The module tells
+    /// the server itself which keys changed ([`Opened::close`]), so opening
+    /// for writing does not count as a change.
+    unsafe fn open(
+        ctx: *mut Ctx,
+        rstr: *mut RString,
+        name: &[u8],
+        now: u64,
+        write: bool,
+    ) -> Opened<'_> {
         let a = api();
-        let key = (a.OpenKey)(ctx, rstr, ffi::READ);
+        let mode = if write {
+            ffi::READ | ffi::WRITE
+        } else {
+            ffi::READ
+        };
+        let key = (a.OpenKey)(ctx, rstr, mode);
         // A missing key opened for reading is a null handle.
         let held = if key.is_null() || (a.KeyType)(key) == ffi::KEYTYPE_EMPTY {
             Held::Empty
@@ -113,24 +127,37 @@ impl Opened<'_> {
             rstr,
             name,
             key,
-            writable: false,
+            writable: write,
             held,
             // The server found the key alive: inside MULTI or a script it
             // judges TTLs at the time the transaction or script began, so a
             // TTL may have passed since. Core must not delete it then.
             ttl: ttl.map(|t| t.max(now + 1)),
             copied: false,
+            modified: false,
         }
     }
 
-    /// Reopens the key for writing (a read that found due members).
+    /// Readies the key for a change: reopens it for writing if it was
+    /// opened for reading (a read that found due members), and records the
+    /// change.
     unsafe fn writable(&mut self, ctx: *mut Ctx) {
+        self.modified = true;
         if !self.writable {
             let a = api();
             (a.CloseKey)(self.key);
             self.key = (a.OpenKey)(ctx, self.rstr, ffi::READ | ffi::WRITE);
             self.writable = true;
         }
+    }
+
+    /// Closes the key, signalling a change.
+    unsafe fn close(&self, ctx: *mut Ctx) {
+        let a = api();
+        if self.modified {
+            (a.SignalModifiedKey)(ctx, self.rstr);
+        }
+        (a.CloseKey)(self.key);
     }
 }
 
@@ -195,7 +222,7 @@ pub unsafe fn run(
             if keys.iter().any(|k| k.name == name) {
                 continue;
             }
-            keys.push(Opened::open(ctx, rstr, name, now));
+            keys.push(Opened::open(ctx, rstr, name, now, write));
         }
         if mode == Mode::Unblock && !worth_retrying(&keys, now) {
             // Nothing to pop (every member due, or no key): stay parked,
@@ -203,7 +230,7 @@ pub unsafe fn run(
             // then did not serve the client would leave what it replicated
             // pending, which the server does not allow.
             for k in &keys {
-                (a.CloseKey)(k.key);
+                k.close(ctx);
             }
             status = ffi::ERR;
             return;
@@ -280,7 +307,7 @@ pub unsafe fn run(
                 tell_server(ctx, write && log, &mut fx, log);
                 signal_ready(ctx, &mut fx, &keys);
                 for k in &keys {
-                    (a.CloseKey)(k.key);
+                    k.close(ctx);
                 }
                 match outcome {
                     Ok(Reply::NilArray) if mode == Mode::Unblock => status = ffi::ERR,
@@ -293,7 +320,7 @@ pub unsafe fn run(
             }
             Err(_) => {
                 for k in &keys {
-                    (a.CloseKey)(k.key);
+                    k.close(ctx);
                 }
                 crate::reply::error(ctx, "ERR internal error in the ebb module");
             }

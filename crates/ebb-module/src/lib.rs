@@ -53,6 +53,9 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
         return ffi::ERR;
     }
     (a.SetModuleAttribs)(ctx, c"ebb".as_ptr(), 1, ffi::APIVER_1);
+    // Keys changed are signalled one by one (a key opened for writing that
+    // a command leaves as it was is not a change).
+    (a.SetModuleOptions)(ctx, ffi::OPTION_NO_IMPLICIT_SIGNAL_MODIFIED);
     // Options first: a refused value fails the load before anything that
     // outlives a failed load (event subscriptions) is registered.
     if !events::register(ctx) || (a.LoadConfigs)(ctx) != ffi::OK {

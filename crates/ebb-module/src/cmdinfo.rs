@@ -4,7 +4,7 @@
 //! remove), taken from core's table (`RedisModule_SetCommandInfo`, Redis
 //! 7.0's version 1 of the structures).
 
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 use ebb_core::keyspecs::{self, Begin, Find};
 use ebb_core::CommandSpec;
@@ -151,7 +151,7 @@ fn key_spec(s: &keyspecs::KeySpec) -> KeySpec {
 ///
 /// # Safety
 /// `ctx` must be the module's load context.
-pub unsafe fn describe(ctx: *mut Ctx, name: &CString, spec: &CommandSpec) -> bool {
+pub unsafe fn describe(ctx: *mut Ctx, name: &CStr, spec: &CommandSpec) -> bool {
     let a = api();
     let cmd = (a.GetCommand)(ctx, name.as_ptr());
     if cmd.is_null() {

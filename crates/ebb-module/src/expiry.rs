@@ -17,7 +17,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use ebb_core::{Effects, Entry, Store, Value};
+use ebb_core::{Effects, Entry, Value};
 
 use crate::ffi::{self, api, Ctx, RString};
 use crate::host::{self, placeholder, TYPE};
@@ -126,10 +126,6 @@ unsafe extern "C" fn tick(ctx: *mut Ctx, _data: *mut c_void) {
     (a.CreateTimer)(ctx, PERIOD_MS, tick, std::ptr::null_mut());
 }
 
-thread_local! {
-    static SCRATCH: RefCell<Store> = RefCell::new(Store::new(1));
-}
-
 /// Removes the due members of one key, if it is still the module's.
 unsafe fn visit(ctx: *mut Ctx, db: i32, key: &[u8], now: u64) {
     let a = api();
@@ -137,30 +133,37 @@ unsafe fn visit(ctx: *mut Ctx, db: i32, key: &[u8], now: u64) {
         return;
     }
     let rstr = (a.CreateString)(ctx, key.as_ptr() as *const c_char, key.len());
-    let k = (a.OpenKey)(ctx, rstr, ffi::READ);
-    let ours = !k.is_null() && (a.ModuleTypeGetType)(k) == TYPE.load(Ordering::Relaxed);
-    (a.CloseKey)(k);
-    if !ours {
-        (a.FreeString)(ctx, rstr);
-        return;
-    }
-    // Opening for writing may find the key's own TTL passed since (a timer
-    // runs on the clock, not at a command's fixed time) and delete it.
+    // Opened for writing at once: changes are signalled explicitly, so a
+    // key that turns out not to be the module's is left unmarked. (Its
+    // own TTL may also have passed since it was filed; it is gone then.)
     let k = (a.OpenKey)(ctx, rstr, ffi::READ | ffi::WRITE);
-    if k.is_null()
+    let p = if k.is_null()
         || (a.KeyType)(k) == ffi::KEYTYPE_EMPTY
         || (a.ModuleTypeGetType)(k) != TYPE.load(Ordering::Relaxed)
     {
-        (a.CloseKey)(k);
-        (a.FreeString)(ctx, rstr);
-        return;
+        std::ptr::null_mut()
+    } else {
+        (a.ModuleTypeGetValue)(k) as *mut Value
+    };
+    if !p.is_null() {
+        purge(ctx, db, key, rstr, k, p, now);
     }
-    let p = (a.ModuleTypeGetValue)(k) as *mut Value;
-    if p.is_null() {
-        (a.CloseKey)(k);
-        (a.FreeString)(ctx, rstr);
-        return;
-    }
+    (a.CloseKey)(k);
+    (a.FreeString)(ctx, rstr);
+}
+
+/// Removes the due members of the module value `p` of key `k`, then tells
+/// the server: the change, events, and the removals to log.
+unsafe fn purge(
+    ctx: *mut Ctx,
+    db: i32,
+    key: &[u8],
+    rstr: *mut RString,
+    k: *mut ffi::Key,
+    p: *mut Value,
+    now: u64,
+) {
+    let a = api();
     let mut fx = Effects {
         skip_touched: true,
         skip_ready: true,
@@ -168,15 +171,14 @@ unsafe fn visit(ctx: *mut Ctx, db: i32, key: &[u8], now: u64) {
         skip_events: (a.GetNotifyKeyspaceEvents)() == 0,
         ..Effects::default()
     };
-    let left = SCRATCH.with(|cell| {
-        let mut store = cell.borrow_mut();
-        let sdb = &mut store.dbs[0];
+    let left = host::with_scratch(|sdb| {
         sdb.insert_entry(key, Entry::new(std::mem::replace(&mut *p, placeholder())));
         sdb.purge_members(db as usize, key, now, MEMBERS_PER_VISIT, &mut fx);
-        let left = sdb.remove(key).map(|e| e.value);
-        sdb.clear();
-        left
+        sdb.remove(key).map(|e| e.value)
     });
+    let Some(left) = left else {
+        return;
+    };
     let changed = fx.dirty > 0 || left.is_none();
     match left {
         Some(v) => {
@@ -191,7 +193,6 @@ unsafe fn visit(ctx: *mut Ctx, db: i32, key: &[u8], now: u64) {
     if changed {
         (a.SignalModifiedKey)(ctx, rstr);
     }
-    (a.CloseKey)(k);
     host::notify(ctx, &mut fx);
     // Replicated even with no AOF and no replicas (the server then drops
     // them): that is also how the removals count for the save points.
@@ -199,7 +200,6 @@ unsafe fn visit(ctx: *mut Ctx, db: i32, key: &[u8], now: u64) {
         host::replicate(ctx, &cmd);
     }
     host::drop_garbage(&mut fx);
-    (a.FreeString)(ctx, rstr);
 }
 
 /// Files a key that reached a database without a module command.
@@ -209,7 +209,7 @@ unsafe fn file(ctx: *mut Ctx, key: *mut RString) {
     // opening a key keeps a reference to its name, so open a copy.
     let name = ffi::bytes(key);
     let copy = (a.CreateString)(ctx, name.as_ptr() as *const c_char, name.len());
-    let k = (a.OpenKey)(ctx, copy, ffi::READ | OPEN_KEY_NOTOUCH);
+    let k = (a.OpenKey)(ctx, copy, ffi::READ | ffi::OPEN_KEY_NOTOUCH);
     let due = if !k.is_null() && (a.ModuleTypeGetType)(k) == TYPE.load(Ordering::Relaxed) {
         (*((a.ModuleTypeGetValue)(k) as *const Value)).earliest_deadline()
     } else {
@@ -221,8 +221,6 @@ unsafe fn file(ctx: *mut Ctx, key: *mut RString) {
     (a.CloseKey)(k);
     (a.FreeString)(ctx, copy);
 }
-
-const OPEN_KEY_NOTOUCH: c_int = 1 << 16;
 
 /// The server's key events: keys that arrive under a name the index does
 /// not know.

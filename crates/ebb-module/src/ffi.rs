@@ -48,6 +48,8 @@ pub const TYPE_METHOD_VERSION: u64 = 4;
 pub const OPTION_NO_IMPLICIT_SIGNAL_MODIFIED: c_int = 1 << 1;
 pub const READ: c_int = 1;
 pub const WRITE: c_int = 1 << 1;
+/// Opening a key does not count as an access (LRU/LFU).
+pub const OPEN_KEY_NOTOUCH: c_int = 1 << 16;
 
 pub const KEYTYPE_EMPTY: c_int = 0;
 pub const KEYTYPE_STRING: c_int = 1;

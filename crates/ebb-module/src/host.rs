@@ -57,6 +57,18 @@ thread_local! {
     static SCRATCH: RefCell<Store> = RefCell::new(Store::new(1));
 }
 
+/// Runs `f` on the scratch database, emptied afterwards; `None` if the
+/// scratch keyspace is in use (a command inside a command).
+pub fn with_scratch<R>(f: impl FnOnce(&mut ebb_core::Db) -> R) -> Option<R> {
+    SCRATCH.with(|cell| {
+        let mut store = cell.try_borrow_mut().ok()?;
+        let sdb = &mut store.dbs[0];
+        let r = f(sdb);
+        sdb.clear();
+        Some(r)
+    })
+}
+
 /// Stands for a value while it is moved out, and for a key of one of the
 /// server's own types: core sees a string there, so reading it as a set,
 /// sorted set or hash is a WRONGTYPE error, and overwriting it works.
@@ -183,9 +195,10 @@ pub unsafe fn frozen(ctx_flags: c_int) -> bool {
 /// Time: a replica applies its primary's commands, and a server loading
 /// its AOF replays them, as of no time at all (time 0), so that nothing is
 /// due and nothing removed: the primary's (or the log's) removals come in
-/// the stream, in order, and every deadline in it is absolute. A read that must not change the data (a
-/// replica's, or while clients are paused) runs on a copy of any value
-/// that has due members, so that it sees them gone but they stay.
+/// the stream, in order, and every deadline in it is absolute. A read that
+/// must not change the data (a replica's, or while clients are paused)
+/// runs on a copy of any value that has due members, so that it sees them
+/// gone but they stay.
 ///
 /// # Safety
 /// `ctx` and `argv` must be the running command's.
@@ -401,8 +414,8 @@ unsafe extern "C" fn on_unpark(_ctx: *mut Ctx, _data: *mut std::ffi::c_void) {
 
 /// Moves a key's scratch entry (or its absence) back into the server.
 /// `changed`: the command changed the key (or removed due members from
-/// it); the key is then reopened for writing, so the server counts it as
-/// modified (WATCH, client-side caching).
+/// it); the key is then signalled as modified when closed (WATCH,
+/// client-side caching).
 unsafe fn put_back(ctx: *mut Ctx, db: c_int, k: &mut Opened, entry: Option<Entry>, changed: bool) {
     let a = api();
     let (value, ttl) = match entry {
@@ -543,7 +556,7 @@ pub unsafe fn replicate(ctx: *mut Ctx, cmd: &[Bytes]) {
         return;
     };
     let a = api();
-    let Ok(cname) = CString::new(names::logged_name(name)) else {
+    let Some(cname) = names::logged_name(name) else {
         return;
     };
     let strs: Vec<*mut RString> = rest

@@ -74,11 +74,8 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
     }
     host::TYPE.store(t, Ordering::Relaxed);
 
-    for spec in names::all_served() {
-        let (Ok(name), Ok(flags)) = (
-            CString::new(format!("{}{}", names::PREFIX, spec.name)),
-            CString::new(names::module_flags(spec)),
-        ) else {
+    for (spec, name) in names::all_served() {
+        let Ok(flags) = CString::new(names::module_flags(spec)) else {
             return ffi::ERR;
         };
         let (first, last, step) = if spec.keys.is_some() {
@@ -99,7 +96,7 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
             return ffi::ERR;
         }
         // Without it the command still works, with the legacy key range.
-        cmdinfo::describe(ctx, &name, spec);
+        cmdinfo::describe(ctx, name, spec);
     }
 
     (a.SubscribeToKeyspaceEvents)(

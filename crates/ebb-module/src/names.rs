@@ -2,6 +2,10 @@
 //! every set, sorted-set and hash command (the sorted sets' blocking pops
 //! included), and the member-expiration commands, each as `ebb.<name>`.
 
+use std::borrow::Cow;
+use std::ffi::{CStr, CString};
+use std::sync::OnceLock;
+
 use ebb_core::table::{self, Exec};
 use ebb_core::CommandSpec;
 
@@ -36,9 +40,33 @@ pub fn served(spec: &CommandSpec) -> bool {
     matches!(spec.group, "set" | "sorted-set" | "sorted_set" | "hash") || EXTRA.contains(&spec.name)
 }
 
-/// Every command the module serves.
-pub fn all_served() -> impl Iterator<Item = &'static CommandSpec> {
-    table::all().iter().filter(|s| served(s))
+/// The module's name (`ebb.<name>`) of every command in core's table, by
+/// table position; `None` where the module does not serve it. Built once,
+/// so that finding a command and naming it in the log cost a lookup.
+fn module_names() -> &'static [Option<CString>] {
+    static NAMES: OnceLock<Vec<Option<CString>>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        table::all()
+            .iter()
+            .map(|s| {
+                served(s)
+                    .then(|| CString::new(format!("{PREFIX}{}", s.name)).ok())
+                    .flatten()
+            })
+            .collect()
+    })
+}
+
+/// The module's name of `spec`, if the module serves it.
+pub fn module_name(spec: &'static CommandSpec) -> Option<&'static CStr> {
+    module_names().get(table::index_of(spec))?.as_deref()
+}
+
+/// Every command the module serves, with its name.
+pub fn all_served() -> impl Iterator<Item = (&'static CommandSpec, &'static CStr)> {
+    table::all()
+        .iter()
+        .filter_map(|s| Some((s, module_name(s)?)))
 }
 
 /// The command a client's name stands for (`ebb.zadd`, any case).
@@ -47,16 +75,16 @@ pub fn spec_of(name: &[u8]) -> Option<&'static CommandSpec> {
     if !name[..PREFIX.len()].eq_ignore_ascii_case(PREFIX.as_bytes()) {
         return None;
     }
-    table::lookup(rest).filter(|s| served(s))
+    table::lookup(rest).filter(|s| module_name(s).is_some())
 }
 
 /// The name a core command is replicated and logged under: the module's
 /// when the module serves it (`ZREM` → `ebb.zrem`), the server's own
 /// otherwise (`DEL`, `PEXPIREAT`).
-pub fn logged_name(name: &[u8]) -> Vec<u8> {
-    match table::lookup(name) {
-        Some(spec) if served(spec) => format!("{PREFIX}{}", spec.name).into_bytes(),
-        _ => name.to_vec(),
+pub fn logged_name(name: &[u8]) -> Option<Cow<'static, CStr>> {
+    match table::lookup(name).and_then(module_name) {
+        Some(n) => Some(Cow::Borrowed(n)),
+        None => CString::new(name).ok().map(Cow::Owned),
     }
 }
 
@@ -117,9 +145,10 @@ mod tests {
 
     #[test]
     fn logged_names() {
-        assert_eq!(logged_name(b"ZREM"), b"ebb.zrem");
-        assert_eq!(logged_name(b"SPEXPIREAT"), b"ebb.spexpireat");
-        assert_eq!(logged_name(b"DEL"), b"DEL");
-        assert_eq!(logged_name(b"PEXPIREAT"), b"PEXPIREAT");
+        let name = |n: &[u8]| logged_name(n).map(|c| c.to_bytes().to_vec());
+        assert_eq!(name(b"ZREM").as_deref(), Some(&b"ebb.zrem"[..]));
+        assert_eq!(name(b"SPEXPIREAT").as_deref(), Some(&b"ebb.spexpireat"[..]));
+        assert_eq!(name(b"DEL").as_deref(), Some(&b"DEL"[..]));
+        assert_eq!(name(b"PEXPIREAT").as_deref(), Some(&b"PEXPIREAT"[..]));
     }
 }

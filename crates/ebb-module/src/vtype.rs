@@ -3,7 +3,7 @@
 //! DUMP payload; an AOF rewrite writes the module commands that rebuild it,
 //! member deadlines included.
 
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_void};
 
 use bytes::Bytes;
 use ebb_core::cmd::keys_object::value_usage;
@@ -59,7 +59,7 @@ unsafe extern "C" fn aof_rewrite(io: *mut Io, key: *mut RString, value: *mut c_v
         let Some((name, rest)) = cmd.split_first() else {
             return;
         };
-        let Ok(cname) = CString::new(names::logged_name(name)) else {
+        let Some(cname) = names::logged_name(name) else {
             return;
         };
         let strs: Vec<*mut RString> = rest

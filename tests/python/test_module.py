@@ -4,6 +4,7 @@ loads the built library, and the member-expiring types work there under the
 cluster key checks coming from Redis itself."""
 
 import glob
+import threading
 import time
 
 import pytest
@@ -371,36 +372,40 @@ def test_digest_ignores_build_order(m):
     assert digest("a") != digest("b")
 
 
+def waiting(server, *args):
+    """Sends a (blocking) command from a client of its own, in a thread,
+    and gives it 0.2 s to park. Returns the thread and a dict that receives
+    the reply under "r"."""
+    got = {}
+
+    def run():
+        c = server.client(protocol=2)
+        try:
+            got["r"] = c.execute_command(*args)
+        finally:
+            c.close()
+
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(0.2)
+    return t, got
+
+
 def test_blocking_pops_wait_for_module_writes(mod, m):
-    import threading
-
-    results = {}
-
-    def waiter(name, *args):
-        c = mod.client(protocol=2)
-        results[name] = c.execute_command(*args)
-        c.close()
-
-    t1 = threading.Thread(target=waiter, args=("one", "ebb.bzpopmin", "q", 5))
-    t2 = threading.Thread(target=waiter, args=("two", "ebb.bzpopmin", "q", 1))
-    t1.start()
-    time.sleep(0.2)
-    t2.start()
-    time.sleep(0.2)
+    t1, one = waiting(mod, "ebb.bzpopmin", "q", 5)
+    t2, two = waiting(mod, "ebb.bzpopmin", "q", 1)
     assert m.execute_command("CLIENT", "LIST").count("cmd=ebb.bzpopmin") == 2
     m.execute_command("ebb.zadd", "q", 7, "job")
     t1.join(5)
     t2.join(5)
     # The first to wait gets the member; the other times out.
-    assert results["one"] == ["q", "job", "7"]
-    assert results["two"] is None
+    assert one["r"] == ["q", "job", "7"]
+    assert two["r"] is None
     # BZMPOP too, and a TTL'd member added by ebb.zaddex.
-    t = threading.Thread(target=waiter, args=("m", "ebb.bzmpop", 0, 2, "x", "q", "MAX", "COUNT", 2))
-    t.start()
-    time.sleep(0.2)
+    t, got = waiting(mod, "ebb.bzmpop", 0, 2, "x", "q", "MAX", "COUNT", 2)
     m.execute_command("ebb.zaddex", "q", "EX", 100, 1, "a", 2, "b", 3, "c")
     t.join(5)
-    assert results["m"] == ["q", [["c", "3"], ["b", "2"]]]
+    assert got["r"] == ["q", [["c", "3"], ["b", "2"]]]
     # Inside MULTI nothing blocks: a null reply at once, as in Redis.
     p = m.pipeline(transaction=True)
     p.execute_command("ebb.bzpopmin", "empty", 0)
@@ -410,21 +415,10 @@ def test_blocking_pops_wait_for_module_writes(mod, m):
 
 
 def test_a_served_blocking_pop_is_logged_as_a_pop(tmp_path):
-    import threading
-
     s = start(tmp_path, "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
     m = s.client(protocol=2)
-    got = {}
-
-    def waiter():
-        c = s.client(protocol=2)
-        got["r"] = c.execute_command("ebb.bzpopmax", "q", 5)
-        c.close()
-
     try:
-        t = threading.Thread(target=waiter)
-        t.start()
-        time.sleep(0.2)
+        t, got = waiting(s, "ebb.bzpopmax", "q", 5)
         m.execute_command("ebb.zadd", "q", 1, "a", 2, "b")
         t.join(5)
         assert got["r"] == ["q", "b", "2"]
@@ -476,21 +470,10 @@ def test_member_channels_name_the_members(tmp_path):
 
 
 def test_a_retry_that_finds_only_due_members_keeps_waiting(tmp_path):
-    import threading
-
     s = start(tmp_path, "--appendonly", "yes")
     m = s.client(protocol=2)
-    got = {}
-
-    def waiter():
-        c = s.client(protocol=2)
-        got["r"] = c.execute_command("ebb.bzpopmin", "k", 1)
-        c.close()
-
     try:
-        t = threading.Thread(target=waiter)
-        t.start()
-        time.sleep(0.2)
+        t, got = waiting(s, "ebb.bzpopmin", "k", 1)
         # The member is due before the parked client is retried.
         p = m.pipeline(transaction=True)
         p.execute_command("ebb.zaddex", "k", "PX", 1, 1, "a")
@@ -500,10 +483,7 @@ def test_a_retry_that_finds_only_due_members_keeps_waiting(tmp_path):
         assert got["r"] is None  # timed out: nothing live ever came
         assert m.ping()
         # A parked client on a key named like the command is woken too.
-        t = threading.Thread(target=lambda: got.update(r=s.client(protocol=2).execute_command(
-            "ebb.bzpopmin", "bzpopmin", 5)))
-        t.start()
-        time.sleep(0.2)
+        t, got = waiting(s, "ebb.bzpopmin", "bzpopmin", 5)
         m.execute_command("ebb.zadd", "bzpopmin", 1, "x")
         t.join(5)
         assert got["r"] == ["bzpopmin", "x", "1"]

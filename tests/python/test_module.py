@@ -275,6 +275,60 @@ def test_replica_receives_writes_and_expiry_removals(tmp_path):
         primary.stop()
 
 
+def test_rate_limiter_state_is_a_server_string_logged_and_replicated(tmp_path):
+    # ebb.cl.throttle keeps its state as redis-cell does: one of the
+    # server's own strings with a key TTL. The AOF and the replica get the
+    # absolute form (SET ... PXAT), never the command, so a replay does not
+    # depend on the time it runs at.
+    (tmp_path / "p").mkdir()
+    (tmp_path / "r").mkdir()
+    aof = ("--appendonly", "yes", "--aof-use-rdb-preamble", "no", "--appendfsync", "always")
+    primary = start(tmp_path / "p", *aof)
+    replica = start(tmp_path / "r")
+    p, r = primary.client(protocol=2), replica.client(protocol=2)
+    try:
+        r.replicaof("127.0.0.1", primary.port)
+        assert wait_until(lambda: r.info("replication").get("master_link_status") == "up", 10)
+        # 3 per minute, bursts of 2 more: 3 allowed at once, then refused.
+        got = [p.execute_command("ebb.cl.throttle", "otp:1", 2, 3, 60) for _ in range(4)]
+        assert [g[0] for g in got] == [0, 0, 0, 1]
+        assert [g[2] for g in got] == [2, 1, 0, 0]
+        assert got[3][1] == 3 and 19 <= got[3][3] <= 20 and 59 <= got[3][4] <= 60
+        assert p.type("otp:1") == "string"
+        assert 59000 < p.pttl("otp:1") <= 60000
+        tat = p.get("otp:1")
+        assert wait_until(lambda: r.get("otp:1") == tat, 5)
+        assert 59000 < r.pttl("otp:1") <= 60000
+        log = b"".join(open(f, "rb").read() for f in glob.glob(str(tmp_path / "p" / "appendonlydir" / "*.incr.aof")))
+        # Three allowed requests wrote the state; the refused one did not.
+        assert log.count(b"PXAT") == 3 and b"throttle" not in log
+        # Quantity 0 costs nothing: as in redis-cell, it stores the same
+        # state again, with the same deadline.
+        assert p.execute_command("ebb.cl.throttle", "otp:1", 2, 3, 60, 0)[:3] == [0, 3, 0]
+        assert p.get("otp:1") == tat
+        # Redis's other types are refused; a string that is not a number is
+        # redis-cell's error.
+        p.rpush("l", "x")
+        with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+            p.execute_command("ebb.cl.throttle", "l", 1, 1, 1)
+        assert p.lrange("l", 0, -1) == ["x"]
+        p.set("s", "abc")
+        with pytest.raises(redis.ResponseError, match="Cell error"):
+            p.execute_command("ebb.cl.throttle", "s", 1, 1, 1)
+        p.close()
+        primary.stop()
+        # A restart replays the absolute form: the limiter is still full.
+        primary = start(tmp_path / "p", *aof)
+        p = primary.client(protocol=2)
+        assert p.get("otp:1") == tat
+        assert p.execute_command("ebb.cl.throttle", "otp:1", 2, 3, 60)[0] == 1
+    finally:
+        p.close()
+        r.close()
+        replica.stop()
+        primary.stop()
+
+
 def test_cluster_checks_slots_of_module_keys(tmp_path):
     s = start(tmp_path, "--cluster-enabled", "yes", "--cluster-config-file", str(tmp_path / "nodes.conf"))
     c = s.client(protocol=2)

@@ -42,6 +42,7 @@ SETUP = [
     "zadd zl 0 a 0 b 0 c 0 d 0 e",
     "sadd s a b c",
     "hset h f1 v1 f2 v2 n 10 fl 1.5",
+    "!rpush lst a",
 ]
 
 # Steps of one case are separated by "|"; a step starting with "!" is a
@@ -102,6 +103,12 @@ CASES = [
     "zexpire z 100 MEMBERS 2 a nosuch|zttl z MEMBERS 2 a b|zpersist z MEMBERS 2 a b|zttl nosuch MEMBERS 1 a",
     "sscan s 0 COUNT 100|hscan h 0 MATCH f* COUNT 100|zscan z 0 COUNT 100|zscan z 0 COUNT 0|sscan s x",
     "type z|type s|type h|type str|type nosuch",
+    # The rate limiter keeps its state in one of the server's strings.
+    "cl.throttle t 5 10 60|cl.throttle t 5 10 60 3|cl.throttle t 5 10 60 3|cl.throttle t 5 10 60 3"
+    "|cl.throttle t 5 10 60 0|!type t|!ttl t|cl.throttle t 5 10 60 -2|!ttl t",
+    "cl.throttle str 1 1 1|cl.throttle lst 1 1 1|cl.throttle z 1 1 1|!lrange lst 0 -1|!get str|type lst",
+    "cl.throttle t x 1 1|cl.throttle t 1 0 1|cl.throttle t 1|cl.throttle t 1 1 1 1 1|cl.throttle t 1 1 0"
+    "|cl.throttle t -1 1 1|cl.throttle t 9223372036854775807 1 1|cl.throttle t 1 1 1 9223372036854775807|!exists t",
 ]
 
 PREFIXED_WRONG_ARITY = re.compile(rb"(wrong number of arguments for ')ebb\.")

@@ -204,6 +204,8 @@ mod table {
         SetAbsExpire: fn(*mut Key, c_longlong) -> c_int;
         AvoidReplicaTraffic: fn() -> c_int;
         StringPtrLen: fn(*const RString, *mut usize) -> *const c_char;
+        StringDMA: fn(*mut Key, *mut usize, c_int) -> *mut c_char;
+        StringSet: fn(*mut Key, *mut RString) -> c_int;
         CreateString: fn(*mut Ctx, *const c_char, usize) -> *mut RString;
         FreeString: fn(*mut Ctx, *mut RString);
         WrongArity: fn(*mut Ctx) -> c_int;

@@ -81,7 +81,34 @@ pub fn placeholder() -> Value {
 enum Held {
     Empty,
     Ours(*mut Value),
+    /// One of the server's strings, for a command that reads them
+    /// ([`names::reads_strings`]).
+    Str,
     Other,
+}
+
+/// Stands for a key of the server's own types that the command cannot
+/// read. For a command that reads strings it must not be a string (core
+/// then answers WRONGTYPE, as for any list, set or hash of the server's).
+fn stand_in(strings: bool) -> Value {
+    match strings {
+        true => {
+            // Not empty: core drops an empty collection as no key at all.
+            let mut l = ebb_core::value::ListValue::new();
+            l.push_back(Bytes::from_static(b"-"));
+            Value::List(l)
+        }
+        false => placeholder(),
+    }
+}
+
+/// Whether `v`, found where a key of the server's own types stood, is
+/// still the stand-in: the command left that key's value alone.
+fn is_stand_in(v: &Value, strings: bool) -> bool {
+    match strings {
+        true => matches!(v, Value::List(_)),
+        false => matches!(v, Value::Str(_)),
+    }
 }
 
 /// A key the command names, opened in the server.
@@ -100,18 +127,22 @@ struct Opened<'a> {
     /// The command changed the key: signalled to the server (WATCH,
     /// client-side caching) when the key is closed.
     modified: bool,
+    /// The command reads and writes the server's strings.
+    strings: bool,
 }
 
 impl Opened<'_> {
     /// Opens the key, for writing if the command writes. The module tells
     /// the server itself which keys changed ([`Opened::close`]), so opening
-    /// for writing does not count as a change.
+    /// for writing does not count as a change. `strings`: the command reads
+    /// the server's strings ([`names::reads_strings`]).
     unsafe fn open(
         ctx: *mut Ctx,
         rstr: *mut RString,
         name: &[u8],
         now: u64,
         write: bool,
+        strings: bool,
     ) -> Opened<'_> {
         let a = api();
         let mode = if write {
@@ -125,6 +156,8 @@ impl Opened<'_> {
             Held::Empty
         } else if (a.ModuleTypeGetType)(key) == TYPE.load(Ordering::Relaxed) {
             Held::Ours((a.ModuleTypeGetValue)(key) as *mut Value)
+        } else if strings && (a.KeyType)(key) == ffi::KEYTYPE_STRING {
+            Held::Str
         } else {
             Held::Other
         };
@@ -147,7 +180,18 @@ impl Opened<'_> {
             ttl: ttl.map(|t| t.max(now + 1)),
             copied: false,
             modified: false,
+            strings,
         }
+    }
+
+    /// The bytes of the server's string under the key (`Held::Str`).
+    unsafe fn string(&self) -> &[u8] {
+        let mut len = 0usize;
+        let p = (api().StringDMA)(self.key, &mut len, ffi::READ);
+        if p.is_null() || len == 0 {
+            return &[];
+        }
+        std::slice::from_raw_parts(p as *const u8, len)
     }
 
     /// Readies the key for a change: reopens it for writing if it was
@@ -227,6 +271,7 @@ pub unsafe fn run(
             crate::reply::error(ctx, "ERR ebb commands cannot run inside one another");
             return;
         };
+        let strings = names::reads_strings(spec);
         let mut keys: Vec<Opened> = Vec::new();
         for pos in spec.key_positions(core_args) {
             let (Some(&rstr), Some(&name)) = (argv.get(pos), core_args.get(pos)) else {
@@ -235,7 +280,7 @@ pub unsafe fn run(
             if keys.iter().any(|k| k.name == name) {
                 continue;
             }
-            keys.push(Opened::open(ctx, rstr, name, now, write));
+            keys.push(Opened::open(ctx, rstr, name, now, write, strings));
         }
         if mode == Mode::Unblock && !worth_retrying(&keys, now) {
             // Nothing to pop (every member due, or no key): stay parked,
@@ -277,7 +322,8 @@ pub unsafe fn run(
                     sdb,
                     k.name,
                 ),
-                Held::Other => entry_of(placeholder(), k.ttl, sdb, k.name),
+                Held::Str => entry_of(Value::Str(StrValue::new(k.string())), k.ttl, sdb, k.name),
+                Held::Other => entry_of(stand_in(strings), k.ttl, sdb, k.name),
             }
         }
         let may_block = mode == Mode::MayBlock
@@ -346,7 +392,7 @@ pub unsafe fn run(
 /// error to report) or a value with a live member.
 unsafe fn worth_retrying(keys: &[Opened], now: u64) -> bool {
     keys.iter().any(|k| match k.held {
-        Held::Other => true,
+        Held::Other | Held::Str => true,
         Held::Ours(v) => (*v).member_count() > 0 && !(*v).all_members_due(now),
         Held::Empty => false,
     })
@@ -427,7 +473,7 @@ unsafe fn put_back(ctx: *mut Ctx, db: c_int, k: &mut Opened, entry: Option<Entry
     };
     match (k.held, value) {
         (Held::Empty, None) => {}
-        (Held::Other, Some(Value::Str(_))) => {
+        (Held::Other, Some(v)) if is_stand_in(&v, k.strings) => {
             // A key of the server's own types that the command did not
             // replace: only its TTL may have changed (PERSIST).
             if ttl != k.ttl {
@@ -445,6 +491,22 @@ unsafe fn put_back(ctx: *mut Ctx, db: c_int, k: &mut Opened, entry: Option<Entry
                 set_ttl(k.key, ttl);
             }
             expiry::note(db, k.name, (*p).earliest_deadline());
+        }
+        (Held::Str | Held::Empty, Some(Value::Str(s))) if k.strings => {
+            // One of the server's strings, written back as one.
+            if changed || k.held == Held::Empty {
+                k.writable(ctx);
+                let r = (a.CreateString)(ctx, s.as_slice().as_ptr() as *const _, s.len());
+                (a.StringSet)(k.key, r);
+                (a.FreeString)(ctx, r);
+                // Setting the string cleared its TTL, as SET does.
+                if ttl.is_some() {
+                    set_ttl(k.key, ttl);
+                }
+            } else if ttl != k.ttl {
+                k.writable(ctx);
+                set_ttl(k.key, ttl);
+            }
         }
         (_, Some(v)) => {
             k.writable(ctx);

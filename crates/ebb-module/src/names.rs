@@ -14,7 +14,9 @@ pub const PREFIX: &str = "ebb.";
 
 /// Commands outside the set, sorted-set and hash groups that the module
 /// serves: member deadlines (KeyDB's and Dragonfly's forms, and TTL,
-/// PTTL and PERSIST with a member) and TYPE, which names the collection.
+/// PTTL and PERSIST with a member), TYPE, which names the collection, and
+/// the rate limiter, whose state is one of the server's own strings (see
+/// [`reads_strings`]).
 const EXTRA: &[&str] = &[
     "expiremember",
     "expirememberat",
@@ -25,6 +27,7 @@ const EXTRA: &[&str] = &[
     "fieldexpire",
     "fieldttl",
     "type",
+    "cl.throttle",
 ];
 
 /// Whether the module serves `spec`.
@@ -38,6 +41,14 @@ pub fn served(spec: &CommandSpec) -> bool {
         return false;
     }
     matches!(spec.group, "set" | "sorted-set" | "sorted_set" | "hash") || EXTRA.contains(&spec.name)
+}
+
+/// Whether `spec` keeps its state in strings, which stay the server's own
+/// type: the command then reads and writes the server's strings themselves
+/// (`CL.THROTTLE`, as redis-cell stores its limiters), where every other
+/// command sees any key of the server's types as a stand-in it cannot read.
+pub fn reads_strings(spec: &CommandSpec) -> bool {
+    spec.name == "cl.throttle"
 }
 
 /// The module's name (`ebb.<name>`) of every command in core's table, by
@@ -126,6 +137,7 @@ mod tests {
             "ttl",
             "bzpopmin",
             "bzmpop",
+            "cl.throttle",
         ];
         for name in served {
             assert!(

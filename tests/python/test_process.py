@@ -76,6 +76,20 @@ def test_logfile_appends(tmp_path):
     assert text.startswith("earlier line\n") and "bye bye" in text
 
 
+def test_a_log_on_a_pipe_is_plain_text(tmp_path):
+    # Without a logfile the log goes to stderr; when that is a pipe (docker,
+    # systemd, a supervisor) its lines carry no terminal colour codes.
+    p = subprocess.Popen([BIN, "--port", "0", "--dir", str(tmp_path)], cwd=str(tmp_path),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        first = p.stderr.readline()
+    finally:
+        p.terminate()
+        rest = p.communicate(timeout=10)[1]
+    assert "started, PID:" in first
+    assert "\x1b[" not in first + rest
+
+
 def test_sigterm_right_after_start_is_a_clean_shutdown(tmp_path):
     # The signal handlers are in place before the ready line: a stop sent
     # at once still exits cleanly (status 0, pid file removed), never by

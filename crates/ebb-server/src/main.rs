@@ -83,7 +83,12 @@ fn main() {
         .with_env_filter(filter)
         .with_target(false);
     match log {
-        process::LogTarget::Stderr => logger.with_writer(std::io::stderr).init(),
+        // Colours only for a terminal: a log collected by systemd, docker
+        // or a pipe gets plain lines, as with a log file.
+        process::LogTarget::Stderr => logger
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .with_writer(std::io::stderr)
+            .init(),
         process::LogTarget::File(f) => logger
             .with_ansi(false)
             .with_writer(std::sync::Mutex::new(f))

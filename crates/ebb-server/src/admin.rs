@@ -231,6 +231,7 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]
             c.store(0, Ordering::Relaxed);
         }
         crate::cmdstats::reset();
+        crate::figures::reset();
         Reply::Ok
     } else if eq(sub, "rewrite") && n == 2 {
         let users = shared.acl.describe_all();

@@ -129,6 +129,7 @@ impl Shared {
 
     /// SAVE: writes a snapshot now, with the store locked.
     pub fn save_now(&self, store: &Store) -> Result<(), String> {
+        crate::figures::RDB_SAVES.fetch_add(1, Ordering::Relaxed);
         let data = snapshot::encode(store, now_ms());
         snapshot::write_file(&self.snapshot_path(), &data).map_err(|e| e.to_string())?;
         self.saved();
@@ -150,6 +151,8 @@ impl Shared {
         if self.bgsave_running.swap(true, Ordering::SeqCst) {
             return false;
         }
+        crate::figures::RDB_SAVES.fetch_add(1, Ordering::Relaxed);
+        crate::figures::started(&crate::figures::RDB_STARTED);
         let path = self.snapshot_path();
         let delay = self.save_delay(store);
         let child = fork_child(|| {
@@ -210,6 +213,7 @@ impl Shared {
                 tracing::error!(error = %e, "Background saving error");
             }
         }
+        crate::figures::finished(&crate::figures::RDB_STARTED, &crate::figures::RDB_LAST_SECS);
         self.bgsave_running.store(false, Ordering::SeqCst);
     }
 
@@ -220,6 +224,8 @@ impl Shared {
         if self.rewrite_running.swap(true, Ordering::SeqCst) {
             return Err("ERR Background append only file rewriting already in progress");
         }
+        crate::figures::AOF_REWRITES.fetch_add(1, Ordering::Relaxed);
+        crate::figures::started(&crate::figures::AOF_STARTED);
         // With the AOF off, Redis still writes a fresh AOF from the data
         // (DEBUG LOADAOF can then load it); there is no live file to switch.
         let aof_on = {
@@ -294,6 +300,7 @@ impl Shared {
             // The AOF was turned off meanwhile: nothing to switch.
             (Ok(()), None) => std::fs::remove_file(tmp),
         };
+        crate::figures::rewrite_result(result.is_ok());
         match result {
             Ok(()) => tracing::info!("Background AOF rewrite finished successfully"),
             Err(e) => {
@@ -301,6 +308,7 @@ impl Shared {
                 tracing::error!(error = %e, "Background AOF rewrite failed");
             }
         }
+        crate::figures::finished(&crate::figures::AOF_STARTED, &crate::figures::AOF_LAST_SECS);
         self.rewrite_running.store(false, Ordering::SeqCst);
     }
 
@@ -510,6 +518,11 @@ pub fn load_at_start(shared: &Arc<Shared>) -> Result<(), String> {
                 },
             )?;
             tracing::info!(commands = r.commands, "DB loaded from snapshot");
+            // As Redis reports a snapshot load: the keys kept, and those
+            // whose TTL had passed.
+            let keys: usize = store.dbs.iter().map(|d| d.len()).sum();
+            crate::figures::LOAD_KEYS_LOADED.store(keys as u64, Ordering::Relaxed);
+            crate::figures::LOAD_KEYS_EXPIRED.store(r.expired_keys as u64, Ordering::Relaxed);
         }
     }
     // Members and keys that expired while the server was down go now,
@@ -623,7 +636,12 @@ fn fork_child(work: impl FnOnce() -> bool) -> std::io::Result<libc::pid_t> {
     // SAFETY: fork has no memory-safety preconditions; in the child only
     // this thread exists and it runs `work`, then `_exit`s without running
     // destructors or atexit handlers of the parent's state.
+    let forking = std::time::Instant::now();
     let pid = unsafe { libc::fork() };
+    if pid > 0 {
+        crate::figures::LATEST_FORK_USEC
+            .store(forking.elapsed().as_micros() as u64, Ordering::Relaxed);
+    }
     if pid < 0 {
         return Err(std::io::Error::last_os_error());
     }

@@ -89,10 +89,20 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             out.push_str("# Server\r\n");
             l(out, "redis_version", &REDIS_VERSION);
             l(out, "ebb_version", &env!("CARGO_PKG_VERSION"));
+            // Not built from Redis's repository: the fields a build from
+            // a source tarball shows.
+            l(out, "redis_git_sha1", &"00000000");
+            l(out, "redis_git_dirty", &0);
+            l(out, "redis_build_id", &build_id());
             l(out, "redis_mode", &"standalone");
-            l(out, "os", &std::env::consts::OS);
-            l(out, "arch_bits", &64);
+            l(out, "os", &crate::figures::os());
+            l(out, "arch_bits", &(usize::BITS));
+            l(out, "monotonic_clock", &"POSIX clock_gettime");
+            l(out, "multiplexing_api", &"epoll");
+            l(out, "atomicvar_api", &"c11-builtin");
+            l(out, "gcc_version", &"0.0.0");
             l(out, "process_id", &std::process::id());
+            l(out, "process_supervised", &"no");
             l(out, "run_id", &shared.run_id);
             l(out, "tcp_port", &shared.port.load(Ordering::Relaxed));
             l(out, "server_time_usec", &(now_ms() * 1000));
@@ -107,6 +117,8 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 &(shared.started.elapsed().as_secs() / 86400),
             );
             l(out, "hz", &cfg.get_i64("hz"));
+            l(out, "configured_hz", &cfg.get_i64("hz"));
+            l(out, "lru_clock", &crate::figures::lru_clock());
             l(
                 out,
                 "executable",
@@ -115,6 +127,11 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                     .unwrap_or_default(),
             );
             l(out, "config_file", &cfg.file.clone().unwrap_or_default());
+            l(
+                out,
+                "io_threads_active",
+                &u8::from(cfg.get_i64("io-threads") > 1),
+            );
         }
         "clients" => {
             out.push_str("# Clients\r\n");
@@ -146,36 +163,33 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
         }
         "memory" => {
             out.push_str("# Memory\r\n");
-            let rss = rss_bytes();
-            let used = crate::alloc::allocated() as u64;
-            let peak = crate::alloc::peak() as u64;
+            let m = mem_figures(shared);
+            let overhead = overhead(&m, store);
+            let net = m.total.saturating_sub(m.startup);
+            let dataset = m.total.saturating_sub(overhead);
+            let pct = |a: u64, b: u64| format!("{:.2}%", a as f32 * 100.0 / b.max(1) as f32);
             for (name, n) in [
-                ("used_memory", used),
-                ("used_memory_rss", rss),
-                ("used_memory_peak", peak),
+                ("used_memory", m.total),
+                ("used_memory_rss", m.rss),
+                ("used_memory_peak", m.peak),
             ] {
                 l(out, name, &n);
                 l(out, &format!("{name}_human"), &human(n));
             }
-            l(
-                out,
-                "mem_fragmentation_ratio",
-                &format!("{:.2}", rss as f64 / used.max(1) as f64),
-            );
-            l(
-                out,
-                "mem_not_counted_for_evict",
-                &crate::evict::not_counted(store),
-            );
-            let max = cfg.get_i64("maxmemory");
-            l(out, "maxmemory", &max);
-            l(out, "maxmemory_human", &human(max.max(0) as u64));
-            l(
-                out,
-                "maxmemory_policy",
-                &cfg.get("maxmemory-policy").unwrap_or_default(),
-            );
-            let lua = shared.scripting.lua_bytes();
+            l(out, "used_memory_peak_perc", &pct(m.total, m.peak));
+            l(out, "used_memory_overhead", &overhead);
+            l(out, "used_memory_startup", &m.startup);
+            l(out, "used_memory_dataset", &dataset);
+            l(out, "used_memory_dataset_perc", &pct(dataset, net));
+            // The system's malloc, seen through ebb's own counting (as in
+            // MEMORY STATS).
+            l(out, "allocator_allocated", &m.total);
+            l(out, "allocator_active", &m.total);
+            l(out, "allocator_resident", &m.rss);
+            let system = crate::figures::total_system_memory();
+            l(out, "total_system_memory", &system);
+            l(out, "total_system_memory_human", &human(system));
+            let lua = m.lua;
             let sc = &shared.scripting;
             l(out, "used_memory_lua", &lua);
             l(out, "used_memory_vm_eval", &lua);
@@ -183,6 +197,7 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             l(out, "used_memory_scripts_eval", &sc.cached_script_bytes());
             l(out, "number_of_cached_scripts", &sc.cached());
             l(out, "number_of_functions", &sc.function_count());
+            l(out, "number_of_libraries", &store.functions.len());
             let fn_vm = sc.functions_lua_bytes();
             l(out, "used_memory_vm_functions", &fn_vm);
             l(out, "used_memory_vm_total", &(lua + fn_vm));
@@ -192,6 +207,39 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             let scripts = fn_code + sc.cached_script_bytes();
             l(out, "used_memory_scripts", &scripts);
             l(out, "used_memory_scripts_human", &human(scripts));
+            let max = cfg.get_i64("maxmemory");
+            l(out, "maxmemory", &max);
+            l(out, "maxmemory_human", &human(max.max(0) as u64));
+            l(
+                out,
+                "maxmemory_policy",
+                &cfg.get("maxmemory-policy").unwrap_or_default(),
+            );
+            let ratio = |a: u64, b: u64| format!("{:.2}", a as f32 / b.max(1) as f32);
+            let rss_bytes = m.rss as i64 - m.total as i64;
+            l(out, "allocator_frag_ratio", &ratio(m.total, m.total));
+            l(out, "allocator_frag_bytes", &0);
+            l(out, "allocator_rss_ratio", &ratio(m.rss, m.total));
+            l(out, "allocator_rss_bytes", &rss_bytes);
+            l(out, "rss_overhead_ratio", &ratio(m.rss, m.rss));
+            l(out, "rss_overhead_bytes", &0);
+            l(out, "mem_fragmentation_ratio", &ratio(m.rss, m.total));
+            l(out, "mem_fragmentation_bytes", &rss_bytes);
+            l(
+                out,
+                "mem_not_counted_for_evict",
+                &crate::evict::not_counted(store),
+            );
+            // No replication, cluster bus or replicas: nothing held for
+            // them.
+            l(out, "mem_replication_backlog", &0);
+            l(out, "mem_total_replication_buffers", &0);
+            l(out, "mem_clients_slaves", &0);
+            l(out, "mem_clients_normal", &m.clients);
+            l(out, "mem_cluster_links", &0);
+            l(out, "mem_aof_buffer", &m.aof);
+            l(out, "mem_allocator", &"libc");
+            l(out, "active_defrag_running", &0);
             l(
                 out,
                 "lazyfree_pending_objects",
@@ -202,14 +250,24 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 "lazyfreed_objects",
                 &crate::server::LAZYFREED.load(Ordering::Relaxed),
             );
-            l(out, "mem_allocator", &"libc");
         }
         "persistence" => {
+            use crate::figures as f;
             out.push_str("# Persistence\r\n");
             let dirty = st.dirty.load(Ordering::Relaxed);
             let saved = shared.dirty_at_save.load(Ordering::Relaxed);
+            let ok = |b: bool| if b { "ok" } else { "err" };
+            let n = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
             l(out, "loading", &0);
             l(out, "async_loading", &0);
+            // Children write what they see at the fork; their copied pages
+            // are not measured.
+            l(out, "current_cow_peak", &0);
+            l(out, "current_cow_size", &0);
+            l(out, "current_cow_size_age", &0);
+            l(out, "current_fork_perc", &"0.00");
+            l(out, "current_save_keys_processed", &0);
+            l(out, "current_save_keys_total", &0);
             l(
                 out,
                 "rdb_changes_since_last_save",
@@ -225,12 +283,25 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 "rdb_last_save_time",
                 &shared.last_save.load(Ordering::Relaxed),
             );
-            let ok = |b: bool| if b { "ok" } else { "err" };
             l(
                 out,
                 "rdb_last_bgsave_status",
                 &ok(shared.last_bgsave_ok.load(Ordering::Relaxed)),
             );
+            l(
+                out,
+                "rdb_last_bgsave_time_sec",
+                &f::RDB_LAST_SECS.load(Ordering::Relaxed),
+            );
+            l(
+                out,
+                "rdb_current_bgsave_time_sec",
+                &f::running_secs(&f::RDB_STARTED),
+            );
+            l(out, "rdb_saves", &n(&f::RDB_SAVES));
+            l(out, "rdb_last_cow_size", &0);
+            l(out, "rdb_last_load_keys_expired", &n(&f::LOAD_KEYS_EXPIRED));
+            l(out, "rdb_last_load_keys_loaded", &n(&f::LOAD_KEYS_LOADED));
             let aof = shared.aof.lock();
             l(out, "aof_enabled", &(aof.is_some() as u8));
             l(
@@ -238,40 +309,83 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 "aof_rewrite_in_progress",
                 &(shared.rewrite_running.load(Ordering::Relaxed) as u8),
             );
+            let scheduled = shared.rewrite_scheduled.load(Ordering::Relaxed) as u8;
+            l(out, "aof_rewrite_scheduled", &scheduled);
             l(
                 out,
-                "aof_rewrite_scheduled",
-                &(shared.rewrite_scheduled.load(Ordering::Relaxed) as u8),
+                "aof_last_rewrite_time_sec",
+                &f::AOF_LAST_SECS.load(Ordering::Relaxed),
+            );
+            l(
+                out,
+                "aof_current_rewrite_time_sec",
+                &f::running_secs(&f::AOF_STARTED),
+            );
+            l(
+                out,
+                "aof_last_bgrewrite_status",
+                &ok(f::AOF_REWRITE_OK.load(Ordering::Relaxed)),
+            );
+            l(out, "aof_rewrites", &n(&f::AOF_REWRITES));
+            l(
+                out,
+                "aof_rewrites_consecutive_failures",
+                &n(&f::AOF_REWRITE_FAILURES),
             );
             l(
                 out,
                 "aof_last_write_status",
                 &ok(shared.aof_write_ok.load(Ordering::Relaxed)),
             );
+            l(out, "aof_last_cow_size", &0);
+            l(out, "module_fork_in_progress", &0);
+            l(out, "module_fork_last_cow_size", &0);
             if let Some(a) = aof.as_ref() {
                 l(out, "aof_current_size", &a.size);
                 l(out, "aof_base_size", &a.base_size);
+                l(out, "aof_pending_rewrite", &scheduled);
+                l(out, "aof_buffer_length", &a.buffered());
+                l(out, "aof_pending_bio_fsync", &0);
+                l(out, "aof_delayed_fsync", &0);
             }
         }
         "stats" => {
+            use crate::figures as f;
             out.push_str("# Stats\r\n");
-            let counters = [
-                ("total_connections_received", &st.connections),
-                ("total_commands_processed", &st.commands),
-                ("total_net_input_bytes", &st.net_in),
-                ("total_net_output_bytes", &st.net_out),
-                ("rejected_connections", &st.rejected),
-                ("expired_keys", &st.expired_keys),
-                ("expired_members", &st.expired_members),
-                ("evicted_keys", &crate::evict::EVICTED),
-                ("total_forks", &crate::durability::FORKS),
-                ("keyspace_hits", &st.keyspace_hits),
-                ("keyspace_misses", &st.keyspace_misses),
-            ];
-            for (name, n) in counters {
-                l(out, name, &n.load(Ordering::Relaxed));
-            }
-            l(out, "total_error_replies", &crate::cmdstats::total_errors());
+            let n = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+            let (ops, kin, kout) = f::rates();
+            l(out, "total_connections_received", &n(&st.connections));
+            l(out, "total_commands_processed", &n(&st.commands));
+            l(out, "instantaneous_ops_per_sec", &ops);
+            l(out, "total_net_input_bytes", &n(&st.net_in));
+            l(out, "total_net_output_bytes", &n(&st.net_out));
+            l(out, "total_net_repl_input_bytes", &0);
+            l(out, "total_net_repl_output_bytes", &0);
+            l(out, "instantaneous_input_kbps", &format!("{kin:.2}"));
+            l(out, "instantaneous_output_kbps", &format!("{kout:.2}"));
+            l(out, "instantaneous_input_repl_kbps", &"0.00");
+            l(out, "instantaneous_output_repl_kbps", &"0.00");
+            l(out, "rejected_connections", &n(&st.rejected));
+            l(out, "sync_full", &0);
+            l(out, "sync_partial_ok", &0);
+            l(out, "sync_partial_err", &0);
+            l(out, "expired_keys", &n(&st.expired_keys));
+            l(out, "expired_members", &n(&st.expired_members));
+            // Active expiry walks an index of deadlines, not samples: no
+            // expired key is left waiting once a cycle has run.
+            l(out, "expired_stale_perc", &"0.00");
+            l(out, "expired_time_cap_reached_count", &n(&f::EXPIRE_CAPPED));
+            l(
+                out,
+                "expire_cycle_cpu_milliseconds",
+                &(n(&f::EXPIRE_CYCLE_US) / 1000),
+            );
+            l(out, "evicted_keys", &n(&crate::evict::EVICTED));
+            l(out, "evicted_clients", &0);
+            l(out, "total_eviction_exceeded_time", &0);
+            l(out, "current_eviction_exceeded_time", &0);
+            l(out, "keyspace_hits", &n(&st.keyspace_hits));
+            l(out, "keyspace_misses", &n(&st.keyspace_misses));
             l(
                 out,
                 "pubsub_channels",
@@ -283,10 +397,33 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 "pubsubshard_channels",
                 &shared.pubsub_channels(None, true).len(),
             );
+            l(out, "latest_fork_usec", &n(&f::LATEST_FORK_USEC));
+            l(out, "total_forks", &n(&crate::durability::FORKS));
+            l(out, "migrate_cached_sockets", &0);
+            l(out, "slave_expires_tracked_keys", &0);
+            for name in [
+                "active_defrag_hits",
+                "active_defrag_misses",
+                "active_defrag_key_hits",
+                "active_defrag_key_misses",
+                "total_active_defrag_time",
+                "current_active_defrag_time",
+            ] {
+                l(out, name, &0);
+            }
             let (_, keys, items, prefixes) = shared.tracking.figures();
             l(out, "tracking_total_keys", &keys);
             l(out, "tracking_total_items", &items);
             l(out, "tracking_total_prefixes", &prefixes);
+            l(out, "unexpected_error_replies", &0);
+            l(out, "total_error_replies", &crate::cmdstats::total_errors());
+            l(out, "dump_payload_sanitizations", &0);
+            l(out, "total_reads_processed", &n(&f::READS));
+            l(out, "total_writes_processed", &n(&f::WRITES));
+            l(out, "io_threaded_reads_processed", &0);
+            l(out, "io_threaded_writes_processed", &0);
+            l(out, "reply_buffer_shrinks", &0);
+            l(out, "reply_buffer_expands", &0);
         }
         "replication" => {
             out.push_str("# Replication\r\n");
@@ -318,6 +455,12 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                     "used_cpu_sys{suffix}:{sys}\r\nused_cpu_user{suffix}:{user}\r\n"
                 );
             }
+            // The thread that runs commands (the one answering INFO).
+            let (sys, user) = cpu_times(libc::RUSAGE_THREAD);
+            let _ = write!(
+                out,
+                "used_cpu_sys_main_thread:{sys}\r\nused_cpu_user_main_thread:{user}\r\n"
+            );
         }
         "modules" => out.push_str("# Modules\r\n"),
         "commandstats" => {
@@ -439,6 +582,30 @@ fn mem_figures(shared: &Shared) -> MemFigures {
     }
 }
 
+/// Memory that is not the data: the start-up allocation, client
+/// buffers, the AOF buffer, Lua, and the key tables' own room.
+fn overhead(m: &MemFigures, store: &Store) -> u64 {
+    let tables: usize = store
+        .dbs
+        .iter()
+        .filter(|db| !db.is_empty())
+        .map(|db| {
+            let (main, expires) = db.overhead();
+            main + expires
+        })
+        .sum();
+    m.startup + m.clients + m.aof + m.lua + tables as u64
+}
+
+/// The build id: a hash of the version, as stable as Redis's.
+fn build_id() -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in concat!("ebb-", env!("CARGO_PKG_VERSION")).bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
 /// A ratio as Redis computes it (in single precision, reported as a
 /// double).
 fn ratio(a: u64, b: u64) -> Reply {
@@ -461,7 +628,7 @@ fn memory_stats(shared: &Shared, store: &Store) -> Reply {
         (name("lua.caches"), int(m.lua)),
         (name("functions.caches"), int(0)),
     ];
-    let mut overhead = m.startup + m.clients + m.aof + m.lua;
+    let overhead = overhead(&m, store);
     let mut keys = 0u64;
     for (i, db) in store.dbs.iter().enumerate() {
         if db.is_empty() {
@@ -469,7 +636,6 @@ fn memory_stats(shared: &Shared, store: &Store) -> Reply {
         }
         keys += db.len() as u64;
         let (main, expires) = db.overhead();
-        overhead += (main + expires) as u64;
         out.push((
             name(&format!("db.{i}")),
             Reply::Map(vec![

@@ -13,6 +13,7 @@ mod conn;
 mod debug_cmd;
 mod durability;
 mod evict;
+mod figures;
 mod handshake;
 mod info;
 mod latency;
@@ -185,6 +186,7 @@ async fn serve(cfg: Config) -> i32 {
         tracing::info!(port, "Ready to accept connections");
     }
     tokio::spawn(sweeper::run(shared.clone()));
+    tokio::spawn(figures::run(shared.clone()));
     tokio::spawn(client::buffer_cron(shared.clone()));
     tokio::spawn(durability::run_background(shared.clone()));
     loop {

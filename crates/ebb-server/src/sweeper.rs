@@ -45,7 +45,13 @@ pub async fn run(shared: Arc<Shared>) {
                 parking_lot::MutexGuard::unlock_fair(store);
                 // The latency monitor's `expire-cycle`: how long a slice
                 // kept clients waiting.
-                crate::latency::sample("expire-cycle", held.elapsed());
+                let spent = held.elapsed();
+                crate::latency::sample("expire-cycle", spent);
+                crate::figures::EXPIRE_CYCLE_US
+                    .fetch_add(spent.as_micros() as u64, Ordering::Relaxed);
+                if more {
+                    crate::figures::EXPIRE_CAPPED.fetch_add(1, Ordering::Relaxed);
+                }
                 more
             };
             if !more {

@@ -314,6 +314,7 @@ impl Session {
                     .stats
                     .net_out
                     .fetch_add(out.len() as u64, Ordering::Relaxed);
+                crate::figures::WRITES.fetch_add(1, Ordering::Relaxed);
                 let soft = crate::outbuf::normal_soft().filter(|_| !self.subscribed());
                 tokio::select! {
                     biased;
@@ -445,6 +446,7 @@ impl Session {
                         rbuf.reserve(BUF);
                     }
                     self.shared.stats.net_in.fetch_add(n as u64, Ordering::Relaxed);
+                    crate::figures::READS.fetch_add(1, Ordering::Relaxed);
                 }
                 _ = idle => return Ok(()),
             }

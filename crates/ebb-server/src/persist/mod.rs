@@ -61,6 +61,9 @@ pub struct Replayed {
     pub valid_len: usize,
     /// Whether the data ended in the middle of a record or transaction.
     pub truncated: bool,
+    /// Keys whose TTL had passed: their `PEXPIREAT` removed them as they
+    /// loaded.
+    pub expired_keys: usize,
 }
 
 /// Replays RESP commands into `store`. Expired keys and members are dropped
@@ -75,6 +78,7 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
     };
     let mut db = 0usize;
     let mut applied = 0;
+    let mut expired_keys = 0;
     let mut valid_len = 0;
     // A MULTI block's commands, each with the database selected when it
     // was logged (a script's SELECT may switch it inside the block).
@@ -86,6 +90,7 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
                 commands: applied,
                 valid_len,
                 truncated: multi.is_some(),
+                expired_keys,
             });
         }
         if buf[0] != b'*' {
@@ -101,6 +106,7 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
                     commands: applied,
                     valid_len,
                     truncated: true,
+                    expired_keys,
                 })
             }
             Err(e) => return Err(LoadError::Corrupt(offset, e.0)),
@@ -121,7 +127,8 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
             "multi" => multi = Some(Vec::new()),
             "exec" => {
                 for (d, cmd) in multi.take().unwrap_or_default() {
-                    apply(store, d, &ebb_core::args::views(&cmd), now, offset)?;
+                    expired_keys +=
+                        usize::from(apply(store, d, &ebb_core::args::views(&cmd), now, offset)?);
                     applied += 1;
                 }
             }
@@ -129,7 +136,13 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
                 if let Some(q) = multi.as_mut() {
                     q.push((db, argv));
                 } else {
-                    apply(store, db, &ebb_core::args::views(&argv), now, offset)?;
+                    expired_keys += usize::from(apply(
+                        store,
+                        db,
+                        &ebb_core::args::views(&argv),
+                        now,
+                        offset,
+                    )?);
                     applied += 1;
                 }
             }
@@ -140,13 +153,15 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
     }
 }
 
+/// Applies one command; true if it was a key TTL that had already passed,
+/// so that the key went as it loaded.
 fn apply(
     store: &mut Store,
     db: usize,
     argv: &[&[u8]],
     now: u64,
     offset: usize,
-) -> Result<(), LoadError> {
+) -> Result<bool, LoadError> {
     let Some(spec) = ebb_core::lookup(argv[0]) else {
         return Err(LoadError::Corrupt(
             offset,
@@ -161,12 +176,14 @@ fn apply(
     }
     if spec.name == "function" {
         return crate::script::replay_function(store, argv)
+            .map(|()| false)
             .map_err(|e| LoadError::Corrupt(offset, format!("FUNCTION: {e}")));
     }
+    let key_ttl = matches!(spec.name, "pexpireat" | "expireat") && argv.len() > 1;
     let mut fx = Effects::default();
     let mut ctx = Ctx::new(store, db, now, &mut fx);
     ebb_core::execute(&mut ctx, spec, argv);
-    Ok(())
+    Ok(key_ttl && store.dbs[db].peek(argv[1]).is_none())
 }
 
 #[cfg(test)]
@@ -217,6 +234,7 @@ mod tests {
                 commands: 0,
                 valid_len: 0,
                 truncated: false,
+                expired_keys: 0,
             });
         assert!(r.truncated);
         assert_eq!(r.valid_len, good);

@@ -607,7 +607,7 @@ impl Default for CoreConfig {
     fn default() -> Self {
         CoreConfig {
             proto_max_bulk_len: 512 * 1024 * 1024,
-            hash_max_listpack_entries: 128,
+            hash_max_listpack_entries: 512,
             hash_max_listpack_value: 64,
             set_max_intset_entries: 512,
             zset_max_listpack_entries: 128,

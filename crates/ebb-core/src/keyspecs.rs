@@ -190,6 +190,63 @@ pub fn positions(spec: &KeySpec, argv: &[&[u8]]) -> Option<Vec<usize>> {
     )
 }
 
+/// The keys COMMAND GETKEYS finds from the key specifications of `name`
+/// (a command, or `container|sub`), as Redis 7.0 walks them: every
+/// specification in order, each naming a range or a counted run of
+/// arguments that must lie within `argv`. `None` when a specification
+/// cannot be followed (its start or count is unknown, out of bounds or
+/// not a count, or its flags vary with the arguments); the command's own
+/// key finder then decides, as Redis falls back to its `getkeys_proc`.
+pub fn positions_by_specs(name: &str, argv: &[&[u8]]) -> Option<Vec<usize>> {
+    let specs = specs_of(name);
+    let keys = |s: &&KeySpec| !s.flags.contains(&"not_key");
+    if !specs.iter().any(|s| keys(&s)) || specs.iter().any(|s| s.flags.contains(&"variable_flags"))
+    {
+        return None;
+    }
+    let argc = argv.len() as i64;
+    let mut out = Vec::new();
+    for spec in specs.iter().filter(keys) {
+        let Begin::Index(start) = spec.begin else {
+            return None;
+        };
+        let (first, last, step) = match spec.find {
+            Find::Unknown => return None,
+            Find::Range { last, step, limit } => {
+                let end = if last >= 0 {
+                    start.checked_add(last)?
+                } else if limit == 0 {
+                    argc + last
+                } else {
+                    start + (argc - start) / limit + last
+                };
+                (start, end, step)
+            }
+            Find::KeyNum { index, first, step } => {
+                if index >= argc {
+                    return None;
+                }
+                let at = usize::try_from(start.checked_add(index)?).ok()?;
+                let count = std::str::from_utf8(argv.get(at)?)
+                    .ok()?
+                    .parse::<i64>()
+                    .ok()
+                    .filter(|n| *n >= 0)?;
+                let first = start.checked_add(first)?;
+                (first, first.checked_add(count)? - 1, step)
+            }
+        };
+        if last >= argc || last < first || first >= argc || step <= 0 || first < 1 {
+            return None;
+        }
+        if spec.flags.contains(&"incomplete") {
+            return None;
+        }
+        out.extend((first..=last).step_by(step as usize).map(|i| i as usize));
+    }
+    Some(out)
+}
+
 /// What a command does to the key at `pos` of `argv`, as COMMAND
 /// GETKEYSANDFLAGS reports it: the flags of the specification that names
 /// that position, refined where they depend on the arguments (SET with or

@@ -181,6 +181,12 @@ impl Reply {
         Reply::Simple(Cow::Borrowed(s))
     }
 
+    /// A HELP reply: one status line per line of text, as Redis sends
+    /// every subcommand's help.
+    pub fn help<'a>(lines: impl IntoIterator<Item = &'a &'static str>) -> Reply {
+        Reply::Array(lines.into_iter().map(|l| Reply::simple(l)).collect())
+    }
+
     /// An array of bulk strings.
     pub fn bulks<I, B>(items: I) -> Reply
     where

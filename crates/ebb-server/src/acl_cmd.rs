@@ -142,7 +142,7 @@ fn getuser(u: &crate::acl::User) -> Reply {
     Reply::Map(vec![
         (
             Reply::text("flags"),
-            Reply::Array(d.flags.into_iter().map(Reply::text).collect()),
+            Reply::Set(d.flags.into_iter().map(Reply::text).collect()),
         ),
         (
             Reply::text("passwords"),

@@ -35,7 +35,7 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]
         let mut seen = std::collections::BTreeMap::new();
         for pat in &argv[2..] {
             for (k, v) in cfg.matching(pat) {
-                let v = if k == "notify-keyspace-events" {
+                let v = if k.eq_ignore_ascii_case("notify-keyspace-events") {
                     shared.notify.read().to_config_string()
                 } else {
                     v
@@ -247,23 +247,19 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]
             },
         }
     } else if eq(sub, "help") && n == 2 {
-        Reply::bulks(
-            [
-                "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                "GET <pattern>",
-                "    Return parameters matching the glob-like <pattern> and their values.",
-                "SET <directive> <value>",
-                "    Set the configuration <directive> to <value>.",
-                "RESETSTAT",
-                "    Reset statistics reported by the INFO command.",
-                "REWRITE",
-                "    Rewrite the configuration file.",
-                "HELP",
-                "    Prints this help.",
-            ]
-            .iter()
-            .map(|s| Bytes::from_static(s.as_bytes())),
-        )
+        Reply::help(&[
+            "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "GET <pattern>",
+            "    Return parameters matching the glob-like <pattern> and their values.",
+            "SET <directive> <value>",
+            "    Set the configuration <directive> to <value>.",
+            "RESETSTAT",
+            "    Reset statistics reported by the INFO command.",
+            "REWRITE",
+            "    Rewrite the configuration file.",
+            "HELP",
+            "    Prints this help.",
+        ])
     } else if [&b"get"[..], b"set", b"resetstat", b"rewrite", b"help"]
         .iter()
         .any(|s| sub.eq_ignore_ascii_case(s))
@@ -471,9 +467,10 @@ fn info_of(name: &[u8]) -> Reply {
             if ebb_core::lookup(container.as_bytes()).is_some()
                 && ebb_core::docs::lookup(&lower).is_some() =>
         {
-            keyspecs::subcommand(&lower).map_or(Reply::NilArray, |s| subcommand_info(&s))
+            keyspecs::subcommand(&lower).map_or(Reply::Nil, |s| subcommand_info(&s))
         }
-        _ => Reply::NilArray,
+        // A null bulk in RESP2, as Redis answers for a name it does not know.
+        _ => Reply::Nil,
     }
 }
 
@@ -563,15 +560,53 @@ fn key_positions_of(args: &[&[u8]]) -> Result<Vec<usize>, Reply> {
     let Some(spec) = ebb_core::lookup(args[0]) else {
         return Err(err("ERR Invalid command specified"));
     };
-    if !spec.arity_ok(args.len()) {
-        return Err(err("ERR Invalid number of arguments specified for command"));
-    }
-    if (spec.first_key == 0 && spec.keys.is_none())
-        || ebb_core::cmd::server::channels_not_keys(spec.name)
-    {
+    // A container's subcommand is looked up as Redis does, and judged on
+    // its own: whether it has keys, then its arity.
+    let sub = if args.len() >= 2 && !ebb_core::docs::subcommands(spec.name).is_empty() {
+        let full = format!("{}|{}", spec.name, lossy(args[1]).to_ascii_lowercase());
+        match keyspecs::subcommand(&full) {
+            Some(s) => Some(s),
+            None => return Err(err("ERR Invalid command specified")),
+        }
+    } else {
+        None
+    };
+    let (name, has_keys, arity_ok) = match &sub {
+        Some(s) => {
+            let argc = args.len() as i32;
+            let fits = if s.arity >= 0 {
+                argc == s.arity
+            } else {
+                argc >= -s.arity
+            };
+            let keyed = s.key_specs().iter().any(|k| !k.flags.contains(&"not_key"));
+            (s.name.to_string(), keyed, fits)
+        }
+        None => (
+            spec.name.to_string(),
+            (spec.first_key != 0 || spec.keys.is_some())
+                && !ebb_core::cmd::server::channels_not_keys(spec.name),
+            spec.arity_ok(args.len()),
+        ),
+    };
+    if !has_keys {
         return Err(err("ERR The command has no key arguments"));
     }
-    let pos = spec.key_positions(args);
+    if !arity_ok {
+        return Err(err("ERR Invalid number of arguments specified for command"));
+    }
+    let pos = match keyspecs::positions_by_specs(&name, args) {
+        Some(p) => p,
+        // A key count that does not fit the arguments names no key, as in
+        // Redis's own key finders for such commands.
+        None if keyspecs::key_specs(&name)
+            .iter()
+            .any(|k| matches!(k.find, keyspecs::Find::KeyNum { .. })) =>
+        {
+            Vec::new()
+        }
+        None => spec.key_positions(args),
+    };
     // EVAL, FCALL and the like may well name no key.
     if pos.is_empty() && !spec.has_flag("no_mandatory_keys") {
         return Err(err("ERR Invalid arguments specified for command"));
@@ -668,29 +703,25 @@ pub fn command(argv: &[&[u8]]) -> Reply {
                 .collect(),
         )
     } else if eq(sub, "help") && argv.len() == 2 {
-        Reply::bulks(
-            [
-                "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                "(no subcommand)",
-                "    Return details about all Redis commands.",
-                "COUNT",
-                "    Return the total number of commands in this Redis server.",
-                "LIST",
-                "    Return a list of all commands in this Redis server.",
-                "INFO [<command-name> ...]",
-                "    Return details about multiple Redis commands.",
-                "DOCS [<command-name> ...]",
-                "    Return documentation details about multiple Redis commands.",
-                "GETKEYS <full-command>",
-                "    Return the keys from a full Redis command.",
-                "GETKEYSANDFLAGS <full-command>",
-                "    Return the keys and the access flags from a full Redis command.",
-                "HELP",
-                "    Prints this help.",
-            ]
-            .iter()
-            .map(|s| Bytes::from_static(s.as_bytes())),
-        )
+        Reply::help(&[
+            "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "(no subcommand)",
+            "    Return details about all Redis commands.",
+            "COUNT",
+            "    Return the total number of commands in this Redis server.",
+            "LIST",
+            "    Return a list of all commands in this Redis server.",
+            "INFO [<command-name> ...]",
+            "    Return details about multiple Redis commands.",
+            "DOCS [<command-name> ...]",
+            "    Return documentation details about multiple Redis commands.",
+            "GETKEYS <full-command>",
+            "    Return the keys from a full Redis command.",
+            "GETKEYSANDFLAGS <full-command>",
+            "    Return the keys and the access flags from a full Redis command.",
+            "HELP",
+            "    Prints this help.",
+        ])
     } else {
         unknown_subcommand(sub, "command").into()
     }

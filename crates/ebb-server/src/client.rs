@@ -199,18 +199,19 @@ pub fn client<'a>(
             Error::Syntax.into()
         }
     } else if eq(sub, "pause") && (n == 3 || n == 4) {
+        // The mode is checked before the timeout, as in Redis.
+        let writes_only = match argv.get(3) {
+            None => false,
+            Some(m) if eq(m, "write") => true,
+            Some(m) if eq(m, "all") => false,
+            Some(_) => return Some(err("ERR CLIENT PAUSE mode must be WRITE or ALL")),
+        };
         let Some(ms) = parse_i64(argv[2]) else {
             return Some(err("ERR timeout is not an integer or out of range"));
         };
         if ms < 0 {
             return Some(err("ERR timeout is negative"));
         }
-        let writes_only = match argv.get(3) {
-            None => false,
-            Some(m) if eq(m, "write") => true,
-            Some(m) if eq(m, "all") => false,
-            Some(_) => return Some(Error::Syntax.into()),
-        };
         shared
             .pause_writes_only
             .store(writes_only, Ordering::Relaxed);
@@ -260,31 +261,55 @@ pub fn client<'a>(
     } else if eq(sub, "trackinginfo") && n == 2 {
         tracking_info(s, shared)
     } else if eq(sub, "help") && n == 2 {
-        Reply::bulks(
-            [
-                "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                "GETNAME",
-                "ID",
-                "INFO",
-                "KILL <ip:port>",
-                "KILL <option> <value> [<option> <value> [...]]",
-                "LIST [options ...]",
-                "UNPAUSE",
-                "PAUSE <timeout> [WRITE|ALL]",
-                "REPLY (ON|OFF|SKIP)",
-                "SETNAME <name>",
-                "SETINFO <option> <value>",
-                "UNBLOCK <clientid> [TIMEOUT|ERROR]",
-                "NO-EVICT (ON|OFF)",
-                "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]] [OPTIN] [OPTOUT] [NOLOOP]",
-                "CACHING (YES|NO)",
-                "GETREDIR",
-                "TRACKINGINFO",
-                "HELP",
-            ]
-            .iter()
-            .map(|s| Bytes::from_static(s.as_bytes())),
-        )
+        Reply::help(&[
+            "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "CACHING (YES|NO)",
+            "    In OPTIN or OPTOUT tracking, whether the next command's keys are tracked.",
+            "GETREDIR",
+            "    The id of the client tracking messages are redirected to (-1 if none).",
+            "GETNAME",
+            "    This connection's name.",
+            "ID",
+            "    This connection's id.",
+            "INFO",
+            "    This connection, described as in CLIENT LIST.",
+            "KILL <ip:port>",
+            "    Close the connection from <ip:port>.",
+            "KILL <option> <value> [<option> <value> [...]]",
+            "    Close the connections matching every option:",
+            "    * ID <client-id>",
+            "    * ADDR (<ip:port>|<unixsocket>:0)",
+            "    * LADDR (<ip:port>|<unixsocket>:0)",
+            "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+            "    * USER <username>",
+            "    * SKIPME (YES|NO)",
+            "      Whether to spare this connection (default: yes).",
+            "LIST [options ...]",
+            "    Every connection, one line each. Options:",
+            "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+            "    * ID <client-id> [<client-id> ...]",
+            "UNPAUSE",
+            "    End a CLIENT PAUSE.",
+            "PAUSE <timeout> [WRITE|ALL]",
+            "    Hold every command, or only writes, for <timeout> milliseconds.",
+            "REPLY (ON|OFF|SKIP)",
+            "    Turn this connection's replies on or off, or skip the next one.",
+            "SETNAME <name>",
+            "    Name this connection.",
+            "SETINFO <option> <value>",
+            "    Record the client library's name (LIB-NAME) or version (LIB-VER).",
+            "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+            "    Wake a client blocked in a blocking command.",
+            "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+            "         [OPTIN] [OPTOUT] [NOLOOP]",
+            "    Turn server-assisted client-side caching on or off.",
+            "TRACKINGINFO",
+            "    This connection's tracking settings.",
+            "NO-EVICT (ON|OFF)",
+            "    Spare this connection from client eviction.",
+            "HELP",
+            "    Print this help.",
+        ])
     } else {
         unknown_subcommand(sub, "client").into()
     };

@@ -3,7 +3,6 @@
 //! DEBUG, TIME, SHUTDOWN.
 
 use bytes::{Bytes, BytesMut};
-use ebb_core::args::parse_i64;
 use ebb_core::{CommandSpec, Error, Exec, Reply, Store};
 use parking_lot::MutexGuard;
 use std::collections::BTreeSet;
@@ -45,6 +44,17 @@ pub fn run<'a>(
         "subscribe" | "psubscribe" | "ssubscribe" | "unsubscribe" | "punsubscribe"
         | "sunsubscribe" => {
             subscriptions(s, shared, spec, argv, out);
+            Flow::Continue
+        }
+        "publish" if s.resp3 && s.subscribed() => {
+            // A RESP3 subscriber publishing to itself gets its message
+            // before the reply, as from Redis.
+            let mut own = Vec::new();
+            let n = shared.publish_from(argv[1], argv[2], Some(s.id), &mut own);
+            for items in &own {
+                resp::encode_push(items, s.resp3, out);
+            }
+            s.reply(&Reply::Int(n as i64), out);
             Flow::Continue
         }
         "exec" => {
@@ -237,11 +247,10 @@ pub(crate) fn reply_for<'a>(
             let msg = argv.get(1).copied().unwrap_or_default();
             Reply::Array(vec![Reply::bulk(b"pong"), Reply::bulk(msg)])
         }
-        "select" => match parse_i64(argv[1]) {
-            None => Error::NotInteger.into(),
-            Some(n) if n < 0 || n as usize >= shared.databases => Error::DbIndexOutOfRange.into(),
-            Some(n) => {
-                s.db = n as usize;
+        "select" => match ebb_core::cmd::keys::parse_db_index(argv[1], shared.databases) {
+            Err(e) => e.into(),
+            Ok(n) => {
+                s.db = n;
                 s.entry.db.store(s.db, Ordering::Relaxed);
                 Reply::Ok
             }
@@ -714,8 +723,7 @@ fn pubsub(shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
     } else if eq(sub, "numpat") && argv.len() == 2 {
         Reply::Int(shared.pubsub_numpat() as i64)
     } else if eq(sub, "help") && argv.len() == 2 {
-        Reply::bulks(
-            [
+        Reply::help(&[
                 "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
                 "CHANNELS [<pattern>]",
                 "    Return the currently active channels matching a <pattern> (default: '*').",
@@ -730,10 +738,7 @@ fn pubsub(shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
                 "    Return the number of subscribers for the specified shard level channel(s)",
                 "HELP",
                 "    Prints this help.",
-            ]
-            .iter()
-            .map(|s| Bytes::from_static(s.as_bytes())),
-        )
+        ])
     } else {
         // A known subcommand with arguments it does not take.
         ebb_core::error::subcommand_syntax(sub, "pubsub").into()

@@ -222,11 +222,7 @@ pub fn slowlog(argv: &[&[u8]]) -> Reply {
             log().clear();
             Reply::Ok
         }
-        (b"help", 2) => Reply::bulks(
-            SLOWLOG_HELP
-                .iter()
-                .map(|s| Bytes::from_static(s.as_bytes())),
-        ),
+        (b"help", 2) => Reply::help(SLOWLOG_HELP),
         (b"get" | b"len" | b"reset" | b"help", _) => {
             ebb_core::Error::WrongArity(format!("slowlog|{}", String::from_utf8_lossy(&sub))).into()
         }

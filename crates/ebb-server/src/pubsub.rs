@@ -26,21 +26,28 @@ fn deliver(c: &ClientEntry, items: Vec<Bytes>) -> bool {
 }
 
 /// Sends `kind channel msg` to each subscriber of one channel (or shard
-/// channel); returns how many got it.
+/// channel); returns how many got it. The publisher's own copy, if it
+/// subscribed (`me`), goes to `own` instead.
 fn to_channel(
     subs: Option<&HashMap<u64, Arc<ClientEntry>>>,
     kind: &'static [u8],
     channel: &[u8],
     msg: &[u8],
+    me: Option<u64>,
+    own: &mut Vec<Vec<Bytes>>,
 ) -> usize {
     subs.into_iter()
-        .flat_map(|m| m.values())
-        .filter(|c| {
+        .flat_map(|m| m.iter())
+        .filter(|(id, c)| {
             let items = vec![
                 Bytes::from_static(kind),
                 Bytes::copy_from_slice(channel),
                 Bytes::copy_from_slice(msg),
             ];
+            if me == Some(**id) {
+                own.push(items);
+                return true;
+            }
             deliver(c, items)
         })
         .count()
@@ -83,7 +90,14 @@ impl Shared {
     /// patterns do not see it); returns the number of receivers.
     pub fn spublish(&self, channel: &[u8], msg: &[u8]) -> usize {
         let ps = self.pubsub.lock();
-        let n = to_channel(ps.shard.get(channel), b"smessage", channel, msg);
+        let n = to_channel(
+            ps.shard.get(channel),
+            b"smessage",
+            channel,
+            msg,
+            None,
+            &mut Vec::new(),
+        );
         self.stats
             .pubsub_messages
             .fetch_add(n as u64, Ordering::Relaxed);
@@ -92,17 +106,36 @@ impl Shared {
 
     /// Publishes a message; returns the number of receivers.
     pub fn publish(&self, channel: &[u8], msg: &[u8]) -> usize {
+        self.publish_from(channel, msg, None, &mut Vec::new())
+    }
+
+    /// Publishes a message for client `me` (if given): the messages `me`
+    /// itself receives are returned in `own` rather than queued, for the
+    /// publisher to write ahead of its reply, as Redis does for a RESP3
+    /// client subscribed to what it publishes.
+    pub fn publish_from(
+        &self,
+        channel: &[u8],
+        msg: &[u8],
+        me: Option<u64>,
+        own: &mut Vec<Vec<Bytes>>,
+    ) -> usize {
         let ps = self.pubsub.lock();
-        let mut n = to_channel(ps.channels.get(channel), b"message", channel, msg);
+        let mut n = to_channel(ps.channels.get(channel), b"message", channel, msg, me, own);
         for (pat, subs) in ps.patterns.iter() {
             if glob_match(pat, channel, false) {
-                for c in subs.values() {
+                for (id, c) in subs.iter() {
                     let items = vec![
                         Bytes::from_static(b"pmessage"),
                         pat.clone(),
                         Bytes::copy_from_slice(channel),
                         Bytes::copy_from_slice(msg),
                     ];
+                    if me == Some(*id) {
+                        own.push(items);
+                        n += 1;
+                        continue;
+                    }
                     n += usize::from(deliver(c, items));
                 }
             }

@@ -24,7 +24,8 @@ impl Default for Limits {
         Limits {
             max_bulk_len: 512 * 1024 * 1024,
             max_inline: 64 * 1024,
-            max_multibulk: 1024 * 1024,
+            // Redis 7.0's bound: any count that fits a C int.
+            max_multibulk: i32::MAX as i64,
             unauthenticated: false,
         }
     }
@@ -150,6 +151,11 @@ pub struct Request {
     /// Room for the argument slices of a batch, lent out by
     /// [`Request::lend_views`]; always empty here.
     views: Vec<&'static [u8]>,
+    /// Where the reading of an incomplete multibulk request stopped (just
+    /// after its last whole argument, whose places are in `spans`): the
+    /// next call, on the same request with more bytes, goes on from there
+    /// rather than reading every argument again.
+    resume: Option<usize>,
 }
 
 impl Request {
@@ -170,16 +176,27 @@ impl Request {
     /// [`Request::args`]), None when more bytes are needed.
     pub fn parse(&mut self, buf: &[u8], lim: &Limits) -> Result<Option<usize>, ProtoError> {
         self.inline = None;
-        self.spans.clear();
-        if self.spans.capacity() > 1024 {
-            // Do not keep the room a huge request needed.
-            self.spans = Vec::new();
+        let resume = self
+            .resume
+            .take()
+            .filter(|&p| p <= buf.len() && buf.first() == Some(&b'*'));
+        if resume.is_none() {
+            self.spans.clear();
+            if self.spans.capacity() > 1024 {
+                // Do not keep the room a huge request needed.
+                self.spans = Vec::new();
+            }
         }
         if buf.is_empty() {
             return Ok(None);
         }
         if buf[0] == b'*' {
-            parse_multibulk(buf, lim, &mut self.spans)
+            let r = parse_multibulk(buf, lim, &mut self.spans, resume);
+            if let Ok(Err(at)) = r {
+                self.resume = Some(at);
+                return Ok(None);
+            }
+            r.map(|done| done.ok())
         } else {
             let Some((len, args)) = parse_inline(buf, lim)? else {
                 return Ok(None);
@@ -220,14 +237,19 @@ impl Request {
 const UNAUTH_MAX_ARGS: i64 = 10;
 const UNAUTH_MAX_BULK: usize = 16384;
 
+/// Reads the multibulk request at the front of `buf`: `Ok(Ok(len))` when
+/// it is complete, `Ok(Err(at))` when more bytes are needed, `at` being
+/// where reading may go on (`resume`, with the arguments read so far in
+/// `spans`).
 fn parse_multibulk(
     buf: &[u8],
     lim: &Limits,
     spans: &mut Vec<(usize, usize)>,
-) -> Result<Option<usize>, ProtoError> {
+    resume: Option<usize>,
+) -> Result<Result<usize, usize>, ProtoError> {
     let too_big = "ERR Protocol error: too big mbulk count string";
     let Some(cr) = header_end(buf, 0, lim.max_inline, too_big)? else {
-        return Ok(None);
+        return Ok(Err(0));
     };
     let count = match header_int(&buf[1..cr]) {
         Some(n) if n <= lim.max_multibulk => n,
@@ -244,12 +266,22 @@ fn parse_multibulk(
     }
     let mut pos = cr + 2;
     if count <= 0 {
-        return Ok(Some(pos));
+        return Ok(Ok(pos));
     }
+    let done = match resume {
+        Some(at) if at > 0 => {
+            pos = at;
+            spans.len() as i64
+        }
+        _ => {
+            spans.clear();
+            0
+        }
+    };
     // The count is the client's word: grow as arguments actually arrive.
-    for _ in 0..count {
+    for _ in done..count {
         if pos >= buf.len() {
-            return Ok(None);
+            return Ok(Err(pos));
         }
         let (cr, len) = match plain_bulk_header(buf, pos) {
             Some((cr, n)) if (n as u64) <= lim.max_bulk_len => (cr, n),
@@ -257,7 +289,7 @@ fn parse_multibulk(
             None => {
                 let too_big = "ERR Protocol error: too big bulk count string";
                 let Some(cr) = header_end(buf, pos, lim.max_inline, too_big)? else {
-                    return Ok(None);
+                    return Ok(Err(pos));
                 };
                 if buf[pos] != b'$' {
                     return Err(ProtoError(format!(
@@ -278,12 +310,12 @@ fn parse_multibulk(
         }
         let start = cr + 2;
         if buf.len() < start + len + 2 {
-            return Ok(None);
+            return Ok(Err(pos));
         }
         spans.push((start, start + len));
         pos = start + len + 2;
     }
-    Ok(Some(pos))
+    Ok(Ok(pos))
 }
 
 /// The usual bulk header at `pos`, read in one pass: `$`, a length of 1

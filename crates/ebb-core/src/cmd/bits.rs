@@ -339,7 +339,10 @@ fn bitop(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
             }
         }
     }
-    ctx.set_value(dest, Value::Str(StrValue::from_vec(res)));
+    // Redis builds the result as a plain buffer: `raw` whatever it holds.
+    let mut out = StrValue::from_vec(res);
+    out.set_written(crate::value::strval::Written::InPlace);
+    ctx.set_value(dest, Value::Str(out));
     ctx.modified(dest);
     ctx.notify(b'$', "set", dest);
     Ok(Reply::Int(max as i64))

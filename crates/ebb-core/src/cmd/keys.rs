@@ -47,7 +47,7 @@ pub(crate) fn touched_in(ctx: &mut Ctx, db: usize, key: &[u8]) {
 
 /// Parses a database index the way Redis's `getIntFromObjectOrReply` +
 /// `selectDb` do: not an integer, outside a C int, or not a database.
-pub(crate) fn parse_db_index(arg: &[u8], dbs: usize) -> CmdResult<usize> {
+pub fn parse_db_index(arg: &[u8], dbs: usize) -> CmdResult<usize> {
     let v = parse_i64(arg).ok_or(Error::NotInteger)?;
     if v < i32::MIN as i64 || v > i32::MAX as i64 {
         return Err(Error::msg(

@@ -199,26 +199,20 @@ pub fn encoding_name(v: &Value, cfg: &CoreConfig) -> &'static str {
                 "hashtable"
             }
         }
-        Value::Hash(h) => {
-            let small = |b: &[u8]| b.len() <= cfg.hash_max_listpack_value;
-            if h.len() <= cfg.hash_max_listpack_entries
-                && h.iter().all(|(f, v)| small(f) && small(v))
-            {
-                "listpack"
-            } else {
-                "hashtable"
-            }
+        // A hash or sorted set that outgrew its listpack stays a hash
+        // table or skiplist, as in Redis.
+        Value::Hash(h)
+            if h.is_compact(cfg.hash_max_listpack_entries, cfg.hash_max_listpack_value) =>
+        {
+            "listpack"
         }
-        Value::ZSet(z) => {
-            if z.len() <= cfg.zset_max_listpack_entries
-                && z.iter()
-                    .all(|(m, _)| m.len() <= cfg.zset_max_listpack_value)
-            {
-                "listpack"
-            } else {
-                "skiplist"
-            }
+        Value::Hash(_) => "hashtable",
+        Value::ZSet(z)
+            if z.is_compact(cfg.zset_max_listpack_entries, cfg.zset_max_listpack_value) =>
+        {
+            "listpack"
         }
+        Value::ZSet(_) => "skiplist",
     }
 }
 

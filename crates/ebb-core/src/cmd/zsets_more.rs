@@ -53,7 +53,5 @@ fn store_keys(argv: &[&[u8]]) -> Vec<usize> {
 /// Whether Redis would hold `z` as a listpack (few and short members),
 /// which ZSCAN returns whole.
 fn fits_listpack(z: &crate::value::ZSetValue, cfg: &crate::db::CoreConfig) -> bool {
-    z.len() <= cfg.zset_max_listpack_entries
-        && z.iter()
-            .all(|(m, _)| m.len() <= cfg.zset_max_listpack_value)
+    z.is_compact(cfg.zset_max_listpack_entries, cfg.zset_max_listpack_value)
 }

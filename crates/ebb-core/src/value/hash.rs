@@ -12,7 +12,7 @@ pub type FieldValue<'a> = (&'a [u8], &'a [u8]);
 
 /// Up to this many fields, removals keep the order of the other fields
 /// (Redis's default `hash-max-listpack-entries`).
-const ORDERED_REMOVAL_MAX: usize = 128;
+const ORDERED_REMOVAL_MAX: usize = 512;
 
 /// A hash. Up to 128 fields of at most 64 bytes (and values as short) it
 /// is one packed buffer in insertion order ([`HPack`], as Redis keeps a

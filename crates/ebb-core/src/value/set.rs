@@ -29,7 +29,14 @@ pub struct SetValue {
 struct Large {
     table: MemberTable<()>,
     indexed_due: u64,
+    /// The set has held a member that is not an integer, or more members
+    /// than Redis's default `set-max-intset-entries`: Redis's set would be
+    /// a hash table from then on, whatever it holds now.
+    wide: bool,
 }
+
+/// Redis's default `set-max-intset-entries`.
+const INTSET_MAX: usize = 512;
 
 impl std::ops::Deref for Large {
     type Target = MemberTable<()>;
@@ -140,11 +147,12 @@ impl SetValue {
     }
 
     /// The large form, converting a packed set to it first (same order).
-    fn large(&mut self) -> &mut MemberTable<()> {
+    fn large(&mut self) -> &mut Large {
         if let Repr::Packed(p) = &self.repr {
             self.repr = Repr::Large(Box::new(Large {
                 table: p.to_table(|_| ()),
                 indexed_due: p.indexed_due(),
+                wide: !p.ints() && p.len() > 0,
             }));
         }
         match &mut self.repr {
@@ -214,7 +222,7 @@ impl SetValue {
     pub fn all_integers(&self) -> bool {
         match &self.repr {
             Repr::Packed(p) => p.ints() || p.len() == 0,
-            Repr::Large(_) => self.iter().all(|m| crate::args::parse_i64(m).is_some()),
+            Repr::Large(l) => !l.wide && self.iter().all(|m| crate::args::parse_i64(m).is_some()),
         }
     }
 
@@ -286,7 +294,13 @@ impl SetValue {
             Some(_) if !refresh => return Did::Existed,
             Some(id) => (id, Did::Existed),
             None if !add => return Did::Absent,
-            None => (t.push(m, ()), Did::Added),
+            None => {
+                let id = t.push(m, ());
+                if !t.wide && (t.len() > INTSET_MAX || crate::args::parse_i64(m).is_none()) {
+                    t.wide = true;
+                }
+                (id, Did::Added)
+            }
         };
         if at != NO_DEADLINE {
             t.set_deadline(id, at);

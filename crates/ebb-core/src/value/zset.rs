@@ -279,6 +279,21 @@ impl ZSetValue {
         matches!(self.repr, Repr::Packed(_))
     }
 
+    /// Whether Redis would still hold this sorted set as a listpack under
+    /// `zset-max-listpack-entries` / `-value`: it fits them, and it never
+    /// outgrew the packed form while those limits are no larger than the
+    /// packed form's (Redis's defaults), since Redis converts to a skiplist
+    /// past them and never back.
+    pub fn is_compact(&self, max_entries: usize, max_value: usize) -> bool {
+        if !self.is_packed()
+            && max_entries <= super::zpack::MAX_LEN
+            && max_value <= super::zpack::MAX_MEMBER
+        {
+            return false;
+        }
+        self.len() <= max_entries && self.iter().all(|(m, _)| m.len() <= max_value)
+    }
+
     /// The large form, converting a packed set to it first.
     /// The earliest member deadline the keyspace's member index recorded.
     pub(crate) fn indexed_due(&self) -> u64 {

@@ -107,9 +107,9 @@ static OPTIONS: &[Opt] = &[
     o("slowlog-max-len", "128", Kind::Int, true),
     o("latency-monitor-threshold", "0", Kind::Int, true),
     o("busy-reply-threshold", "5000", Kind::Int, true),
-    o("hash-max-listpack-entries", "128", Kind::Int, true),
+    o("hash-max-listpack-entries", "512", Kind::Int, true),
     o("hash-max-listpack-value", "64", Kind::Int, true),
-    o("hash-max-ziplist-entries", "128", Kind::Int, true),
+    o("hash-max-ziplist-entries", "512", Kind::Int, true),
     o("hash-max-ziplist-value", "64", Kind::Int, true),
     o("set-max-intset-entries", "512", Kind::Int, true),
     o("set-max-listpack-entries", "128", Kind::Int, false),
@@ -534,6 +534,14 @@ impl Config {
                     String::new()
                 };
                 self.save_seen = true;
+                let value = save_rules(&value).map_err(|e| {
+                    format!(
+                        "*** FATAL CONFIG FILE ERROR *** line {}: >>> '{}' {}",
+                        n + 1,
+                        line,
+                        e
+                    )
+                })?;
                 let v = if value.is_empty() || cur.is_empty() {
                     value
                 } else {
@@ -601,9 +609,13 @@ impl Config {
                     .trim()
                     .parse()
                     .map_err(|_| "argument couldn't be parsed into an integer".to_string())?;
-                if cname == "io-threads" && !(1..=128).contains(&n) {
-                    return Err("argument must be between 1 and 128 inclusive".into());
+                if let Some((lo, hi)) = int_range(cname) {
+                    if !(lo..=hi).contains(&n) {
+                        return Err(format!("argument must be between {lo} and {hi} inclusive"));
+                    }
                 }
+                // Redis keeps `hz` within 1..500 whatever it is given.
+                let n = if cname == "hz" { n.clamp(1, 500) } else { n };
                 n.to_string()
             }
             Kind::Memory if cname == "maxmemory-clients" && value.trim().ends_with('%') => {
@@ -637,6 +649,7 @@ impl Config {
                 }
                 l
             }
+            Kind::Words if cname == "save" => save_rules(value)?,
             Kind::Str | Kind::Words => value.to_string(),
         };
         let v = if cname == "latency-tracking-info-percentiles" {
@@ -720,15 +733,10 @@ impl Config {
             .map(canonical)
             .and_then(find);
         if let Some(opt) = exact {
-            // An old name is answered under that name, as Redis does.
-            let asked = std::str::from_utf8(&lower).unwrap_or_default();
-            let name = if ALIASES.contains(&asked) {
-                asked
-            } else {
-                opt.name
-            };
+            // A name (not a pattern) is answered under the name as asked,
+            // old names and letter case included, as Redis does.
             return vec![(
-                name.to_string(),
+                String::from_utf8_lossy(pattern).into_owned(),
                 self.values.get(opt.name).cloned().unwrap_or_default(),
             )];
         }
@@ -753,6 +761,67 @@ impl Config {
         }
         out
     }
+}
+
+/// The bounds Redis 7.0 puts on an integer option, where it has some.
+fn int_range(name: &str) -> Option<(i64, i64)> {
+    const INT: i64 = i32::MAX as i64;
+    const UINT: i64 = u32::MAX as i64;
+    const LONG: i64 = i64::MAX;
+    Some(match name {
+        "port" | "tls-port" | "replica-announce-port" => (0, 65535),
+        "databases" => (1, INT),
+        "maxclients" => (1, UINT),
+        "hz"
+        | "timeout"
+        | "auto-aof-rewrite-percentage"
+        | "tcp-backlog"
+        | "tcp-keepalive"
+        | "list-compress-depth"
+        | "replica-priority"
+        | "repl-diskless-sync-delay"
+        | "lfu-log-factor"
+        | "lfu-decay-time"
+        | "shutdown-timeout"
+        | "min-replicas-max-lag"
+        | "min-replicas-to-write"
+        | "repl-diskless-sync-max-replicas" => (0, INT),
+        "maxmemory-samples" | "repl-ping-replica-period" | "repl-timeout" => (1, INT),
+        "io-threads" => (1, 128),
+        "active-expire-effort" => (1, 10),
+        "maxmemory-eviction-tenacity" => (0, 100),
+        "slowlog-log-slower-than" => (-1, LONG),
+        "slowlog-max-len"
+        | "latency-monitor-threshold"
+        | "busy-reply-threshold"
+        | "hash-max-listpack-entries"
+        | "set-max-intset-entries"
+        | "zset-max-listpack-entries"
+        | "stream-node-max-entries"
+        | "acllog-max-len"
+        | "tracking-table-max-keys"
+        | "repl-backlog-ttl" => (0, LONG),
+        "list-max-listpack-size" => (i32::MIN as i64, INT),
+        _ => return None,
+    })
+}
+
+/// The `save` rules as Redis takes them: pairs of seconds (at least 1)
+/// and changes (at least 0), or nothing at all; written back with single
+/// spaces.
+fn save_rules(value: &str) -> Result<String, String> {
+    let words: Vec<&str> = value.split_ascii_whitespace().collect();
+    let bad = || "Invalid save parameters".to_string();
+    if words.len() % 2 == 1 {
+        return Err(bad());
+    }
+    for (i, w) in words.iter().enumerate() {
+        let n: i64 = w.parse().map_err(|_| bad())?;
+        if n < if i % 2 == 0 { 1 } else { 0 } {
+            return Err(bad());
+        }
+    }
+    Ok(words.join(" "))
 }
 
 fn twin(name: &str) -> Option<&'static str> {

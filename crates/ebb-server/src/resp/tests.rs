@@ -248,3 +248,46 @@ fn a_request_buffer_is_reused() {
     req.return_views(views);
     assert_eq!(req.lend_views().capacity(), room, "the room is kept");
 }
+
+#[test]
+fn a_long_request_arriving_in_pieces_is_read_once() {
+    // 2,000 arguments of varied lengths, then a second request.
+    let args: Vec<Vec<u8>> = (0..2000)
+        .map(|i| format!("a{}", "x".repeat(i % 37)).into_bytes())
+        .collect();
+    let mut whole = format!("*{}\r\n", args.len()).into_bytes();
+    for a in &args {
+        whole.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
+        whole.extend_from_slice(a);
+        whole.extend_from_slice(b"\r\n");
+    }
+    let first_len = whole.len();
+    whole.extend_from_slice(b"*1\r\n$4\r\nPING\r\n");
+    let lim = Limits::default();
+    let mut req = Request::default();
+    // Every prefix, one byte more each time, with the same parser: only
+    // the whole request completes, and it reads as the whole.
+    for end in 0..first_len {
+        assert_eq!(req.parse(&whole[..end], &lim), Ok(None), "prefix {end}");
+    }
+    assert_eq!(req.parse(&whole, &lim), Ok(Some(first_len)));
+    let mut views = Vec::new();
+    req.args(&whole, &mut views);
+    let want: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+    assert_eq!(views, want);
+    // The next request starts afresh.
+    let rest = &whole[first_len..];
+    assert_eq!(req.parse(rest, &lim), Ok(Some(rest.len())));
+    views.clear();
+    req.args(rest, &mut views);
+    assert_eq!(views, vec![&b"PING"[..]]);
+}
+
+#[test]
+fn counts_up_to_a_c_int_are_accepted() {
+    let lim = Limits::default();
+    let mut req = Request::default();
+    assert_eq!(req.parse(b"*2147483647\r\n$1\r\na\r\n", &lim), Ok(None));
+    let mut req = Request::default();
+    assert!(req.parse(b"*2147483648\r\n", &lim).is_err());
+}

@@ -3,9 +3,8 @@
 //! on this thread.
 
 use bytes::Bytes;
-use ebb_core::args::parse_i64;
 use ebb_core::table::flag;
-use ebb_core::{CommandSpec, Error, Exec, Reply};
+use ebb_core::{CommandSpec, Exec, Reply};
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -171,13 +170,10 @@ impl Call<'_, '_> {
 
     fn server(&mut self, spec: &CommandSpec, argv: &[&[u8]]) -> Reply {
         if spec.name == "select" {
-            return match parse_i64(argv[1]) {
-                None => Error::NotInteger.into(),
-                Some(n) if n < 0 || n as usize >= self.shared.databases => {
-                    Error::DbIndexOutOfRange.into()
-                }
-                Some(n) => {
-                    self.db = n as usize;
+            return match ebb_core::cmd::keys::parse_db_index(argv[1], self.shared.databases) {
+                Err(e) => e.into(),
+                Ok(n) => {
+                    self.db = n;
                     Reply::Ok
                 }
             };

@@ -162,11 +162,28 @@ impl<'a> Ctx<'a> {
     }
 
     /// The live entry of `key`.
+    /// A read: counted as a hit or a miss, and a miss is a `keymiss`
+    /// event, as Redis's read lookups are.
     pub fn entry(&mut self, key: &[u8]) -> Option<&Entry> {
-        if !self.expire_key(key) {
+        if !self.read_hit(key) {
             return None;
         }
         self.store.dbs[self.db].peek(key)
+    }
+
+    /// Whether `key` exists (after lazy expiry), counted as a read (see
+    /// [`Ctx::entry`]).
+    pub fn read_hit(&mut self, key: &[u8]) -> bool {
+        if self.expire_key(key) {
+            self.fx.hits += 1;
+            return true;
+        }
+        self.fx.misses += 1;
+        if self.fx.keymiss {
+            self.fx
+                .event(b'm', "keymiss", self.db, Bytes::copy_from_slice(key));
+        }
+        false
     }
 
     /// The live entry of `key`, mutably; the key is housekept after the command.
@@ -245,7 +262,14 @@ impl<'a> Ctx<'a> {
     /// Checks that `key`, if it exists, holds type `T` (for commands that
     /// must fail before doing anything).
     pub fn check_type<T: Kind>(&mut self, key: &[u8]) -> CmdResult<bool> {
-        Ok(self.get::<T>(key)?.is_some())
+        // A lookup for writing: not a read hit or miss.
+        if !self.expire_key(key) {
+            return Ok(false);
+        }
+        match self.store.dbs[self.db].peek(key) {
+            None => Ok(false),
+            Some(e) => T::of(&e.value).map(|_| true).ok_or(Error::WrongType),
+        }
     }
 
     /// Replaces the value of `key` (dropping its TTL), like Redis's setKey.
@@ -274,6 +298,19 @@ impl<'a> Ctx<'a> {
             return false;
         }
         self.store.dbs[self.db].remove(key).is_some()
+    }
+
+    /// Deletes a store command's destination when its result is empty, as
+    /// Redis's `dbDelete` does: a key whose TTL passed goes too, as a
+    /// deletion (the caller's `del` event), not as an expiry.
+    pub fn delete_stored(&mut self, key: &[u8]) -> bool {
+        let now = self.now;
+        let db = &mut self.store.dbs[self.db];
+        let ttl_passed = matches!(db.peek(key).and_then(|e| e.expire_at()), Some(t) if t <= now);
+        if ttl_passed {
+            return db.remove(key).is_some();
+        }
+        self.delete(key)
     }
 
     /// Deletes `key` like [`Ctx::delete`], but a value of more than 64

@@ -62,6 +62,13 @@ pub struct Effects {
     /// Set by the host when `new` key events (class `n`) are published:
     /// commands that create a key then record one before their own event.
     pub new_keys: bool,
+    /// Set by the host when `keymiss` events (class `m`) are published:
+    /// a read that finds no key then records one.
+    pub keymiss: bool,
+    /// Reads of a key that found it, and that did not (INFO's
+    /// `keyspace_hits` and `keyspace_misses`); the host adds them up.
+    pub hits: u64,
+    pub misses: u64,
     /// Keys removed because their TTL passed (counted even when events
     /// are not recorded).
     pub expired_keys: u64,
@@ -92,6 +99,8 @@ impl Effects {
         self.ready.clear();
         self.expired_members = 0;
         self.expired_keys = 0;
+        self.hits = 0;
+        self.misses = 0;
         self.garbage.clear();
         self.garbage_dbs.clear();
         self.flushed_all = false;

@@ -59,14 +59,17 @@ pub fn parse_flags(s: &str) -> Option<Flags> {
 }
 
 impl Flags {
-    /// The canonical string CONFIG GET shows.
+    /// The canonical string CONFIG GET shows, in Redis's order: `A` for
+    /// every class (`n` is then not shown, though it stays on) or the
+    /// classes one by one with `n` last, then `K`, `E` and `m`; ebb's
+    /// subkey channels follow.
     pub fn to_config_string(self) -> String {
         let mut s = String::new();
         let all: u32 = ALL.iter().map(|&c| bit(c)).sum();
         if self.classes & all == all {
             s.push('A');
         } else {
-            for &c in ALL {
+            for &c in ALL.iter().chain(b"n") {
                 if self.classes & bit(c) != 0 {
                     s.push(c as char);
                 }
@@ -78,6 +81,9 @@ impl Flags {
         if self.keyevent {
             s.push('E');
         }
+        if self.classes & bit(b'm') != 0 {
+            s.push('m');
+        }
         for (on, c) in [
             (self.subkeyspace, 'S'),
             (self.subkeyevent, 'T'),
@@ -86,11 +92,6 @@ impl Flags {
         ] {
             if on {
                 s.push(c);
-            }
-        }
-        for c in [b'm', b'n'] {
-            if self.classes & bit(c) != 0 {
-                s.push(c as char);
             }
         }
         s
@@ -104,6 +105,11 @@ impl Flags {
     /// Whether `new` events (class `n`) are published.
     pub fn wants_new_keys(&self) -> bool {
         self.any() && self.classes & bit(b'n') != 0
+    }
+
+    /// Whether `keymiss` events (class `m`) are published.
+    pub fn wants_keymiss(&self) -> bool {
+        self.any() && self.classes & bit(b'm') != 0
     }
 
     /// Whether anything at all is published.

@@ -647,7 +647,23 @@ fn exec<'a>(
             s.count_call(slot, took, failed);
         }
         s.err_mark = s.err_seq;
-        replies.push(part);
+        // A RESP3 subscriber's own messages from this command come between
+        // EXEC's elements, ahead of the command's reply, as Redis writes
+        // them (see the session's `execute_in_order`).
+        let own = crate::pubsub::take_own();
+        if own.is_empty() {
+            replies.push(part);
+        } else {
+            let mut raw = BytesMut::new();
+            for items in &own {
+                resp::encode_push(items, true, &mut raw);
+            }
+            match part {
+                Part::Reply(r) => resp::encode(&r, s.resp3, &mut raw),
+                Part::Raw(b) => raw.extend_from_slice(&b),
+            }
+            replies.push(Part::Raw(raw));
+        }
     }
     if writes {
         shared.log_raw(s.db, &[Bytes::from_static(b"EXEC")]);

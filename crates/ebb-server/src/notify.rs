@@ -16,6 +16,7 @@ pub struct NotifySettings {
     any: AtomicBool,
     member_names: AtomicBool,
     new_keys: AtomicBool,
+    keymiss: AtomicBool,
 }
 
 /// Write access to [`NotifySettings`]; the cached answers are refreshed
@@ -25,6 +26,7 @@ pub struct NotifyWrite<'a> {
     any: &'a AtomicBool,
     member_names: &'a AtomicBool,
     new_keys: &'a AtomicBool,
+    keymiss: &'a AtomicBool,
 }
 
 impl NotifySettings {
@@ -34,6 +36,7 @@ impl NotifySettings {
             any: AtomicBool::new(flags.any()),
             member_names: AtomicBool::new(flags.wants_member_names()),
             new_keys: AtomicBool::new(flags.wants_new_keys()),
+            keymiss: AtomicBool::new(flags.wants_keymiss()),
             flags: RwLock::new(flags),
         }
     }
@@ -50,6 +53,7 @@ impl NotifySettings {
             any: &self.any,
             member_names: &self.member_names,
             new_keys: &self.new_keys,
+            keymiss: &self.keymiss,
         }
     }
 
@@ -66,6 +70,11 @@ impl NotifySettings {
     /// Whether `new` key events are published ([`Flags::wants_new_keys`]).
     pub fn new_keys(&self) -> bool {
         self.new_keys.load(Ordering::Relaxed)
+    }
+
+    /// Whether `keymiss` events are published ([`Flags::wants_keymiss`]).
+    pub fn keymiss(&self) -> bool {
+        self.keymiss.load(Ordering::Relaxed)
     }
 }
 
@@ -89,5 +98,7 @@ impl Drop for NotifyWrite<'_> {
             .store(self.guard.wants_member_names(), Ordering::Relaxed);
         self.new_keys
             .store(self.guard.wants_new_keys(), Ordering::Relaxed);
+        self.keymiss
+            .store(self.guard.wants_keymiss(), Ordering::Relaxed);
     }
 }

@@ -19,6 +19,38 @@ pub struct PubSub {
     shard: HashMap<Bytes, HashMap<u64, Arc<ClientEntry>>>,
 }
 
+thread_local! {
+    /// The RESP3 subscriber whose command is running on this thread (0:
+    /// none), and the messages it sent itself meanwhile: they are written
+    /// ahead of the command's reply, as Redis writes them.
+    static OWN: std::cell::RefCell<(u64, Vec<Vec<Bytes>>)> =
+        const { std::cell::RefCell::new((0, Vec::new())) };
+}
+
+/// Marks client `id` (0: none) as the one whose command runs now, for
+/// [`take_own`].
+pub fn set_own(id: u64) {
+    OWN.with(|o| o.borrow_mut().0 = id);
+}
+
+/// The messages the running client sent itself since the last call.
+pub fn take_own() -> Vec<Vec<Bytes>> {
+    OWN.with(|o| std::mem::take(&mut o.borrow_mut().1))
+}
+
+/// The client marked by [`set_own`], whose own keyspace events are kept
+/// for it (see [`keep_own`]).
+pub fn own_id_for_events() -> Option<u64> {
+    OWN.with(|o| Some(o.borrow().0).filter(|&id| id != 0))
+}
+
+/// Keeps messages the running client sent itself, for [`take_own`].
+pub fn keep_own(mut items: Vec<Vec<Bytes>>) {
+    if !items.is_empty() {
+        OWN.with(|o| o.borrow_mut().1.append(&mut items));
+    }
+}
+
 /// Queues a pub/sub message for a subscriber, unless its output limit
 /// refuses it; true if queued.
 fn deliver(c: &ClientEntry, items: Vec<Bytes>) -> bool {

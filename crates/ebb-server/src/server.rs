@@ -119,9 +119,9 @@ pub struct Stats {
     pub expired_members: AtomicU64,
     /// Changes since the last save.
     pub dirty: AtomicU64,
-    /// Keyspace hits / misses are not tracked separately (always 0).
+    /// Reads that found their key.
     pub keyspace_hits: AtomicU64,
-    /// Keyspace misses.
+    /// Reads that did not.
     pub keyspace_misses: AtomicU64,
     /// Bytes read from clients.
     pub net_in: AtomicU64,
@@ -129,6 +129,28 @@ pub struct Stats {
     pub net_out: AtomicU64,
     /// Pub/sub messages delivered.
     pub pubsub_messages: AtomicU64,
+}
+
+/// A blocked pop on several keys served because `ready` received
+/// elements pops from `ready` first, as Redis serves a client from the key
+/// that woke it: its keys are reordered with `ready` first.
+fn ready_key_first(spec: &ebb_core::CommandSpec, argv: Vec<Bytes>, ready: &[u8]) -> Vec<Bytes> {
+    let views = ebb_core::args::views(&argv);
+    let pos = spec.key_positions(&views);
+    let Some(at) = pos.iter().position(|&p| &argv[p][..] == ready) else {
+        return argv;
+    };
+    if at == 0 || !spec.has_flag("blocking") {
+        return argv;
+    }
+    let mut out = argv.clone();
+    let mut keys: Vec<Bytes> = pos.iter().map(|&p| argv[p].clone()).collect();
+    let first = keys.remove(at);
+    keys.insert(0, first);
+    for (&p, k) in pos.iter().zip(keys) {
+        out[p] = k;
+    }
+    out
 }
 
 /// A client parked in a blocking command.
@@ -325,6 +347,8 @@ impl Shared {
     pub fn effects(&self) -> Effects {
         Effects {
             skip_member_names: !self.notify.member_names(),
+            new_keys: self.notify.new_keys(),
+            keymiss: self.notify.keymiss(),
             ..Effects::default()
         }
     }
@@ -337,6 +361,7 @@ impl Shared {
         fx.skip_member_names = !self.notify.member_names();
         fx.skip_events = !self.notify.any();
         fx.new_keys = self.notify.new_keys();
+        fx.keymiss = self.notify.keymiss();
         fx.skip_touched = self.watch_count.load(Ordering::Relaxed) == 0 && !self.tracking.active();
         fx.skip_ready = self.waiting.load(Ordering::Relaxed) == 0;
         fx.skip_log = !self.aof.is_on();
@@ -346,6 +371,16 @@ impl Shared {
     /// still locked so that order is kept: WATCH invalidation, keyspace
     /// notifications, statistics, and serving blocked clients.
     pub fn apply_effects(&self, store: &mut Store, fx: &mut Effects) {
+        // Reads from scripts, transactions and the like (a client's plain
+        // commands hand theirs to the connection first).
+        if fx.hits > 0 {
+            let n = std::mem::take(&mut fx.hits);
+            self.stats.keyspace_hits.fetch_add(n, Ordering::Relaxed);
+        }
+        if fx.misses > 0 {
+            let n = std::mem::take(&mut fx.misses);
+            self.stats.keyspace_misses.fetch_add(n, Ordering::Relaxed);
+        }
         if fx.is_empty() {
             return;
         }
@@ -431,11 +466,14 @@ impl Shared {
         if !fx.events.is_empty() && self.notify.any() {
             let flags = *self.notify.read();
             if flags.any() {
+                let me = crate::pubsub::own_id_for_events();
+                let mut own = Vec::new();
                 for ev in &fx.events {
                     for (ch, msg) in flags.messages(ev) {
-                        self.publish(&ch, &msg);
+                        self.publish_from(&ch, &msg, me, &mut own);
                     }
                 }
+                crate::pubsub::keep_own(own);
             }
         }
         if !fx.touched_dbs.is_empty() {
@@ -579,6 +617,7 @@ impl Shared {
                     let Some(spec) = argv.first().and_then(|n| ebb_core::lookup(n)) else {
                         continue;
                     };
+                    let argv = ready_key_first(spec, argv, &k.1);
                     let mut fx = self.effects();
                     let result = {
                         let mut ctx = Ctx::new(store, db, now_ms(), &mut fx);

@@ -312,7 +312,7 @@ fn bitop(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     }
     let max = srcs.iter().map(|s| s.len()).max().unwrap_or(0);
     if max == 0 {
-        if ctx.delete(dest) {
+        if ctx.delete_stored(dest) {
             ctx.modified(dest);
             ctx.notify(b'g', "del", dest);
         }

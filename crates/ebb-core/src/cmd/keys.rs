@@ -106,7 +106,7 @@ fn exists(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     // Looking at a key's existence is not an access (OBJECT IDLETIME).
     ctx.no_touch = true;
     Ok(Reply::Int(
-        argv[1..].iter().filter(|k| ctx.exists(k)).count() as i64,
+        argv[1..].iter().filter(|k| ctx.read_hit(k)).count() as i64,
     ))
 }
 
@@ -114,7 +114,7 @@ fn exists(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
 /// `TOUCH key [key ...]` → how many of the keys exist.
 fn touch(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     Ok(Reply::Int(
-        argv[1..].iter().filter(|k| ctx.exists(k)).count() as i64,
+        argv[1..].iter().filter(|k| ctx.read_hit(k)).count() as i64,
     ))
 }
 
@@ -165,6 +165,11 @@ fn rename_generic(ctx: &mut Ctx, src: &[u8], dst: &[u8], nx: bool) -> CmdResult<
 /// Stores `entry` (value, TTL, member deadlines) under `key` in `db`,
 /// replacing what was there, and wakes blocked clients if needed.
 fn place(ctx: &mut Ctx, db: usize, key: &[u8], entry: Entry) {
+    if ctx.fx.new_keys {
+        // The key is added afresh, whatever it replaced (Redis's `new`
+        // comes before the command's own events).
+        ctx.fx.event(b'n', "new", db, Bytes::copy_from_slice(key));
+    }
     let blockable = matches!(entry.value, Value::List(_) | Value::ZSet(_));
     ctx.store.dbs[db].insert_entry(key, entry);
     if blockable {
@@ -195,7 +200,7 @@ fn copy(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     if src_db == dst_db && src == dst {
         return Err(same_object());
     }
-    if !ctx.exists(src) {
+    if !ctx.read_hit(src) {
         return Ok(Reply::Int(0));
     }
     let Some(entry) = ctx.store.dbs[src_db].peek(src).cloned() else {
@@ -222,7 +227,7 @@ fn move_cmd(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     if src == dst {
         return Err(same_object());
     }
-    if !ctx.exists(key) || ctx.expire_key_in(dst, key) {
+    if !ctx.read_hit(key) || ctx.expire_key_in(dst, key) {
         return Ok(Reply::Int(0));
     }
     let Some(entry) = ctx.store.dbs[src].remove(key) else {
@@ -283,6 +288,12 @@ fn keys(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut check = Vec::new();
     for (k, e) in ctx.store.dbs[db].raw_iter() {
         if all || glob_match(pattern, k, false) {
+            if matches!(e.expire_at(), Some(t) if t <= now) {
+                // A key past its TTL is left out but not deleted here, as
+                // Redis's KEYS leaves it (its expiry comes on access or
+                // from the active cycle).
+                continue;
+            }
             if needs_expiry(e, now) {
                 check.push(Bytes::copy_from_slice(k));
             } else {

@@ -135,7 +135,12 @@ fn object(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
             // OBJECT never counts as an access (Redis looks keys up with
             // LOOKUP_NOTOUCH for it).
             ctx.no_touch = true;
-            let Some(e) = ctx.entry(argv[2]) else {
+            // A read, but one that sends no `keymiss` event (as Redis's).
+            let keymiss = std::mem::take(&mut ctx.fx.keymiss);
+            let found = ctx.read_hit(argv[2]);
+            ctx.fx.keymiss = keymiss;
+            let db = ctx.db;
+            let Some(e) = ctx.store.dbs[db].peek(argv[2]).filter(|_| found) else {
                 return Ok(Reply::Nil);
             };
             match &sub[..] {

@@ -142,7 +142,7 @@ fn rebuild(store: &Store, body: &[u8], now: u64) -> Option<Value> {
 /// `DUMP key` → the key's value serialized (ebb's own format), or nil.
 fn dump(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = &argv[1];
-    if !ctx.exists(key) {
+    if !ctx.read_hit(key) {
         return Ok(Reply::Nil);
     }
     let now = ctx.now;

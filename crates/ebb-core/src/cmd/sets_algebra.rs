@@ -7,7 +7,7 @@ use bytes::Bytes;
 use indexmap::IndexSet;
 
 use crate::args::{parse_i64, Args};
-use crate::cmd::sets::{delete_emptied, member_replies};
+use crate::cmd::sets::member_replies;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
@@ -98,7 +98,8 @@ enum SetOp {
 /// missing key is `None`.
 fn live_sets<'c>(ctx: &'c mut Ctx, keys: &[&[u8]]) -> CmdResult<Vec<Option<&'c SetValue>>> {
     for k in keys {
-        ctx.check_type::<SetValue>(k)?;
+        // Reads: each counts as a hit or a miss.
+        ctx.get::<SetValue>(k)?;
     }
     let db = &ctx.store.dbs[ctx.db];
     Ok(keys
@@ -178,9 +179,9 @@ fn store_op(ctx: &mut Ctx, argv: &[&[u8]], op: SetOp, event: &'static str) -> Cm
         ctx.set_value(dst, Value::from(result.into_iter().collect::<SetValue>()));
         ctx.modified(dst);
         ctx.notify(b's', event, dst);
-    } else if ctx.exists(dst) {
+    } else if ctx.delete_stored(dst) {
         ctx.modified(dst);
-        delete_emptied(ctx, dst);
+        ctx.notify(b'g', "del", dst);
     }
     Ok(Reply::Int(n))
 }

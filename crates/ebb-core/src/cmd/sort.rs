@@ -273,7 +273,7 @@ fn sort_generic(ctx: &mut Ctx, argv: &[&[u8]], readonly: bool) -> CmdResult<Repl
         ctx.fx.dirty += n as u64 - 1;
         ctx.notify(b'l', "sortstore", &dst);
         ctx.ready(&dst);
-    } else if ctx.delete(&dst) {
+    } else if ctx.delete_stored(&dst) {
         ctx.modified(&dst);
         ctx.notify(b'g', "del", &dst);
     }

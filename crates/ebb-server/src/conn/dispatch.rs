@@ -139,7 +139,7 @@ impl Session {
                     });
                 }
             }
-            let flow = self.execute(shared, guard, spec, argv, out);
+            let flow = self.execute_in_order(shared, guard, spec, argv, out);
             self.after_command(shared, spec, argv, out);
             let failed = self.err_seq > self.err_mark;
             self.err_mark = self.err_seq;
@@ -155,7 +155,7 @@ impl Session {
         // reading `now` compares the clock's age with).
         let start = self.mark_ticks();
         let db = self.db;
-        let flow = self.execute(shared, guard, spec, argv, out);
+        let flow = self.execute_in_order(shared, guard, spec, argv, out);
         self.after_command(shared, spec, argv, out);
         if is_exec && crate::observe::monitoring() {
             crate::observe::feed(self.id, db, &self.entry.addr, spec, argv);
@@ -518,6 +518,36 @@ impl Session {
         }
     }
 
+    /// Runs a command that passed every check; for a RESP3 subscriber,
+    /// the messages its own command sends it (keyspace events of its
+    /// writes, a PUBLISH to itself) come ahead of the reply, as Redis
+    /// writes them.
+    fn execute_in_order<'a>(
+        &mut self,
+        shared: &'a Arc<Shared>,
+        guard: &mut Option<MutexGuard<'a, Store>>,
+        spec: &'static CommandSpec,
+        argv: &[&[u8]],
+        out: &mut BytesMut,
+    ) -> Flow {
+        if !(self.resp3 && self.subscribed()) {
+            return self.execute(shared, guard, spec, argv, out);
+        }
+        crate::pubsub::set_own(self.id);
+        let mark = out.len();
+        let flow = self.execute(shared, guard, spec, argv, out);
+        crate::pubsub::set_own(0);
+        let own = crate::pubsub::take_own();
+        if !own.is_empty() {
+            let reply = out.split_off(mark);
+            for items in &own {
+                crate::resp::encode_push(items, true, out);
+            }
+            out.extend_from_slice(&reply);
+        }
+        flow
+    }
+
     /// Runs a command that passed every check.
     fn execute<'a>(
         &mut self,
@@ -619,6 +649,8 @@ impl Session {
         }
         // Counted locally, published once per batch.
         self.batch_dirty += std::mem::take(&mut fx.dirty);
+        self.batch_hits += std::mem::take(&mut fx.hits);
+        self.batch_misses += std::mem::take(&mut fx.misses);
         let flushed_all = std::mem::take(&mut fx.flushed_all);
         shared.apply_effects(store, fx);
         fx.clear();

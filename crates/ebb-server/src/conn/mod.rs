@@ -87,6 +87,9 @@ pub struct Session {
     batch_commands: u64,
     /// Changes made since the statistics were last published.
     batch_dirty: u64,
+    /// Read hits and misses of this batch's commands, published with it.
+    batch_hits: u64,
+    batch_misses: u64,
     /// The last command run, published with the statistics.
     pub(crate) last_cmd: Option<usize>,
     /// The clock as last read (Unix ms), reused while less than
@@ -241,6 +244,8 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         fx: Effects::default(),
         batch_commands: 0,
         batch_dirty: 0,
+        batch_hits: 0,
+        batch_misses: 0,
         last_cmd: None,
         clock: 0,
         clock_ticks: 0,
@@ -675,6 +680,20 @@ impl Session {
             let stats = &self.shared.stats;
             stats.dirty.fetch_add(self.batch_dirty, Ordering::Relaxed);
             self.batch_dirty = 0;
+        }
+        if self.batch_hits > 0 {
+            let n = std::mem::take(&mut self.batch_hits);
+            self.shared
+                .stats
+                .keyspace_hits
+                .fetch_add(n, Ordering::Relaxed);
+        }
+        if self.batch_misses > 0 {
+            let n = std::mem::take(&mut self.batch_misses);
+            self.shared
+                .stats
+                .keyspace_misses
+                .fetch_add(n, Ordering::Relaxed);
         }
         if let Some(slot) = self.last_cmd.take() {
             // The clock as last read in this batch: close enough for an

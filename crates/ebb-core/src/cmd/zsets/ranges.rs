@@ -329,7 +329,7 @@ pub(crate) fn zrangestore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
         None => Vec::new(),
     };
     if items.is_empty() {
-        if ctx.delete(dst) {
+        if ctx.delete_stored(dst) {
             ctx.modified(dst);
             ctx.notify(b'g', "del", dst);
         }

@@ -292,7 +292,7 @@ fn store(ctx: &mut Ctx, dst: &[u8], members: Vec<(Bytes, f64)>, op: Op) -> Reply
     }
     let n = result.len();
     if n == 0 {
-        if ctx.delete(dst) {
+        if ctx.delete_stored(dst) {
             ctx.modified(dst);
             ctx.notify(b'g', "del", dst);
         }

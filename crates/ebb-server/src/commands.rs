@@ -598,6 +598,12 @@ fn exec<'a>(
         }
         let start = crate::cmdstats::ticks();
         let part = match spec.exec {
+            // A PING after a SUBSCRIBE of the same transaction answers as
+            // a subscribed RESP2 client's does.
+            Exec::Core(_) if spec.name == "ping" && argv.len() <= 2 && s.subscribed_resp2() => {
+                let msg = argv.get(1).copied().unwrap_or_default();
+                Part::Reply(Reply::Array(vec![Reply::bulk(b"pong"), Reply::bulk(msg)]))
+            }
             Exec::Core(_) => {
                 let store = guard.get_or_insert_with(|| shared.store.lock());
                 Part::Reply(run_core_deferred(
@@ -616,6 +622,7 @@ fn exec<'a>(
                 "exec" | "multi" | "shutdown" => {
                     Part::Reply(err("ERR Command not allowed inside a transaction"))
                 }
+                "monitor" => Part::Reply(err("ERR MONITOR isn't allowed for DENY BLOCKING client")),
                 // As Redis: a transaction expects one reply per command.
                 "ssubscribe" => Part::Reply(err(
                     "ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client",

@@ -340,7 +340,7 @@ impl Session {
     }
 
     /// Whether the client is in RESP2 subscribed mode.
-    fn subscribed_resp2(&self) -> bool {
+    pub(crate) fn subscribed_resp2(&self) -> bool {
         !self.resp3 && self.subscribed()
     }
 

@@ -215,7 +215,13 @@ pub fn format_double(d: f64) -> String {
         return if d > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if d.is_nan() {
-        return "nan".into();
+        // As C's printf shows it, sign included (a Lua script's 0/0 is a
+        // negative NaN).
+        return if d.is_sign_negative() {
+            "-nan".into()
+        } else {
+            "nan".into()
+        };
     }
     // Whole numbers below 1e17 (timestamps, counters: most scores) print
     // as their integer digits under %.17g; skip the general formatter.

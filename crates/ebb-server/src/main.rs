@@ -30,6 +30,7 @@ mod script;
 mod server;
 mod sweeper;
 mod tracking;
+mod wake;
 
 use std::sync::Arc;
 

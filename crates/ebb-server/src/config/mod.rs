@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 
 use ebb_core::glob::glob_match;
 
+mod checks;
 mod rewrite;
+use checks::{int_range, save_rules};
 use rewrite::repr_word;
 
 /// How an option's value is checked and normalised.
@@ -761,67 +763,6 @@ impl Config {
         }
         out
     }
-}
-
-/// The bounds Redis 7.0 puts on an integer option, where it has some.
-fn int_range(name: &str) -> Option<(i64, i64)> {
-    const INT: i64 = i32::MAX as i64;
-    const UINT: i64 = u32::MAX as i64;
-    const LONG: i64 = i64::MAX;
-    Some(match name {
-        "port" | "tls-port" | "replica-announce-port" => (0, 65535),
-        "databases" => (1, INT),
-        "maxclients" => (1, UINT),
-        "hz"
-        | "timeout"
-        | "auto-aof-rewrite-percentage"
-        | "tcp-backlog"
-        | "tcp-keepalive"
-        | "list-compress-depth"
-        | "replica-priority"
-        | "repl-diskless-sync-delay"
-        | "lfu-log-factor"
-        | "lfu-decay-time"
-        | "shutdown-timeout"
-        | "min-replicas-max-lag"
-        | "min-replicas-to-write"
-        | "repl-diskless-sync-max-replicas" => (0, INT),
-        "maxmemory-samples" | "repl-ping-replica-period" | "repl-timeout" => (1, INT),
-        "io-threads" => (1, 128),
-        "active-expire-effort" => (1, 10),
-        "maxmemory-eviction-tenacity" => (0, 100),
-        "slowlog-log-slower-than" => (-1, LONG),
-        "slowlog-max-len"
-        | "latency-monitor-threshold"
-        | "busy-reply-threshold"
-        | "hash-max-listpack-entries"
-        | "set-max-intset-entries"
-        | "zset-max-listpack-entries"
-        | "stream-node-max-entries"
-        | "acllog-max-len"
-        | "tracking-table-max-keys"
-        | "repl-backlog-ttl" => (0, LONG),
-        "list-max-listpack-size" => (i32::MIN as i64, INT),
-        _ => return None,
-    })
-}
-
-/// The `save` rules as Redis takes them: pairs of seconds (at least 1)
-/// and changes (at least 0), or nothing at all; written back with single
-/// spaces.
-fn save_rules(value: &str) -> Result<String, String> {
-    let words: Vec<&str> = value.split_ascii_whitespace().collect();
-    let bad = || "Invalid save parameters".to_string();
-    if words.len() % 2 == 1 {
-        return Err(bad());
-    }
-    for (i, w) in words.iter().enumerate() {
-        let n: i64 = w.parse().map_err(|_| bad())?;
-        if n < if i % 2 == 0 { 1 } else { 0 } {
-            return Err(bad());
-        }
-    }
-    Ok(words.join(" "))
 }
 
 fn twin(name: &str) -> Option<&'static str> {

@@ -87,20 +87,15 @@ impl Call<'_, '_> {
         }
         // Scripts, functions and their caches stay out of reach even with
         // DEBUG SET-DISABLE-DENY-SCRIPTS: the running script holds the Lua
-        // state.
-        let reentrant = matches!(
-            spec.name,
-            "eval"
-                | "evalsha"
-                | "eval_ro"
-                | "evalsha_ro"
-                | "script"
-                | "fcall"
-                | "fcall_ro"
-                | "function"
-        );
+        // state. (SCRIPT HELP and FUNCTION HELP touch no state, and Redis
+        // allows them.)
+        let reentrant = match spec.name {
+            "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall" | "fcall_ro" => true,
+            "script" | "function" => !argv[1].eq_ignore_ascii_case(b"help"),
+            _ => false,
+        };
         if reentrant
-            || ((spec.has(flag::NOSCRIPT) || matches!(spec.name, "client" | "config"))
+            || (no_script(spec, plain, slot)
                 && !self.shared.scripts_any_command.load(Ordering::Relaxed))
         {
             return refuse("ERR This Redis command is not allowed from script");
@@ -179,6 +174,20 @@ impl Call<'_, '_> {
             };
         }
         crate::commands::reply_for(self.s, self.shared, self.guard, spec, argv).unwrap_or(Reply::Ok)
+    }
+}
+
+/// Whether a command is refused in scripts (Redis's `noscript` flag): a
+/// container command (CONFIG, CLIENT, ACL, …) carries the flag per
+/// subcommand, so that for instance CONFIG HELP is allowed and CONFIG GET
+/// is not.
+fn no_script(spec: &CommandSpec, plain: Option<usize>, slot: usize) -> bool {
+    if plain.is_some() {
+        return spec.has(flag::NOSCRIPT);
+    }
+    match ebb_core::keyspecs::subcommand(crate::cmdstats::slot_name(slot)) {
+        Some(sub) => sub.flags.split_ascii_whitespace().any(|f| f == "noscript"),
+        None => spec.has(flag::NOSCRIPT),
     }
 }
 

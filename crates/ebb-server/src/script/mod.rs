@@ -11,6 +11,7 @@
 
 mod busy;
 mod call;
+mod cjson;
 mod convert;
 mod functions;
 mod libs;
@@ -183,7 +184,7 @@ impl BaseState {
         let state = lua.create_table()?;
         let native = lua.create_table()?;
         native.raw_set("bit", libs::bit(&lua, &state)?)?;
-        native.raw_set("cjson", libs::cjson(&lua, &state)?)?;
+        native.raw_set("cjson", cjson::cjson(&lua, &state)?)?;
         native.raw_set("cmsgpack", msgpack::cmsgpack(&lua, &state)?)?;
         native.raw_set("struct", structlib::structlib(&lua, &state)?)?;
         let math = lua.create_table()?;

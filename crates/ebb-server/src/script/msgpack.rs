@@ -317,7 +317,8 @@ impl Decoder<'_> {
             0xcc => num(self.be(1)? as f64),
             0xcd => num(self.be(2)? as f64),
             0xce => num(self.be(4)? as f64),
-            0xcf => num(self.be(8)? as f64),
+            // Read as a signed 64-bit integer, as Redis's library does.
+            0xcf => num(self.be(8)? as i64 as f64),
             0xd0 => num(self.be(1)? as u8 as i8 as f64),
             0xd1 => num(self.be(2)? as u16 as i16 as f64),
             0xd2 => num(self.be(4)? as u32 as i32 as f64),

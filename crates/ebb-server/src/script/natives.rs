@@ -41,7 +41,7 @@ where
 fn lua_text(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.to_string_lossy()),
-        v => convert::number(v).map(|n| ebb_core::reply::format_g(n, 14)),
+        v => convert::number(v).map(convert::g14),
     }
 }
 
@@ -55,10 +55,13 @@ pub(super) fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::R
         super::raw::STATE_KEY.to_str().unwrap_or_default(),
         state.clone(),
     )?;
-    // SAFETY: both follow raw.rs's rules for raising errors.
+    // SAFETY: these follow raw.rs's rules for raising errors.
     native.raw_set("call", unsafe { lua.create_c_function(super::raw::call)? })?;
     native.raw_set("pcall", unsafe {
         lua.create_c_function(super::raw::pcall)?
+    })?;
+    native.raw_set("unpack", unsafe {
+        lua.create_c_function(super::raw::unpack)?
     })?;
     native.raw_set("script_args", unsafe {
         lua.create_c_function(super::raw::script_args)?
@@ -79,10 +82,11 @@ pub(super) fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::R
                 "ERR redis.log() requires two arguments or more.",
             ));
         }
-        let level = convert::number(&a[0]).ok_or(Fail::Redis(
+        let level = convert::to_number(&a[0]).ok_or(Fail::Redis(
             "ERR First argument must be a number (log level).",
         ))?;
-        if !(0.0..4.0).contains(&level) {
+        let level = convert::c_int(level);
+        if !(0..=3).contains(&level) {
             return Err(Fail::Redis("ERR Invalid debug level."));
         }
         let text = a
@@ -91,35 +95,40 @@ pub(super) fn redis_natives(lua: &Lua, state: &Table, native: &Table) -> mlua::R
             .filter_map(lua_text)
             .collect::<Vec<_>>()
             .join(" ");
-        match level as i64 {
+        match level {
             3 => tracing::warn!(target: "script", "{text}"),
             2 => tracing::info!(target: "script", "{text}"),
             _ => tracing::debug!(target: "script", "{text}"),
         }
         Ok(())
     })?;
-    set_native(lua, native, state, "setresp", |_, a| {
+    // The argument is read as `lua_tonumber` reads it (a number, or a
+    // string holding one; anything else is 0) and kept as a C `int`.
+    let c_int_arg = |v: &Value| convert::c_int(convert::to_number(v).unwrap_or(0.0));
+    set_native(lua, native, state, "setresp", move |_, a| {
         if a.len() != 1 {
             return Err(Fail::Redis("ERR redis.setresp() requires one argument."));
         }
-        match convert::number(&a[0]) {
-            Some(v) if v == 2.0 || v == 3.0 => {
+        match c_int_arg(&a[0]) {
+            v @ (2 | 3) => {
                 with_call(|c| c.resp = v as u8);
                 Ok(())
             }
             _ => Err(Fail::Redis("ERR RESP version must be 2 or 3.")),
         }
     })?;
-    set_native(lua, native, state, "set_repl", |_, a| {
+    set_native(lua, native, state, "set_repl", move |_, a| {
         if a.len() != 1 {
-            return Err(Fail::Redis("ERR redis.set_repl() requires one argument."));
+            // Redis's text says "two" for this one-argument function.
+            return Err(Fail::Redis("ERR redis.set_repl() requires two arguments."));
         }
-        match convert::number(&a[0]) {
-            Some(v) if (0.0..=3.0).contains(&v) && v.fract() == 0.0 => Ok(()),
-            _ => Err(Fail::Redis(
+        // Any combination of REPL_AOF (1) and REPL_REPLICA (2).
+        if c_int_arg(&a[0]) & !3 != 0 {
+            return Err(Fail::Redis(
                 "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.",
-            )),
+            ));
         }
+        Ok(())
     })?;
     set_native(lua, native, state, "acl_check_cmd", |_, a| {
         if a.is_empty() {

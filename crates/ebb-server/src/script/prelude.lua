@@ -102,38 +102,10 @@ rawset(G, 'load', function(fn, name)
   return f, e, anchored and nil
 end)
 
--- Lua 5.1's unpack counts its results in a C int that overflows for
--- extreme bounds, and may then write past the stack: ranges longer than
--- the stack can hold are refused here, before it runs.
-do
-  local unpack, tonumber, type = unpack, tonumber, type
-  local function bound(v, default)
-    if v == nil then return default end
-    local n = tonumber(v)
-    if n == nil then return nil end
-    -- As C converts a double to int on this platform.
-    if n ~= n or n >= 2147483648 or n < -2147483648 then return -2147483648 end
-    return n - n % 1 + ((n < 0 and n % 1 ~= 0) and 1 or 0)
-  end
-  local function pass(...) return ... end
-  -- Errors name the script's line, as the C function's own do.
-  local function bad(n, expected, v, given)
-    local got = given and type(v) or 'no value'
-    error("bad argument #" .. n .. " to 'unpack' (" .. expected .. " expected, got " .. got .. ")", 3)
-  end
-  rawset(G, 'unpack', function(...)
-    local given = select('#', ...)
-    local t, i, j = ...
-    if type(t) ~= 'table' then bad(1, 'table', t, given >= 1) end
-    if i ~= nil and tonumber(i) == nil then bad(2, 'number', i, true) end
-    if j ~= nil and tonumber(j) == nil then bad(3, 'number', j, true) end
-    local lo, hi = bound(i, 1), bound(j, #t)
-    if hi >= lo and hi - lo >= 8000 then
-      error('too many results to unpack', 2)
-    end
-    return pass(unpack(...))
-  end)
-end
+-- Lua 5.1's unpack counts its results in a C int whose overflow may let it
+-- write past the stack for extreme bounds: the native one counts them
+-- without overflow (raw.rs).
+rawset(G, 'unpack', native.unpack)
 
 -- An error raised by a native function arrives as an opaque value; what
 -- it means (an error table, or a message with its position) waits in

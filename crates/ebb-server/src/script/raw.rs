@@ -83,7 +83,7 @@ unsafe fn run_from_stack(l: *mut ffi::lua_State) -> bool {
             true => (1..=n)
                 .map(|i| {
                     (ffi::lua_type(l, i) == ffi::LUA_TNUMBER)
-                        .then(|| ebb_core::reply::format_double(ffi::lua_tonumber(l, i)))
+                        .then(|| super::convert::g17(ffi::lua_tonumber(l, i)))
                 })
                 .collect(),
         };
@@ -300,10 +300,36 @@ pub(super) unsafe extern "C-unwind" fn script_args(l: *mut ffi::lua_State) -> c_
     2
 }
 
+/// The base library's `unpack(t [, i [, j]])`: `t[i]` to `t[j]` (from 1
+/// to `#t` by default). Bounds are C `int`s as in Lua 5.1, but counted
+/// without overflow: a range longer than the stack can take is refused
+/// with Lua's error, raised (with the caller's position) before anything
+/// is pushed. Nothing on this frame has a destructor.
+pub(super) unsafe extern "C-unwind" fn unpack(l: *mut ffi::lua_State) -> c_int {
+    ffi::luaL_checktype(l, 1, ffi::LUA_TTABLE);
+    let first = ffi::luaL_optinteger(l, 2, 1) as c_int;
+    let last = if ffi::lua_isnoneornil(l, 3) != 0 {
+        ffi::lua_objlen(l, 1) as c_int
+    } else {
+        ffi::luaL_checkinteger(l, 3) as c_int
+    };
+    if first > last {
+        return 0;
+    }
+    let n = last as i64 - first as i64 + 1;
+    if n > c_int::MAX as i64 || ffi::lua_checkstack(l, n as c_int) == 0 {
+        return ffi::luaL_error(l, c"too many results to unpack".as_ptr());
+    }
+    for k in 0..n {
+        ffi::lua_rawgeti_(l, 1, (first as i64 + k) as c_int);
+    }
+    n as c_int
+}
+
 /// A double as a RESP2 reply writes it, into `buf` (no allocation that a
 /// raised error could leak).
 fn format_double_into(d: f64, buf: &mut [u8; 64]) -> &[u8] {
-    let text = ebb_core::reply::format_double(d);
+    let text = super::convert::g17(d);
     let n = text.len().min(buf.len());
     buf[..n].copy_from_slice(&text.as_bytes()[..n]);
     &buf[..n]
@@ -322,7 +348,7 @@ mod tests {
         let lua = Lua::new();
         // SAFETY: `push` leaves exactly one value on the stack.
         let v: Value = unsafe { lua.exec_raw((), |l| push(l, r, resp == 3, 0)) }.unwrap();
-        to_reply(&v, resp)
+        to_reply(&v, resp, resp == 3)
     }
 
     #[test]

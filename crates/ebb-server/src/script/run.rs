@@ -76,11 +76,12 @@ pub(super) fn run_script<'a>(
         crate::commands::serve_ready(shared, store, std::mem::take(&mut call.ready));
     }
     let resp = call.resp;
+    let client_resp3 = call.s.resp3;
     let out = outcome?;
     let ok = matches!(out.front(), Some(Value::Boolean(true)));
     let value = out.get(1).cloned().unwrap_or(Value::Nil);
     let reply = if ok {
-        convert::to_reply(&value, resp)
+        convert::to_reply(&value, resp, client_resp3)
     } else {
         failure(&value, how.name)
     };
@@ -100,7 +101,7 @@ fn failure(v: &Value, sha: &str) -> Reply {
     let msg = match t.raw_get::<Value>("err") {
         Ok(Value::String(s)) => convert::one_line(&s.as_bytes()),
         Ok(other) => match convert::number(&other) {
-            Some(n) => ebb_core::reply::format_g(n, 14),
+            Some(n) => convert::g14(n),
             None => "ERR unknown error".into(),
         },
         Err(_) => "ERR unknown error".into(),

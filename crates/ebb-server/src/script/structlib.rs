@@ -6,7 +6,7 @@
 
 use mlua::{Lua, MultiValue, Table, Value};
 
-use super::convert::to_number;
+use super::convert::{to_number, truncate};
 use super::libs::{bad_arg, check_number, check_string, set_multi};
 
 const MAX_INT_SIZE: usize = 32;
@@ -174,6 +174,12 @@ fn get_int(b: &[u8], little: bool, signed: bool) -> f64 {
 
 fn pack(lua: &Lua, a: MultiValue) -> mlua::Result<MultiValue> {
     let fmt = string_arg(&a, 0, "pack")?;
+    // Past the last argument lies a nil (the C function pushes one to
+    // separate its arguments from its buffer), so a missing value is
+    // reported as a nil.
+    let value = |i: usize| Some(a.get(i).unwrap_or(&Value::Nil));
+    let number_at = |i: usize| check_number(value(i), i + 1, "pack");
+    let string_at = |i: usize| check_string(value(i), i + 1, "pack");
     let mut h = Header::new();
     let mut arg = 1;
     let mut total = 0usize;
@@ -188,13 +194,13 @@ fn pack(lua: &Lua, a: MultiValue) -> mlua::Result<MultiValue> {
         out.resize(out.len() + pad, 0);
         match opt {
             o if is_int_opt(o) => {
-                let n = number_arg(&a, arg, "pack")?;
+                let n = number_at(arg)?;
                 arg += 1;
                 put_int(&mut out, n, h.little, size);
             }
             b'x' => out.push(0),
             b'f' => {
-                let f = number_arg(&a, arg, "pack")? as f32;
+                let f = number_at(arg)? as f32;
                 arg += 1;
                 out.extend_from_slice(&if h.little {
                     f.to_le_bytes()
@@ -203,7 +209,7 @@ fn pack(lua: &Lua, a: MultiValue) -> mlua::Result<MultiValue> {
                 });
             }
             b'd' => {
-                let d = number_arg(&a, arg, "pack")?;
+                let d = number_at(arg)?;
                 arg += 1;
                 out.extend_from_slice(&if h.little {
                     d.to_le_bytes()
@@ -212,7 +218,7 @@ fn pack(lua: &Lua, a: MultiValue) -> mlua::Result<MultiValue> {
                 });
             }
             b'c' | b's' => {
-                let s = string_arg(&a, arg, "pack")?;
+                let s = string_at(arg)?;
                 arg += 1;
                 if size == 0 {
                     size = s.len();
@@ -239,14 +245,17 @@ fn unpack(lua: &Lua, a: MultiValue) -> mlua::Result<MultiValue> {
     let fmt = string_arg(&a, 0, "unpack")?;
     let data = string_arg(&a, 1, "unpack")?;
     let ld = data.len();
+    // The offset as a C integer (`luaL_optinteger`), made 0-based in an
+    // unsigned size: offsets below 1 other than 0 wrap around to sizes
+    // past the data's end.
     let start = match a.get(2) {
-        None | Some(Value::Nil) => 1.0,
-        Some(_) => number_arg(&a, 2, "unpack")?.trunc(),
+        None | Some(Value::Nil) => 1,
+        Some(_) => truncate(number_arg(&a, 2, "unpack")?),
     };
-    if start <= 0.0 {
+    if start == 0 {
         return Err(bad_arg(3, "unpack", "offset must be 1 or greater"));
     }
-    let mut pos = start as usize - 1;
+    let mut pos = (start as usize).wrapping_sub(1);
     let mut h = Header::new();
     let mut out: Vec<Value> = Vec::new();
     let mut i = 0;
@@ -255,7 +264,7 @@ fn unpack(lua: &Lua, a: MultiValue) -> mlua::Result<MultiValue> {
         let opt = fmt[i];
         i += 1;
         let mut size = opt_size(opt, &fmt, &mut i)?;
-        pos += to_align(pos, &h, opt, size);
+        pos = pos.wrapping_add(to_align(pos, &h, opt, size));
         if size > ld || pos > ld - size {
             return Err(short());
         }

@@ -48,47 +48,36 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]
                 .map(|(k, v)| (Reply::text(k), Reply::text(v)))
                 .collect(),
         )
+    } else if eq(sub, "set") && n >= 4 && !n.is_multiple_of(2) {
+        Error::Syntax.into()
     } else if eq(sub, "set") && n >= 4 && n.is_multiple_of(2) {
-        let mut cfg = shared.config.write();
-        let mut next = cfg.clone();
-        let mut names = std::collections::HashSet::new();
-        for pair in argv[2..].chunks(2) {
-            let name = lossy(pair[0]).to_ascii_lowercase();
-            if !names.insert(name.clone()) {
-                return err(format!("ERR CONFIG SET failed (possibly related to argument '{name}') - duplicate parameter"));
-            }
-            if let Err(e) = next.set(&name, &lossy(pair[1])) {
-                if e.starts_with("Bad directive") {
-                    return err(format!(
-                        "ERR Unknown option or number of arguments for CONFIG SET - '{name}'"
-                    ));
-                }
-                return err(format!(
-                    "ERR CONFIG SET failed (possibly related to argument '{name}') - {e}"
-                ));
-            }
-        }
         // Options Redis 7.0 fixes at start: refused whatever the value.
         const IMMUTABLE: &[&str] = &[
             "aclfile",
             "always-show-logo",
+            "aof_rewrite_cpulist",
             "appenddirname",
             "appendfilename",
+            "bgsave_cpulist",
+            "bio_cpulist",
             "cluster-config-file",
             "cluster-enabled",
             "cluster-port",
             "daemonize",
+            "databases",
             "disable-thp",
             "enable-debug-command",
             "enable-module-command",
             "enable-protected-configs",
+            "io-threads",
             "io-threads-do-reads",
             "logfile",
             "pidfile",
             "rdbchecksum",
             "replicaof",
-            "slaveof",
+            "server_cpulist",
             "set-proc-title",
+            "socket-mark-id",
             "supervised",
             "syslog-enabled",
             "syslog-facility",
@@ -97,14 +86,50 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]
             "unixsocket",
             "unixsocketperm",
         ];
-        if let Some(name) = argv[2..]
-            .chunks(2)
-            .map(|p| lossy(p[0]).to_ascii_lowercase())
-            .find(|n| IMMUTABLE.contains(&n.as_str()))
-        {
+        // The names first, as Redis checks them: an unknown one, then (for
+        // the first that fails) an immutable or a repeated one, named as
+        // the client wrote it; the values after.
+        let mut names = std::collections::HashSet::new();
+        let mut failure: Option<(String, &str)> = None;
+        for pair in argv[2..].chunks(2) {
+            let written = lossy(pair[0]);
+            let Some(opt) = crate::config::option_name(&written) else {
+                if failure.is_none() {
+                    return err(format!(
+                        "ERR Unknown option or number of arguments for CONFIG SET - '{written}'"
+                    ));
+                }
+                continue;
+            };
+            if failure.is_some() {
+                continue;
+            }
+            if IMMUTABLE.contains(&opt) {
+                failure = Some((written, "can't set immutable config"));
+            } else if !names.insert(opt) {
+                failure = Some((written, "duplicate parameter"));
+            }
+        }
+        if let Some((name, why)) = failure {
             return err(format!(
-                "ERR CONFIG SET failed (possibly related to argument '{name}') - can't set immutable config"
+                "ERR CONFIG SET failed (possibly related to argument '{name}') - {why}"
             ));
+        }
+        let mut cfg = shared.config.write();
+        let mut next = cfg.clone();
+        for pair in argv[2..].chunks(2) {
+            let name = lossy(pair[0]).to_ascii_lowercase();
+            if let Err(e) = next.set(&name, &lossy(pair[1])) {
+                if e.starts_with("Bad directive") {
+                    return err(format!(
+                        "ERR Unknown option or number of arguments for CONFIG SET - '{name}'"
+                    ));
+                }
+                return err(format!(
+                    "ERR CONFIG SET failed (possibly related to argument '{}') - {e}",
+                    lossy(pair[0])
+                ));
+            }
         }
         // New listening sockets are bound before anything is applied: a
         // port or address that cannot be had changes nothing.

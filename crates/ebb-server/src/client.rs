@@ -66,6 +66,9 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[&[u8]])>, cmd: &str)
     let psubs = c.psubs.load(Ordering::Relaxed);
     let ssubs = c.ssubs.load(Ordering::Relaxed);
     let mut flags = String::new();
+    if c.monitor.load(Ordering::Relaxed) {
+        flags.push('O');
+    }
     if c.subscribed() {
         flags.push('P');
     }
@@ -85,22 +88,22 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[&[u8]])>, cmd: &str)
             flags.push(f);
         }
     }
+    if c.watch_dirty.load(Ordering::Relaxed) {
+        flags.push('d');
+    }
     if c.no_evict.load(Ordering::Relaxed) {
         flags.push('e');
     }
     if flags.is_empty() {
         flags.push('N');
     }
-    let multi = match this {
-        Some((s, _)) => s.multi.as_ref().map_or(-1, |q| q.len() as i64),
-        None => -1,
-    };
+    let multi = c.multi_len.load(Ordering::Relaxed);
     let qbuf = this.map_or(0, |(_, argv)| request_len(argv));
     let qbuf_free = c.qbuf_room.load(Ordering::Relaxed).saturating_sub(qbuf);
     // Replies waiting to be written: the pub/sub messages in the mailbox.
     let omem = c.pending.load(Ordering::Relaxed);
     format!(
-        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem={} tot-mem={} events=r cmd={} user={} redir=-1 resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem={} tot-mem={} events=r cmd={} user={} redir={} resp={} lib-name={} lib-ver={}",
         c.id,
         c.addr,
         c.laddr,
@@ -119,6 +122,7 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[&[u8]])>, cmd: &str)
         omem,
         cmd,
         String::from_utf8_lossy(&c.user.lock()),
+        c.redir.load(Ordering::Relaxed),
         c.resp.load(Ordering::Relaxed),
         lib,
         ver
@@ -311,7 +315,32 @@ pub fn client<'a>(
             "    Print this help.",
         ])
     } else {
-        unknown_subcommand(sub, "client").into()
+        // A known subcommand with the wrong arguments gets Redis's text for
+        // that; an unknown one, its own.
+        const KNOWN: &[&str] = &[
+            "caching",
+            "getname",
+            "getredir",
+            "help",
+            "id",
+            "info",
+            "kill",
+            "list",
+            "no-evict",
+            "pause",
+            "reply",
+            "setinfo",
+            "setname",
+            "tracking",
+            "trackinginfo",
+            "unblock",
+            "unpause",
+        ];
+        if KNOWN.iter().any(|k| eq(sub, k)) {
+            ebb_core::error::subcommand_syntax(sub, "client").into()
+        } else {
+            unknown_subcommand(sub, "client").into()
+        }
     };
     Some(r)
 }
@@ -358,6 +387,7 @@ fn tracking(s: &mut Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
             shared.tracking.disable(s.id);
         }
         s.entry.tracking.store(0, Ordering::Relaxed);
+        s.entry.redir.store(-1, Ordering::Relaxed);
         s.caching = false;
         return Reply::Ok;
     }
@@ -404,6 +434,7 @@ fn tracking(s: &mut Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
         }
     }
     let bcast = mode.bcast;
+    s.entry.redir.store(mode.redirect as i64, Ordering::Relaxed);
     shared.tracking.enable(s.id, mode);
     s.track = shared.tracking.mode_of(s.id).map(|(m, _)| m);
     use crate::tracking::{FLAG_BCAST, FLAG_ON};
@@ -455,32 +486,39 @@ fn tracking_info(s: &Session, shared: &Arc<Shared>) -> Reply {
 
 /// CLIENT LIST [TYPE …] [ID …]; `argv` is the whole request.
 fn list(s: &Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
-    let args = &argv[2..];
-    let mut ids: Option<Vec<u64>> = None;
-    let mut kind: Option<String> = None;
-    let mut i = 0;
-    while i < args.len() {
-        if eq(args[i], "type") && i + 1 < args.len() {
-            let t = String::from_utf8_lossy(args[i + 1]).to_ascii_lowercase();
+    let line = |c: &Arc<ClientEntry>| {
+        let this = (c.id == s.id).then_some((s, argv));
+        describe(c, this) + "\n"
+    };
+    // As Redis 7.0: `TYPE t` alone, or `ID id…` (each id looked up in the
+    // order given, unknown ones skipped), or nothing.
+    if argv.len() > 3 && eq(argv[2], "id") {
+        let mut ids = Vec::new();
+        for a in &argv[3..] {
+            match parse_i64(a) {
+                Some(x) => ids.push(x),
+                None => return err("ERR Invalid client ID"),
+            }
+        }
+        let map = shared.clients.lock();
+        let out: String = ids
+            .iter()
+            .filter_map(|&id| u64::try_from(id).ok().and_then(|id| map.get(&id)).cloned())
+            .map(|c| line(&c))
+            .collect();
+        return Reply::Verbatim(out.into());
+    }
+    let kind = match argv.len() {
+        2 => None,
+        4 if eq(argv[2], "type") => {
+            let t = String::from_utf8_lossy(argv[3]).to_ascii_lowercase();
             if !["normal", "master", "replica", "slave", "pubsub"].contains(&t.as_str()) {
                 return err(format!("ERR Unknown client type '{t}'"));
             }
-            kind = Some(t);
-            i += 2;
-        } else if eq(args[i], "id") && i + 1 < args.len() {
-            let mut v = Vec::new();
-            for a in &args[i + 1..] {
-                match parse_i64(a) {
-                    Some(x) if x > 0 => v.push(x as u64),
-                    _ => return err("ERR Invalid client ID"),
-                }
-            }
-            ids = Some(v);
-            i = args.len();
-        } else {
-            return Error::Syntax.into();
+            Some(t)
         }
-    }
+        _ => return Error::Syntax.into(),
+    };
     let clients: Vec<Arc<ClientEntry>> = {
         let mut v: Vec<_> = shared.clients.lock().values().cloned().collect();
         v.sort_by_key(|c| c.id);
@@ -488,11 +526,6 @@ fn list(s: &Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
     };
     let mut out = String::new();
     for c in clients {
-        if let Some(ids) = &ids {
-            if !ids.contains(&c.id) {
-                continue;
-            }
-        }
         let pubsub = c.subscribed();
         match kind.as_deref() {
             Some("pubsub") if !pubsub => continue,
@@ -500,9 +533,7 @@ fn list(s: &Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
             Some("master") | Some("replica") | Some("slave") => continue,
             _ => {}
         }
-        let this = (c.id == s.id).then_some((s, argv));
-        out.push_str(&describe(&c, this));
-        out.push('\n');
+        out.push_str(&line(&c));
     }
     Reply::Verbatim(out.into())
 }

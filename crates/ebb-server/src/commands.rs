@@ -257,6 +257,7 @@ pub(crate) fn reply_for<'a>(
         },
         "monitor" => {
             crate::observe::add_monitor(s.id, &s.tx);
+            s.entry.monitor.store(true, Ordering::Relaxed);
             Reply::Ok
         }
         "slowlog" => crate::observe::slowlog(argv),
@@ -266,13 +267,19 @@ pub(crate) fn reply_for<'a>(
             s.multi = None;
             s.multi_failed = false;
             s.entry.in_multi.store(false, Ordering::Relaxed);
+            s.entry.multi_len.store(-1, Ordering::Relaxed);
+            s.entry.monitor.store(false, Ordering::Relaxed);
             s.unwatch_all();
             s.unsubscribe_all();
             s.db = 0;
             s.entry.db.store(0, Ordering::Relaxed);
             s.resp3 = false;
             s.entry.resp.store(2, Ordering::Relaxed);
-            s.reply_mode = ReplyMode::On;
+            // A CLIENT REPLY SKIP just before still skips RESET's own
+            // reply, as in Redis; OFF ends.
+            if s.reply_mode != ReplyMode::Skip {
+                s.reply_mode = ReplyMode::On;
+            }
             *s.entry.name.lock() = None;
             if s.track.take().is_some() {
                 shared.tracking.disable(s.id);
@@ -298,6 +305,7 @@ pub(crate) fn reply_for<'a>(
                 s.multi = Some(Vec::new());
                 s.multi_failed = false;
                 s.entry.in_multi.store(true, Ordering::Relaxed);
+                s.entry.multi_len.store(0, Ordering::Relaxed);
                 Reply::Ok
             }
         }
@@ -307,6 +315,7 @@ pub(crate) fn reply_for<'a>(
             } else {
                 s.multi_failed = false;
                 s.entry.in_multi.store(false, Ordering::Relaxed);
+                s.entry.multi_len.store(-1, Ordering::Relaxed);
                 s.unwatch_all();
                 Reply::Ok
             }
@@ -436,7 +445,10 @@ pub(crate) fn reply_for<'a>(
         "debug" => crate::debug_cmd::debug(s, shared, guard, argv),
         "shutdown" => {
             let abort = argv[1..].iter().any(|a| eq(a, "abort"));
-            if abort {
+            if abort && argv[1..].iter().any(|a| !eq(a, "abort")) {
+                // ABORT takes no other flag.
+                Error::Syntax.into()
+            } else if abort {
                 err("ERR No shutdown in progress.")
             } else if argv[1..]
                 .iter()
@@ -518,7 +530,8 @@ fn exec<'a>(
     let Some(queue) = s.multi.take() else {
         return Err(err("ERR EXEC without MULTI"));
     };
-    s.entry.in_multi.store(false, Ordering::Relaxed);
+    // CLIENT LIST shows the transaction (`x`, `multi=`) until EXEC ends.
+    let _done = MultiEnds(s.entry.clone());
     if s.multi_failed {
         s.multi_failed = false;
         s.unwatch_all();
@@ -680,6 +693,17 @@ fn exec<'a>(
         serve_ready(shared, store, ready);
     }
     Ok(replies)
+}
+
+/// Clears a client's transaction state for CLIENT LIST when dropped (at
+/// the end of EXEC, however it ends).
+struct MultiEnds(Arc<crate::server::ClientEntry>);
+
+impl Drop for MultiEnds {
+    fn drop(&mut self) {
+        self.0.in_multi.store(false, Ordering::Relaxed);
+        self.0.multi_len.store(-1, Ordering::Relaxed);
+    }
 }
 
 /// Runs a core command of a transaction or a script like

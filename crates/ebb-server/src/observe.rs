@@ -224,7 +224,7 @@ pub fn slowlog(argv: &[&[u8]]) -> Reply {
         }
         (b"help", 2) => Reply::help(SLOWLOG_HELP),
         (b"get" | b"len" | b"reset" | b"help", _) => {
-            ebb_core::Error::WrongArity(format!("slowlog|{}", String::from_utf8_lossy(&sub))).into()
+            ebb_core::error::subcommand_syntax(argv[1], "slowlog").into()
         }
         _ => ebb_core::error::unknown_subcommand(argv[1], "slowlog").into(),
     }

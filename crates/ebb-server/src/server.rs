@@ -66,6 +66,17 @@ pub struct ClientEntry {
     pub resp: AtomicUsize,
     /// Whether in MULTI.
     pub in_multi: AtomicBool,
+    /// Commands queued by MULTI (-1 outside a transaction), for CLIENT
+    /// LIST's `multi=`.
+    pub multi_len: std::sync::atomic::AtomicI64,
+    /// Where tracking invalidations go (-1: tracking off; 0: itself), for
+    /// CLIENT LIST's `redir=`.
+    pub redir: std::sync::atomic::AtomicI64,
+    /// A watched key changed (CLIENT LIST's `d` flag); the session's own
+    /// WATCH state.
+    pub watch_dirty: Arc<AtomicBool>,
+    /// The client is a MONITOR (CLIENT LIST's `O` flag).
+    pub monitor: AtomicBool,
     /// Blocked in a blocking command.
     pub blocked: AtomicBool,
     /// Whether the client was exempted from eviction (CLIENT NO-EVICT).

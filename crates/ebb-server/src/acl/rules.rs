@@ -14,6 +14,10 @@ impl User {
     pub(super) fn apply(&mut self, op: &[u8]) -> Result<(), &'static str> {
         const SYNTAX: &str = "Syntax error";
         const UNKNOWN: &str = "Unknown command or category name in ACL";
+        if op.is_empty() {
+            // An empty rule changes nothing, as in Redis.
+            return Ok(());
+        }
         let lower = String::from_utf8_lossy(op).to_ascii_lowercase();
         match lower.as_str() {
             "on" => self.enabled = true,
@@ -171,21 +175,24 @@ impl User {
         let (read, write, pattern) = if op[0] == b'~' {
             (true, true, &op[1..])
         } else {
-            let Some(tilde) = op.iter().position(|&c| c == b'~') else {
-                return Err("Syntax error");
-            };
+            // `%` then R and W at most once each, then `~` and the pattern
+            // (which may be empty, as may the `~`: Redis reads `%R` as
+            // `%R~`).
             let (mut r, mut w) = (false, false);
-            for &c in &op[1..tilde] {
-                match c.to_ascii_uppercase() {
-                    b'R' => r = true,
-                    b'W' => w = true,
+            let mut at = 1;
+            while at < op.len() {
+                match op[at].to_ascii_uppercase() {
+                    b'R' if !r => r = true,
+                    b'W' if !w => w = true,
+                    b'~' => break,
                     _ => return Err("Syntax error"),
                 }
+                at += 1;
             }
             if !r && !w {
                 return Err("Syntax error");
             }
-            (r, w, &op[tilde + 1..])
+            (r, w, op.get(at + 1..).unwrap_or(&[]))
         };
         if self.all_keys {
             return Err("Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns");

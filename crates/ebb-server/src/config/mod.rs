@@ -8,7 +8,8 @@ use ebb_core::glob::glob_match;
 
 mod checks;
 mod rewrite;
-use checks::{int_range, save_rules};
+pub use checks::parse_memory;
+use checks::{canonical, int_range, save_rules, twin};
 use rewrite::repr_word;
 
 /// How an option's value is checked and normalised.
@@ -62,7 +63,14 @@ const POLICIES: &[&str] = &[
     "allkeys-random",
     "noeviction",
 ];
-const FSYNC: &[&str] = &["always", "everysec", "no"];
+// In Redis's order, which its errors list.
+const FSYNC: &[&str] = &["everysec", "always", "no"];
+const DISKLESS_LOAD: &[&str] = &["disabled", "on-empty-db", "swapdb"];
+const OOM_SCORE_ADJ: &[&str] = &["no", "yes", "relative", "absolute"];
+const PROPAGATION_ERROR: &[&str] = &["ignore", "panic", "panic-on-replicas"];
+const ENDPOINT_TYPE: &[&str] = &["ip", "hostname", "unknown-endpoint"];
+const SANITIZE: &[&str] = &["no", "yes", "clients"];
+const TLS_AUTH: &[&str] = &["no", "yes", "optional"];
 const LOGLEVEL: &[&str] = &["debug", "verbose", "notice", "warning"];
 const SUPERVISED: &[&str] = &["upstart", "systemd", "auto", "no"];
 
@@ -110,16 +118,18 @@ static OPTIONS: &[Opt] = &[
     o("latency-monitor-threshold", "0", Kind::Int, true),
     o("busy-reply-threshold", "5000", Kind::Int, true),
     o("hash-max-listpack-entries", "512", Kind::Int, true),
-    o("hash-max-listpack-value", "64", Kind::Int, true),
+    o("hash-max-listpack-value", "64", Kind::Memory, true),
     o("hash-max-ziplist-entries", "512", Kind::Int, true),
-    o("hash-max-ziplist-value", "64", Kind::Int, true),
+    o("hash-max-ziplist-value", "64", Kind::Memory, true),
     o("set-max-intset-entries", "512", Kind::Int, true),
-    o("set-max-listpack-entries", "128", Kind::Int, false),
-    o("set-max-listpack-value", "64", Kind::Int, false),
+    // Options of other Redis versions: answered by name, left out of
+    // patterns (CONFIG GET *), as Redis 7.0 does not have them.
+    hidden("set-max-listpack-entries", "128", Kind::Int),
+    hidden("set-max-listpack-value", "64", Kind::Int),
     o("zset-max-listpack-entries", "128", Kind::Int, true),
-    o("zset-max-listpack-value", "64", Kind::Int, true),
+    o("zset-max-listpack-value", "64", Kind::Memory, true),
     o("zset-max-ziplist-entries", "128", Kind::Int, true),
-    o("zset-max-ziplist-value", "64", Kind::Int, true),
+    o("zset-max-ziplist-value", "64", Kind::Memory, true),
     o("list-max-listpack-size", "-2", Kind::Int, false),
     o("list-max-ziplist-size", "-2", Kind::Int, false),
     o("list-compress-depth", "0", Kind::Int, false),
@@ -164,14 +174,19 @@ static OPTIONS: &[Opt] = &[
     o("replica-priority", "100", Kind::Int, false),
     o("repl-diskless-sync", "yes", Kind::Bool, false),
     o("repl-diskless-sync-delay", "5", Kind::Int, false),
-    o("repl-diskless-load", "disabled", Kind::Str, false),
+    o(
+        "repl-diskless-load",
+        "disabled",
+        Kind::Enum(DISKLESS_LOAD),
+        false,
+    ),
     o("repl-disable-tcp-nodelay", "no", Kind::Bool, false),
     o("repl-backlog-size", "1048576", Kind::Memory, false),
     o("io-threads", "1", Kind::Int, true),
     o("io-threads-do-reads", "no", Kind::Bool, false),
     o("jemalloc-bg-thread", "yes", Kind::Bool, false),
     o("activedefrag", "no", Kind::Bool, false),
-    o("oom-score-adj", "no", Kind::Str, false),
+    o("oom-score-adj", "no", Kind::Enum(OOM_SCORE_ADJ), false),
     o("oom-score-adj-values", "0 200 800", Kind::Words, false),
     o("disable-thp", "yes", Kind::Bool, false),
     o("lfu-log-factor", "10", Kind::Int, true),
@@ -199,9 +214,9 @@ static OPTIONS: &[Opt] = &[
         Kind::Words,
         true,
     ),
-    o("lua-replicate-commands", "yes", Kind::Bool, false),
+    hidden("lua-replicate-commands", "yes", Kind::Bool),
     o("tls-port", "0", Kind::Int, false),
-    o("locale-collate", "", Kind::Str, false),
+    hidden("locale-collate", "", Kind::Str),
     hidden("use-exit-on-panic", "no", Kind::Bool),
     hidden("lua-enable-deprecated-api", "no", Kind::Bool),
     hidden("rdb-key-save-delay", "0", Kind::Int),
@@ -252,7 +267,12 @@ static OPTIONS: &[Opt] = &[
     o("cluster-migration-barrier", "1", Kind::Int, false),
     o("cluster-node-timeout", "15000", Kind::Int, false),
     o("cluster-port", "0", Kind::Int, false),
-    o("cluster-preferred-endpoint-type", "ip", Kind::Str, false),
+    o(
+        "cluster-preferred-endpoint-type",
+        "ip",
+        Kind::Enum(ENDPOINT_TYPE),
+        false,
+    ),
     o("cluster-replica-no-failover", "no", Kind::Bool, false),
     o("cluster-replica-validity-factor", "10", Kind::Int, false),
     o("cluster-require-full-coverage", "yes", Kind::Bool, false),
@@ -262,7 +282,12 @@ static OPTIONS: &[Opt] = &[
     o("maxmemory-eviction-tenacity", "10", Kind::Int, false),
     o("min-replicas-max-lag", "10", Kind::Int, false),
     o("min-replicas-to-write", "0", Kind::Int, false),
-    o("propagation-error-behavior", "ignore", Kind::Str, false),
+    o(
+        "propagation-error-behavior",
+        "ignore",
+        Kind::Enum(PROPAGATION_ERROR),
+        false,
+    ),
     o("repl-backlog-ttl", "3600", Kind::Int, false),
     o("repl-diskless-sync-max-replicas", "0", Kind::Int, false),
     o("repl-ping-replica-period", "10", Kind::Int, false),
@@ -272,10 +297,10 @@ static OPTIONS: &[Opt] = &[
     o("replica-announced", "yes", Kind::Bool, false),
     o("replica-ignore-disk-write-errors", "no", Kind::Bool, false),
     o("replica-ignore-maxmemory", "yes", Kind::Bool, false),
-    o("sanitize-dump-payload", "no", Kind::Bool, false),
+    o("sanitize-dump-payload", "no", Kind::Enum(SANITIZE), false),
     o("server_cpulist", "", Kind::Str, false),
     o("socket-mark-id", "0", Kind::Int, false),
-    o("tls-auth-clients", "yes", Kind::Bool, false),
+    o("tls-auth-clients", "yes", Kind::Enum(TLS_AUTH), false),
     o("tls-ca-cert-dir", "", Kind::Str, false),
     o("tls-ca-cert-file", "", Kind::Str, false),
     o("tls-cert-file", "", Kind::Str, false),
@@ -315,50 +340,13 @@ const ALIASES: [&str; 14] = [
     "slave-ignore-maxmemory",
 ];
 
-fn canonical(name: &str) -> &str {
-    match name {
-        "lua-time-limit" => "busy-reply-threshold",
-        "slaveof" => "replicaof",
-        "slave-serve-stale-data" => "replica-serve-stale-data",
-        "slave-read-only" => "replica-read-only",
-        "slave-priority" => "replica-priority",
-        "slave-lazy-flush" => "replica-lazy-flush",
-        "cluster-slave-no-failover" => "cluster-replica-no-failover",
-        "cluster-slave-validity-factor" => "cluster-replica-validity-factor",
-        "min-slaves-max-lag" => "min-replicas-max-lag",
-        "min-slaves-to-write" => "min-replicas-to-write",
-        "repl-ping-slave-period" => "repl-ping-replica-period",
-        "slave-announce-ip" => "replica-announce-ip",
-        "slave-announce-port" => "replica-announce-port",
-        "slave-ignore-maxmemory" => "replica-ignore-maxmemory",
-        other => other,
-    }
-}
-
 fn find(name: &str) -> Option<&'static Opt> {
     OPTIONS.iter().find(|o| o.name == name)
 }
 
-/// Parses a memory value as Redis does (`1gb`, `100mb`, `1k`, plain bytes).
-pub fn parse_memory(s: &str) -> Option<u64> {
-    let l = s.to_ascii_lowercase();
-    let (num, mul) = [
-        ("gb", 1u64 << 30),
-        ("g", 1_000_000_000),
-        ("mb", 1 << 20),
-        ("m", 1_000_000),
-        ("kb", 1 << 10),
-        ("k", 1000),
-        ("b", 1),
-    ]
-    .iter()
-    .find_map(|(suf, m)| l.strip_suffix(suf).map(|n| (n.to_string(), *m)))
-    .unwrap_or((l.clone(), 1));
-    let n: i64 = num.parse().ok()?;
-    if n < 0 {
-        return None;
-    }
-    (n as u64).checked_mul(mul)
+/// The option a name (any case, old names too) stands for, if any.
+pub fn option_name(name: &str) -> Option<&'static str> {
+    find(canonical(&name.to_ascii_lowercase())).map(|o| o.name)
 }
 
 /// The whole configuration: every option's current value as text.
@@ -635,9 +623,27 @@ impl Config {
                 }
                 format!("{pct}%")
             }
-            Kind::Memory => parse_memory(value.trim())
-                .ok_or_else(|| "argument must be a memory value".to_string())?
-                .to_string(),
+            Kind::Memory => {
+                let n = parse_memory(value.trim()).ok_or_else(|| {
+                    if cname == "maxmemory-clients" {
+                        "argument must be a memory or percent value".to_string()
+                    } else {
+                        "argument must be a memory value".to_string()
+                    }
+                })?;
+                if let Some((lo, hi)) = checks::memory_range(cname) {
+                    if !(lo..=hi).contains(&n) {
+                        return Err(format!("argument must be between {lo} and {hi} inclusive"));
+                    }
+                }
+                // Redis's replication backlog is never under 16 kB.
+                let n = if cname == "repl-backlog-size" {
+                    n.max(16 * 1024)
+                } else {
+                    n
+                };
+                n.to_string()
+            }
             Kind::Bool => match value.trim().to_ascii_lowercase().as_str() {
                 "yes" => "yes".into(),
                 "no" => "no".into(),
@@ -649,9 +655,15 @@ impl Config {
                     return Err("argument(s) must be one of the following: ".to_string()
                         + &choices.join(", "));
                 }
-                l
+                // `relative` is another name of `yes`, shown as `yes`.
+                if cname == "oom-score-adj" && l == "relative" {
+                    "yes".to_string()
+                } else {
+                    l
+                }
             }
             Kind::Words if cname == "save" => save_rules(value)?,
+            Kind::Words if cname == "oom-score-adj-values" => checks::oom_score_adj_values(value)?,
             Kind::Str | Kind::Words => value.to_string(),
         };
         let v = if cname == "latency-tracking-info-percentiles" {
@@ -763,22 +775,6 @@ impl Config {
         }
         out
     }
-}
-
-fn twin(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "hash-max-listpack-entries" => "hash-max-ziplist-entries",
-        "hash-max-ziplist-entries" => "hash-max-listpack-entries",
-        "hash-max-listpack-value" => "hash-max-ziplist-value",
-        "hash-max-ziplist-value" => "hash-max-listpack-value",
-        "zset-max-listpack-entries" => "zset-max-ziplist-entries",
-        "zset-max-ziplist-entries" => "zset-max-listpack-entries",
-        "zset-max-listpack-value" => "zset-max-ziplist-value",
-        "zset-max-ziplist-value" => "zset-max-listpack-value",
-        "list-max-listpack-size" => "list-max-ziplist-size",
-        "list-max-ziplist-size" => "list-max-listpack-size",
-        _ => return None,
-    })
 }
 
 fn split_config_line(line: &str) -> Option<Vec<String>> {

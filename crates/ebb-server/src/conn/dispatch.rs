@@ -302,6 +302,9 @@ impl Session {
         {
             if let Some(q) = self.multi.as_mut() {
                 q.push(ebb_core::args::to_owned(argv));
+                self.entry
+                    .multi_len
+                    .store(q.len() as i64, Ordering::Relaxed);
             }
             self.reply(&Reply::Simple("QUEUED".into()), out);
             return Some(Flow::Continue);
@@ -331,6 +334,7 @@ impl Session {
         self.multi = None;
         self.multi_failed = false;
         self.entry.in_multi.store(false, Ordering::Relaxed);
+        self.entry.multi_len.store(-1, Ordering::Relaxed);
         self.unwatch_all();
         let why = match &refusal {
             Reply::Error(t) => t.strip_prefix("ERR ").unwrap_or(t),

@@ -86,7 +86,9 @@ def test_slowlog_keeps_slow_commands_by_default(r):
 def test_slowlog_errors(r):
     with pytest.raises(redis.ResponseError, match="count should be greater than or equal to -1"):
         raw_cmd(r, "SLOWLOG", "GET", -2)
-    with pytest.raises(redis.ResponseError, match="wrong number of arguments for 'slowlog|get' command"):
+    # Redis's text for a known subcommand with the wrong arguments.
+    with pytest.raises(redis.ResponseError,
+                       match=r"unknown subcommand or wrong number of arguments for 'GET'\. Try SLOWLOG HELP\."):
         raw_cmd(r, "SLOWLOG", "GET", 1, 2)
     with pytest.raises(redis.ResponseError, match="unknown subcommand 'nope'. Try SLOWLOG HELP."):
         raw_cmd(r, "SLOWLOG", "nope")

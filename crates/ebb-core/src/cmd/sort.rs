@@ -114,7 +114,9 @@ fn parse(argv: &[&[u8]], readonly: bool) -> CmdResult<SortCommand> {
             j += 1;
         } else if a.eq_ignore_ascii_case(b"by") && left >= 1 {
             let p = &argv[j + 1];
-            c.dont_sort = !c_str(p).contains(&b'*');
+            // A pattern without `*` turns sorting off for good, even if
+            // another BY follows (Redis never turns it back on).
+            c.dont_sort |= !c_str(p).contains(&b'*');
             c.by = Some(Bytes::copy_from_slice(p));
             j += 1;
         } else if a.eq_ignore_ascii_case(b"get") && left >= 1 {
@@ -363,6 +365,8 @@ pub fn lookup_by_pattern(ctx: &mut Ctx, pattern: &[u8], elem: &[u8]) -> Option<B
 /// be used; NaN, overflow and underflow (including subnormal results) are
 /// rejected; the empty string reads as 0.
 pub fn parse_weight(s: &[u8]) -> Option<f64> {
+    // C reads the string up to its first NUL byte.
+    let s = c_str(s);
     let mut i = 0;
     while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r') {
         i += 1;

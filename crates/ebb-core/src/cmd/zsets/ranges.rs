@@ -343,6 +343,8 @@ pub(crate) fn zrangestore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     ctx.set_value(dst, Value::from(z));
     ctx.modified(dst);
     ctx.notify(b'z', "zrangestore", dst);
+    // Clients blocked on `dst` (BZPOPMIN and the like) may now be served.
+    ctx.ready(dst);
     Ok(Reply::Int(n as i64))
 }
 

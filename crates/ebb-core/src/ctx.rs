@@ -171,6 +171,24 @@ impl<'a> Ctx<'a> {
         self.store.dbs[self.db].peek(key)
     }
 
+    /// The live entry of `key` looked up for writing: not a read hit or
+    /// miss, and no `keymiss` event (Redis's `lookupKeyWrite`).
+    pub fn entry_for_write(&mut self, key: &[u8]) -> Option<&Entry> {
+        if !self.expire_key(key) {
+            return None;
+        }
+        self.store.dbs[self.db].peek(key)
+    }
+
+    /// The value of `key` as type `T`, looked up for writing (see
+    /// [`Ctx::entry_for_write`]); WRONGTYPE if it holds another type.
+    pub fn get_for_write<T: Kind>(&mut self, key: &[u8]) -> CmdResult<Option<&T>> {
+        match self.entry_for_write(key) {
+            None => Ok(None),
+            Some(e) => T::of(&e.value).map(Some).ok_or(Error::WrongType),
+        }
+    }
+
     /// Whether `key` exists (after lazy expiry), counted as a read (see
     /// [`Ctx::entry`]).
     pub fn read_hit(&mut self, key: &[u8]) -> bool {

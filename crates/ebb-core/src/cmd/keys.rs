@@ -227,7 +227,7 @@ fn move_cmd(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     if src == dst {
         return Err(same_object());
     }
-    if !ctx.read_hit(key) || ctx.expire_key_in(dst, key) {
+    if !ctx.exists(key) || ctx.expire_key_in(dst, key) {
         return Ok(Reply::Int(0));
     }
     let Some(entry) = ctx.store.dbs[src].remove(key) else {

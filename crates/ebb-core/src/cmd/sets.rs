@@ -215,7 +215,7 @@ fn smove(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let member = a.bytes()?;
     ctx.expire_key(src);
     ctx.expire_key(dst);
-    let Some(sset) = ctx.get::<SetValue>(src)? else {
+    let Some(sset) = ctx.get_for_write::<SetValue>(src)? else {
         return Ok(Reply::Int(0));
     };
     let is_member = sset.contains(member);

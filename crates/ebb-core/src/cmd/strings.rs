@@ -445,7 +445,7 @@ fn append(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let value = a.bytes()?;
-    let len = match ctx.get::<StrValue>(key)?.map(|v| v.len()) {
+    let len = match ctx.get_for_write::<StrValue>(key)?.map(|v| v.len()) {
         None => {
             ctx.set_value(key, Value::Str(StrValue::new(value)));
             value.len()
@@ -518,7 +518,7 @@ fn setrange(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
         return Err(Error::msg("ERR offset is out of range"));
     }
     let offset = offset as u64;
-    let old_len = ctx.get::<StrValue>(key)?.map(|v| v.len());
+    let old_len = ctx.get_for_write::<StrValue>(key)?.map(|v| v.len());
     if value.is_empty() {
         return Ok(Reply::Int(old_len.unwrap_or(0) as i64));
     }

@@ -98,7 +98,7 @@ pub(super) fn incrbyfloat(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let mut a = Args::new(argv);
     let key = a.bytes()?;
     let raw = a.bytes()?;
-    let cur = match ctx.get::<StrValue>(key)? {
+    let cur = match ctx.get_for_write::<StrValue>(key)? {
         None => LongDouble::ZERO,
         Some(v) => LongDouble::parse(v).ok_or(Error::NotFloat)?,
     };

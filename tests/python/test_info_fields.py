@@ -149,3 +149,18 @@ def test_server_section_describes_the_host(srv):
     assert f["configured_hz"] == f["hz"]
     assert 0 <= f["lru_clock"] < 1 << 24
     assert values(srv.client(), "memory")["total_system_memory"] > 0
+
+
+def test_keyspace_hits_and_misses_count_reads_only(srv):
+    c = srv.client(single_connection_client=True)
+    c.set("a", "1")
+    c.config_resetstat()
+    c.get("a")                    # hit
+    c.get("nokey")                # miss
+    c.mget("a", "b")              # a hit, a miss
+    c.append("a", "x")            # a write's lookup: neither
+    c.hincrby("h", "f", 1)        # neither
+    c.exists("a", "nokey")        # a hit, a miss
+    c.sunion("h2", "nokey")       # two misses
+    s = values(c, "stats")
+    assert (s["keyspace_hits"], s["keyspace_misses"]) == (3, 5)

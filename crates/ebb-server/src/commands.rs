@@ -46,17 +46,6 @@ pub fn run<'a>(
             subscriptions(s, shared, spec, argv, out);
             Flow::Continue
         }
-        "publish" if s.resp3 && s.subscribed() => {
-            // A RESP3 subscriber publishing to itself gets its message
-            // before the reply, as from Redis.
-            let mut own = Vec::new();
-            let n = shared.publish_from(argv[1], argv[2], Some(s.id), &mut own);
-            for items in &own {
-                resp::encode_push(items, s.resp3, out);
-            }
-            s.reply(&Reply::Int(n as i64), out);
-            Flow::Continue
-        }
         "exec" => {
             match exec(s, shared, guard) {
                 // (The errors inside were counted as the commands ran.)

@@ -122,14 +122,16 @@ impl Shared {
     /// patterns do not see it); returns the number of receivers.
     pub fn spublish(&self, channel: &[u8], msg: &[u8]) -> usize {
         let ps = self.pubsub.lock();
+        let mut own = Vec::new();
         let n = to_channel(
             ps.shard.get(channel),
             b"smessage",
             channel,
             msg,
-            None,
-            &mut Vec::new(),
+            own_id_for_events(),
+            &mut own,
         );
+        keep_own(own);
         self.stats
             .pubsub_messages
             .fetch_add(n as u64, Ordering::Relaxed);
@@ -138,7 +140,13 @@ impl Shared {
 
     /// Publishes a message; returns the number of receivers.
     pub fn publish(&self, channel: &[u8], msg: &[u8]) -> usize {
-        self.publish_from(channel, msg, None, &mut Vec::new())
+        // A RESP3 subscriber publishing (from a command, a script or a
+        // transaction) gets its own copy ahead of the reply: see
+        // [`set_own`].
+        let mut own = Vec::new();
+        let n = self.publish_from(channel, msg, own_id_for_events(), &mut own);
+        keep_own(own);
+        n
     }
 
     /// Publishes a message for client `me` (if given): the messages `me`

@@ -264,7 +264,10 @@ fn hincrby(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = a.bytes()?;
     let field = a.bytes()?;
     let incr = a.i64()?;
-    let old = match ctx.get_for_write::<HashValue>(key)?.and_then(|h| h.get(field)) {
+    let old = match ctx
+        .get_for_write::<HashValue>(key)?
+        .and_then(|h| h.get(field))
+    {
         Some(v) => parse_i64(v).ok_or_else(|| Error::msg("ERR hash value is not an integer"))?,
         None => 0,
     };
@@ -288,7 +291,10 @@ fn hincrbyfloat(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     if matches!(incr, LongDouble::Inf { .. }) {
         return Err(Error::msg("ERR value is NaN or Infinity"));
     }
-    let old = match ctx.get_for_write::<HashValue>(key)?.and_then(|h| h.get(field)) {
+    let old = match ctx
+        .get_for_write::<HashValue>(key)?
+        .and_then(|h| h.get(field))
+    {
         Some(v) => {
             LongDouble::parse(v).ok_or_else(|| Error::msg("ERR hash value is not a float"))?
         }

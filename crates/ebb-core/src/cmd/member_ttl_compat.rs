@@ -132,8 +132,7 @@ fn persist(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = argv.get(1).ok_or(Error::Syntax)?;
     match argv.len() {
         2 => {
-            let had_ttl =
-                matches!(ctx.entry_for_write(key), Some(e) if e.expire_at().is_some());
+            let had_ttl = matches!(ctx.entry_for_write(key), Some(e) if e.expire_at().is_some());
             if !had_ttl {
                 return Ok(Reply::Int(0));
             }

@@ -280,10 +280,14 @@ def wait_until(pred, timeout=5.0, step=0.01):
 
 
 class Raw:
-    """A bare RESP connection returning each reply as its raw bytes."""
+    """A bare RESP connection returning each reply as its raw bytes; with a
+    `timeout` (seconds), a read that waits longer raises socket.timeout
+    instead of waiting for a reply that never comes."""
 
-    def __init__(self, port, resp3=False):
+    def __init__(self, port, resp3=False, timeout=None):
         self.s = socket.create_connection(("127.0.0.1", port))
+        if timeout is not None:
+            self.s.settimeout(timeout)
         self.f = self.s.makefile("rb")
         if resp3:
             self.cmd("HELLO", "3")

@@ -1055,8 +1055,7 @@ class Conn(Raw):
     waiting for a reply that never comes."""
 
     def __init__(self, port, resp3=False):
-        super().__init__(port)
-        self.s.settimeout(3)
+        super().__init__(port, timeout=3)
         if resp3:
             assert self.cmd("HELLO", "3").startswith(b"%")
 

@@ -598,13 +598,10 @@ CLOSED = b"<connection closed>"
 TIMEOUT = b"<no reply>"
 
 
-class Conn(Raw):
+def Conn(port, resp3=False):
     """A Raw connection that gives up after a few seconds instead of
     waiting for a reply that never comes."""
-
-    def __init__(self, port, resp3=False):
-        super().__init__(port, resp3=resp3)
-        self.s.settimeout(3)
+    return Raw(port, resp3=resp3, timeout=3)
 
 
 HEAD = re.compile(r"^(?:(\d+):)?(~)?(?:([@%])(\d+))?\s*(.*)$", re.S)

@@ -2502,13 +2502,10 @@ def parse(line):
     return shlex.split(line), n, which
 
 
-class Conn(Raw):
+def Conn(port, resp3=False):
     """A Raw connection that gives up after a few seconds instead of
     waiting for a reply that never comes."""
-
-    def __init__(self, port, resp3=False):
-        super().__init__(port, resp3=resp3)
-        self.s.settimeout(3)
+    return Raw(port, resp3=resp3, timeout=3)
 
 
 CLOSED = b"<connection closed>"

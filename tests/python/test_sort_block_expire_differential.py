@@ -77,8 +77,7 @@ class Conn(Raw):
     waiting for a reply that never comes."""
 
     def __init__(self, port, resp3=False):
-        super().__init__(port, resp3=resp3)
-        self.s.settimeout(1.5)
+        super().__init__(port, resp3=resp3, timeout=1.5)
         self.dead = False
 
     def get(self):

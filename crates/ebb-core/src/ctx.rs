@@ -281,13 +281,7 @@ impl<'a> Ctx<'a> {
     /// must fail before doing anything).
     pub fn check_type<T: Kind>(&mut self, key: &[u8]) -> CmdResult<bool> {
         // A lookup for writing: not a read hit or miss.
-        if !self.expire_key(key) {
-            return Ok(false);
-        }
-        match self.store.dbs[self.db].peek(key) {
-            None => Ok(false),
-            Some(e) => T::of(&e.value).map(|_| true).ok_or(Error::WrongType),
-        }
+        Ok(self.get_for_write::<T>(key)?.is_some())
     }
 
     /// Replaces the value of `key` (dropping its TTL), like Redis's setKey.

@@ -317,26 +317,11 @@ pub fn client<'a>(
     } else {
         // A known subcommand with the wrong arguments gets Redis's text for
         // that; an unknown one, its own.
-        const KNOWN: &[&str] = &[
-            "caching",
-            "getname",
-            "getredir",
-            "help",
-            "id",
-            "info",
-            "kill",
-            "list",
-            "no-evict",
-            "pause",
-            "reply",
-            "setinfo",
-            "setname",
-            "tracking",
-            "trackinginfo",
-            "unblock",
-            "unpause",
-        ];
-        if KNOWN.iter().any(|k| eq(sub, k)) {
+        let name = format!(
+            "client|{}",
+            String::from_utf8_lossy(sub).to_ascii_lowercase()
+        );
+        if ebb_core::keyspecs::subcommand(&name).is_some() {
             ebb_core::error::subcommand_syntax(sub, "client").into()
         } else {
             unknown_subcommand(sub, "client").into()

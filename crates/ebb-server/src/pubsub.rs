@@ -38,35 +38,35 @@ pub fn take_own() -> Vec<Vec<Bytes>> {
     OWN.with(|o| std::mem::take(&mut o.borrow_mut().1))
 }
 
-/// The client marked by [`set_own`], whose own keyspace events are kept
-/// for it (see [`keep_own`]).
-pub fn own_id_for_events() -> Option<u64> {
-    OWN.with(|o| Some(o.borrow().0).filter(|&id| id != 0))
-}
-
-/// Keeps messages the running client sent itself, for [`take_own`].
-pub fn keep_own(mut items: Vec<Vec<Bytes>>) {
-    if !items.is_empty() {
-        OWN.with(|o| o.borrow_mut().1.append(&mut items));
+/// Queues a pub/sub message for subscriber `id`, unless its output limit
+/// refuses it; true if queued. The running client's own copy (see
+/// [`set_own`]) is kept for it instead, to be written ahead of its reply,
+/// as Redis writes it.
+fn deliver(id: u64, c: &ClientEntry, items: Vec<Bytes>) -> bool {
+    let own = OWN.with(|o| {
+        let mut o = o.borrow_mut();
+        if o.0 != id {
+            return Some(items);
+        }
+        o.1.push(items);
+        None
+    });
+    match own {
+        None => true,
+        Some(items) => {
+            crate::outbuf::admit(c, crate::outbuf::size(&items))
+                && c.tx.send(Msg::Push(items)).is_ok()
+        }
     }
 }
 
-/// Queues a pub/sub message for a subscriber, unless its output limit
-/// refuses it; true if queued.
-fn deliver(c: &ClientEntry, items: Vec<Bytes>) -> bool {
-    crate::outbuf::admit(c, crate::outbuf::size(&items)) && c.tx.send(Msg::Push(items)).is_ok()
-}
-
 /// Sends `kind channel msg` to each subscriber of one channel (or shard
-/// channel); returns how many got it. The publisher's own copy, if it
-/// subscribed (`me`), goes to `own` instead.
+/// channel); returns how many got it.
 fn to_channel(
     subs: Option<&HashMap<u64, Arc<ClientEntry>>>,
     kind: &'static [u8],
     channel: &[u8],
     msg: &[u8],
-    me: Option<u64>,
-    own: &mut Vec<Vec<Bytes>>,
 ) -> usize {
     subs.into_iter()
         .flat_map(|m| m.iter())
@@ -76,11 +76,7 @@ fn to_channel(
                 Bytes::copy_from_slice(channel),
                 Bytes::copy_from_slice(msg),
             ];
-            if me == Some(**id) {
-                own.push(items);
-                return true;
-            }
-            deliver(c, items)
+            deliver(**id, c, items)
         })
         .count()
 }
@@ -122,16 +118,7 @@ impl Shared {
     /// patterns do not see it); returns the number of receivers.
     pub fn spublish(&self, channel: &[u8], msg: &[u8]) -> usize {
         let ps = self.pubsub.lock();
-        let mut own = Vec::new();
-        let n = to_channel(
-            ps.shard.get(channel),
-            b"smessage",
-            channel,
-            msg,
-            own_id_for_events(),
-            &mut own,
-        );
-        keep_own(own);
+        let n = to_channel(ps.shard.get(channel), b"smessage", channel, msg);
         self.stats
             .pubsub_messages
             .fetch_add(n as u64, Ordering::Relaxed);
@@ -140,28 +127,8 @@ impl Shared {
 
     /// Publishes a message; returns the number of receivers.
     pub fn publish(&self, channel: &[u8], msg: &[u8]) -> usize {
-        // A RESP3 subscriber publishing (from a command, a script or a
-        // transaction) gets its own copy ahead of the reply: see
-        // [`set_own`].
-        let mut own = Vec::new();
-        let n = self.publish_from(channel, msg, own_id_for_events(), &mut own);
-        keep_own(own);
-        n
-    }
-
-    /// Publishes a message for client `me` (if given): the messages `me`
-    /// itself receives are returned in `own` rather than queued, for the
-    /// publisher to write ahead of its reply, as Redis does for a RESP3
-    /// client subscribed to what it publishes.
-    pub fn publish_from(
-        &self,
-        channel: &[u8],
-        msg: &[u8],
-        me: Option<u64>,
-        own: &mut Vec<Vec<Bytes>>,
-    ) -> usize {
         let ps = self.pubsub.lock();
-        let mut n = to_channel(ps.channels.get(channel), b"message", channel, msg, me, own);
+        let mut n = to_channel(ps.channels.get(channel), b"message", channel, msg);
         for (pat, subs) in ps.patterns.iter() {
             if glob_match(pat, channel, false) {
                 for (id, c) in subs.iter() {
@@ -171,12 +138,7 @@ impl Shared {
                         Bytes::copy_from_slice(channel),
                         Bytes::copy_from_slice(msg),
                     ];
-                    if me == Some(*id) {
-                        own.push(items);
-                        n += 1;
-                        continue;
-                    }
-                    n += usize::from(deliver(c, items));
+                    n += usize::from(deliver(*id, c, items));
                 }
             }
         }

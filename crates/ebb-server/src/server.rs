@@ -455,14 +455,11 @@ impl Shared {
         if !fx.events.is_empty() && self.notify.any() {
             let flags = *self.notify.read();
             if flags.any() {
-                let me = crate::pubsub::own_id_for_events();
-                let mut own = Vec::new();
                 for ev in &fx.events {
                     for (ch, msg) in flags.messages(ev) {
-                        self.publish_from(&ch, &msg, me, &mut own);
+                        self.publish(&ch, &msg);
                     }
                 }
-                crate::pubsub::keep_own(own);
             }
         }
         if !fx.touched_dbs.is_empty() {

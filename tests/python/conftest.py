@@ -3,6 +3,7 @@
 import os
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -10,6 +11,20 @@ import redis
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("EBB_BIN", os.path.join(ROOT, "target", "debug", "ebb-server"))
+
+
+def ready_port(proc):
+    """Reads the server's standard output up to its ready line (the log,
+    which Redis also writes there, comes first) and returns the port; the
+    rest of the output is drained so a long log never fills the pipe."""
+    seen = []
+    for line in proc.stdout:
+        if line.startswith("ebb-server ready port="):
+            threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
+            return int(line.strip().split("=")[1])
+        seen.append(line)
+    proc.kill()
+    raise RuntimeError(f"server did not start: {''.join(seen)!r}")
 
 
 class EbbServer:
@@ -34,11 +49,7 @@ class EbbServer:
             cwd=self.cwd,
             text=True,
         )
-        line = self.proc.stdout.readline()
-        if not line.startswith("ebb-server ready port="):
-            self.proc.kill()
-            raise RuntimeError(f"server did not start: {line!r}")
-        self.port = int(line.strip().split("=")[1])
+        self.port = ready_port(self.proc)
 
     def client(self, **kw):
         kw.setdefault("decode_responses", True)

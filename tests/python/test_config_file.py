@@ -7,7 +7,7 @@ import subprocess
 import pytest
 import redis
 
-from conftest import BIN, EbbServer
+from conftest import BIN, EbbServer, ready_port
 
 
 def start(tmp_path, text, extra=None):
@@ -425,9 +425,7 @@ def test_words_before_any_option_make_a_line(tmp_path):
     p = subprocess.Popen([BIN, str(conf), "loglevel", "verbose", "--port", "0", "--dir", str(tmp_path)],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        line = p.stdout.readline()
-        assert line.startswith("ebb-server ready port=")
-        c = redis.Redis(port=int(line.strip().split("=")[1]), decode_responses=True)
+        c = redis.Redis(port=ready_port(p), decode_responses=True)
         assert c.config_get("loglevel") == {"loglevel": "verbose"}
     finally:
         p.terminate()

@@ -77,17 +77,26 @@ def test_logfile_appends(tmp_path):
 
 
 def test_a_log_on_a_pipe_is_plain_text(tmp_path):
-    # Without a logfile the log goes to stderr; when that is a pipe (docker,
-    # systemd, a supervisor) its lines carry no terminal colour codes.
+    # Without a logfile the log goes to standard output, as Redis's does
+    # (nothing of it on stderr); when that is a pipe (docker, systemd, a
+    # supervisor) its lines carry no terminal colour codes.
     p = subprocess.Popen([BIN, "--port", "0", "--dir", str(tmp_path)], cwd=str(tmp_path),
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        first = p.stderr.readline()
+        lines = []
+        for line in p.stdout:
+            lines.append(line)
+            if "Ready to accept connections" in line:
+                break
+        first = "".join(lines)
     finally:
         p.terminate()
-        rest = p.communicate(timeout=10)[1]
+        p.wait(timeout=10)
+        rest, err = p.stdout.read(), p.stderr.read()
     assert "started, PID:" in first
     assert "\x1b[" not in first + rest
+    assert "bye bye" in rest
+    assert err == ""
 
 
 def test_sigterm_right_after_start_is_a_clean_shutdown(tmp_path):

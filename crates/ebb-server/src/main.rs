@@ -87,9 +87,9 @@ fn main() {
     match log {
         // Colours only for a terminal: a log collected by systemd, docker
         // or a pipe gets plain lines, as with a log file.
-        process::LogTarget::Stderr => logger
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-            .with_writer(std::io::stderr)
+        process::LogTarget::Stdout => logger
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+            .with_writer(std::io::stdout)
             .init(),
         process::LogTarget::File(f) => logger
             .with_ansi(false)

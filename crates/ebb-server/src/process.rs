@@ -11,9 +11,10 @@ use crate::config::Config;
 /// Redis's pid file when `daemonize yes` names none.
 const DEFAULT_PIDFILE: &str = "/var/run/redis.pid";
 
-/// Where the log goes: standard error, a file, or nowhere.
+/// Where the log goes: standard output (Redis's `logfile ""`), a file, or
+/// nowhere.
 pub enum LogTarget {
-    Stderr,
+    Stdout,
     File(File),
     Discard,
 }
@@ -28,7 +29,7 @@ pub fn log_target(cfg: &Config, daemonized: bool) -> Result<LogTarget, String> {
         return Ok(if daemonized {
             LogTarget::Discard
         } else {
-            LogTarget::Stderr
+            LogTarget::Stdout
         });
     }
     OpenOptions::new()

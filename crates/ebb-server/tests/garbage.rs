@@ -40,16 +40,7 @@ impl Server {
             .stderr(Stdio::from(log))
             .spawn()
             .expect("spawn ebb-server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("read ready line");
-        let port = line
-            .trim()
-            .strip_prefix("ebb-server ready port=")
-            .expect("ready line")
-            .parse()
-            .expect("port");
+        let port = ready_port(child.stdout.take().expect("stdout"));
         Server { child, port, dir }
     }
 
@@ -575,4 +566,19 @@ fn thousands_of_random_commands_never_hurt_the_server() {
     let reply = request(&mut c, b"DEBUG RELOAD\r\n", 5);
     assert_eq!(reply, b"+OK\r\n", "seed {seed}");
     s.assert_healthy("after DEBUG RELOAD", seed);
+}
+
+/// Reads the server's standard output up to its ready line (its log, which
+/// goes to standard output as Redis's does, comes first) and keeps draining
+/// the rest so the log never fills the pipe.
+fn ready_port(out: std::process::ChildStdout) -> u16 {
+    let mut lines = BufReader::new(out).lines();
+    let port = loop {
+        let line = lines.next().expect("ready line").expect("read stdout");
+        if let Some(p) = line.trim().strip_prefix("ebb-server ready port=") {
+            break p.parse().expect("port");
+        }
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    port
 }

@@ -2,6 +2,7 @@
 its CONFIG SET form, as Redis 7.0 has them: a client whose replies pass the
 hard limit is closed with none of its batch's replies sent."""
 
+import re
 import socket
 import time
 
@@ -177,3 +178,22 @@ def test_client_list_shows_a_stalled_subscribers_backlog(ebb, r):
         assert omem >= 100000
     finally:
         s.close()
+
+
+@pytest.mark.parametrize("setup,cmd", [
+    (("SADD", "k", "a"), "SRANDMEMBER k -999999999"),
+    (("HSET", "k", "a", "b"), "HRANDFIELD k -999999999"),
+    (("HSET", "k", "a", "b"), "HRANDFIELD k -99999999 WITHVALUES"),
+    (("ZADD", "k", "1", "a"), "ZRANDMEMBER k -999999999"),
+])
+def test_a_huge_negative_random_count_meets_the_limit(ebb, limited, setup, cmd):
+    # Redis answers pick by pick until the limit closes the client: the
+    # client is closed, never answered with an error, and the server lives.
+    limited.execute_command(*setup)
+    s = _raw(ebb, "picker")
+    s.sendall(cmd.encode() + b"\r\nPING\r\n")
+    assert _read_all(s) == b""
+    assert "picker" not in _names(limited)
+    # Under the limit the picks come back, repeated.
+    small = re.sub(r"-9+", "-9", cmd).split()
+    assert len(limited.execute_command(*small)) == 9

@@ -76,6 +76,27 @@ pub fn normal_over(pending: usize, soft_since: &mut u64) -> bool {
     false
 }
 
+/// Whether a command's reply is certain to reach the `normal` class's hard
+/// limit before it is built: SRANDMEMBER, HRANDFIELD and ZRANDMEMBER with a
+/// negative count, which Redis answers pick by pick until the limit closes
+/// the client. ebb builds a reply whole, so such a request closes the
+/// client without building it (every pick is at least an empty bulk
+/// string, 6 bytes; twice that with WITHVALUES/WITHSCORES in RESP2).
+pub fn surely_over_hard(name: &str, argv: &[&[u8]]) -> bool {
+    let hard = NORMAL_HARD.load(Ordering::Relaxed);
+    if hard == 0 || argv.len() < 3 {
+        return false;
+    }
+    if !matches!(name, "srandmember" | "hrandfield" | "zrandmember") {
+        return false;
+    }
+    let Some(n) = ebb_core::args::parse_i64(argv[2]).filter(|&n| n < 0) else {
+        return false;
+    };
+    let per = if argv.len() == 4 { 12 } else { 6 };
+    n.unsigned_abs().saturating_mul(per) >= hard
+}
+
 /// The `normal` class's soft limit, if set: its bytes, and how long
 /// replies may stay over them (Redis closes the client at the first check
 /// after that many whole seconds have passed, so one more second).

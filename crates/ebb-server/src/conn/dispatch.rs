@@ -112,6 +112,17 @@ impl Session {
         if let Some(flow) = self.admit(shared, guard, spec, slot, plain.is_some(), argv, out) {
             return flow;
         }
+        if self.multi.is_none()
+            && crate::outbuf::surely_over_hard(spec.name, argv)
+            && !self.subscribed()
+        {
+            tracing::warn!(
+                client = self.id,
+                "client closed for overcoming of output buffer limits"
+            );
+            out.clear();
+            return Flow::Close;
+        }
         // EXEC shows in MONITOR after the commands it ran, as in Redis.
         let is_exec = spec.name == "exec";
         if !is_exec && crate::observe::monitoring() {

@@ -449,3 +449,26 @@ def test_shutdown_flags_and_replicaof_are_checked(tmp_path):
         assert c.config_get("shutdown-on-sigterm") == {"shutdown-on-sigterm": "nosave force"}
     finally:
         s.stop()
+
+
+def test_debug_config_rewrite_force_all_reads_back(tmp_path):
+    # Every option is written, defaults included, and the file starts a
+    # server with the same configuration.
+    conf = tmp_path / "ebb.conf"
+    conf.write_text("maxmemory 10mb\n")
+    s = EbbServer(str(conf), "--dir", str(tmp_path))
+    try:
+        c = s.client()
+        before = c.config_get("*")
+        assert c.execute_command("DEBUG", "CONFIG-REWRITE-FORCE-ALL") in (True, "OK")
+        names = {l.split()[0] for l in conf.read_text().splitlines() if l and not l.startswith("#")}
+        assert {"maxmemory", "hz", "appendonly", "save", "databases"} <= names
+    finally:
+        s.stop()
+    s = EbbServer(str(conf), "--dir", str(tmp_path))
+    try:
+        after = s.client().config_get("*")
+        before.pop("port"), after.pop("port")
+        assert after == before
+    finally:
+        s.stop()

@@ -259,18 +259,7 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]
         crate::figures::reset();
         Reply::Ok
     } else if eq(sub, "rewrite") && n == 2 {
-        let users = shared.acl.describe_all();
-        let cfg = shared.config.read();
-        match &cfg.file {
-            None => err("ERR The server is running without a config file"),
-            Some(f) => match std::fs::write(
-                f,
-                cfg.rewrite_text(&std::fs::read_to_string(f).unwrap_or_default(), &users),
-            ) {
-                Ok(()) => Reply::Ok,
-                Err(e) => err(format!("ERR Rewriting config file: {e}")),
-            },
-        }
+        rewrite_config(shared, false)
     } else if eq(sub, "help") && n == 2 {
         Reply::help(&[
             "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -749,5 +738,22 @@ pub fn command(argv: &[&[u8]]) -> Reply {
         ])
     } else {
         unknown_subcommand(sub, "command").into()
+    }
+}
+
+/// CONFIG REWRITE (and DEBUG CONFIG-REWRITE-FORCE-ALL, which writes every
+/// option, defaults included).
+pub fn rewrite_config(shared: &Shared, force_all: bool) -> Reply {
+    let users = shared.acl.describe_all();
+    let cfg = shared.config.read();
+    match &cfg.file {
+        None => err("ERR The server is running without a config file"),
+        Some(f) => match std::fs::write(
+            f,
+            cfg.rewrite_text(&std::fs::read_to_string(f).unwrap_or_default(), &users, force_all),
+        ) {
+            Ok(()) => Reply::Ok,
+            Err(e) => err(format!("ERR Rewriting config file: {e}")),
+        },
     }
 }

@@ -75,6 +75,8 @@ pub fn debug<'a>(
             Some(n) if n < 1 << 32 => Reply::Ok,
             _ => err("ERR argument must be a memory value bigger than 1 and smaller than 4gb"),
         }
+    } else if eq(sub, "config-rewrite-force-all") && argv.len() == 2 {
+        crate::admin::rewrite_config(shared, true)
     } else if eq(sub, "loadaof") && argv.len() == 2 {
         // Empties the dataset and loads it back from the append only file
         // (written by the AOF or by BGREWRITEAOF).
@@ -106,6 +108,9 @@ pub fn debug<'a>(
             "    Output a hex signature representing the current DB content.",
             "DIGEST-VALUE <key> [<key> ...]",
             "    Output a hex signature of the values of all the specified keys.",
+            "CONFIG-REWRITE-FORCE-ALL",
+            "    Like CONFIG REWRITE but writes all configuration options, including",
+            "    keywords not listed in original configuration file or default values.",
             "LOADAOF",
             "    Flush the AOF buffers on disk and reload the AOF in memory.",
             "OBJECT <key>",

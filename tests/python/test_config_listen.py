@@ -12,7 +12,7 @@ import socket
 import pytest
 import redis
 
-from conftest import EbbServer, _free_port
+from conftest import _free_port
 
 
 def test_config_set_port_moves_the_listener(srv):
@@ -143,22 +143,3 @@ def test_tcp_keepalive_probes_idle_connections(srv):
     assert _server_side_timer(srv.port, t.getsockname()[1]) == (0, 0)
     s.close()
     t.close()
-
-
-def test_default_bind_is_every_interface_under_protected_mode(tmp_path):
-    # Redis 7.0 without a config file binds `* -::*` and relies on
-    # protected mode; CONFIG REWRITE treats that as the default.
-    conf = tmp_path / "ebb.conf"
-    conf.write_text("")
-    s = EbbServer(str(conf), "--dir", str(tmp_path))
-    try:
-        c = s.client()
-        assert c.config_get("bind") == {"bind": "* -::*"}
-        assert c.config_get("protected-mode") == {"protected-mode": "yes"}
-        assert c.config_rewrite() in (True, "OK")
-        assert not [l for l in conf.read_text().splitlines() if l.startswith("bind")]
-        assert c.config_set("bind", "127.0.0.1") is True
-        assert c.config_rewrite() in (True, "OK")
-        assert "bind 127.0.0.1" in conf.read_text().splitlines()
-    finally:
-        s.stop()

@@ -76,7 +76,7 @@ const SUPERVISED: &[&str] = &["upstart", "systemd", "auto", "no"];
 
 static OPTIONS: &[Opt] = &[
     o("port", "6379", Kind::Int, true),
-    o("bind", "* -::*", Kind::Words, true),
+    o("bind", "127.0.0.1 -::1", Kind::Words, true),
     o("dir", "", Kind::Str, true),
     o("databases", "16", Kind::Int, true),
     o("requirepass", "", Kind::Str, true),

@@ -1776,9 +1776,11 @@ def test_client_unblock(fresh):
 # test starts it: the listening port and addresses (ebb binds to the
 # loopback by default, docs/compat.md), `dir` and the file names (ebb's
 # snapshot file is `dump.ebb`, docs/operations.md), and
-# `enable-debug-command`, which the harness turns on for redis-server.
+# `enable-debug-command` and `enable-protected-configs` (the harness turns
+# the first on for redis-server; ebb's defaults for both are `local`).
 NOT_COMPARED = {"port", "bind", "dir", "dbfilename", "logfile", "pidfile",
-                "unixsocket", "aclfile", "enable-debug-command"}
+                "unixsocket", "aclfile", "enable-debug-command",
+                "enable-protected-configs"}
 
 
 @pytest.mark.parametrize("resp3", [False, True], ids=["resp2", "resp3"])

@@ -472,3 +472,39 @@ def test_debug_config_rewrite_force_all_reads_back(tmp_path):
         assert after == before
     finally:
         s.stop()
+
+
+def test_protected_actions_follow_their_options(tmp_path):
+    # `no`: refused with Redis's texts; ebb's default `local` allows them to
+    # clients on the loopback interface (Redis's default is `no`).
+    s = EbbServer("--dir", str(tmp_path), "--enable-debug-command", "no",
+                  "--enable-protected-configs", "no")
+    try:
+        c = s.client()
+        with pytest.raises(redis.ResponseError) as e:
+            c.execute_command("DEBUG", "HELP")
+        assert str(e.value) == (
+            'DEBUG command not allowed. If the enable-debug-command option is set to "local", '
+            "you can run it from a local connection, otherwise you need to set this option in "
+            "the configuration file, and then restart the server.")
+        with pytest.raises(redis.ResponseError, match="wrong number of arguments for 'debug'"):
+            c.execute_command("DEBUG")
+        for args in (("dir", str(tmp_path)), ("dbfilename", "x.rdb"), ("hz", "10", "dir", "/")):
+            with pytest.raises(redis.ResponseError) as e:
+                c.execute_command("CONFIG", "SET", *args)
+            name = "dbfilename" if args[0] == "dbfilename" else "dir"
+            assert str(e.value) == (
+                f"CONFIG SET failed (possibly related to argument '{name}') - can't set protected config")
+        assert c.config_get("hz") == {"hz": "10"}  # nothing of a refused CONFIG SET applies
+    finally:
+        s.stop()
+    s = EbbServer("--dir", str(tmp_path))
+    try:
+        c = s.client()
+        assert c.config_get("enable-*") == {"enable-debug-command": "local",
+                                            "enable-protected-configs": "local",
+                                            "enable-module-command": "no"}
+        assert c.execute_command("DEBUG", "SLEEP", "0") in (True, "OK")
+        assert c.config_set("dbfilename", "x.rdb") is True
+    finally:
+        s.stop()

@@ -27,7 +27,13 @@ pub(crate) fn lossy(b: &[u8]) -> String {
 }
 
 /// CONFIG GET/SET/RESETSTAT/REWRITE/HELP.
-pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]) -> Reply {
+/// CONFIG; `addr` is the client's, for `enable-protected-configs local`.
+pub fn config<'a>(
+    shared: &'a Arc<Shared>,
+    guard: &mut Guard<'a>,
+    argv: &[&[u8]],
+    addr: &str,
+) -> Reply {
     let sub = &argv[1];
     let n = argv.len();
     if eq(sub, "get") && n >= 3 {
@@ -106,6 +112,10 @@ pub fn config<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]
             }
             if IMMUTABLE.contains(&opt) {
                 failure = Some((written, "can't set immutable config"));
+            } else if matches!(opt, "dir" | "dbfilename")
+                && !crate::conn::protected_allowed(shared, "enable-protected-configs", addr)
+            {
+                failure = Some((written, "can't set protected config"));
             } else if !names.insert(opt) {
                 failure = Some((written, "duplicate parameter"));
             }

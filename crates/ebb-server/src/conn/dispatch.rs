@@ -289,6 +289,8 @@ impl Session {
             .map(|i| crate::cmdstats::sub_arity_ok(i, argv.len()))
         {
             Error::WrongArity(full.to_string()).into()
+        } else if let Some(r) = protected_refusal(shared, spec, &self.entry.addr) {
+            r
         } else if !self.authenticated && !spec.has(flag::NO_AUTH) {
             Reply::Error("NOAUTH Authentication required.".into())
         } else if self.multi.is_some() && spec.has_flag("no_multi") {
@@ -696,4 +698,34 @@ impl Session {
         }
         self.clock
     }
+}
+
+/// Whether a protected action (`enable-debug-command`,
+/// `enable-module-command`, `enable-protected-configs`) is allowed to a
+/// client at `addr`: `yes`, or `local` and the client is on the loopback
+/// interface, as Redis decides.
+pub fn protected_allowed(shared: &Shared, option: &str, addr: &str) -> bool {
+    let v = shared.config.read().get(option).unwrap_or_default();
+    v.eq_ignore_ascii_case("yes")
+        || (v.eq_ignore_ascii_case("local")
+            && (addr.starts_with("127.0.0.1:") || addr.starts_with("[::1]:") || addr.starts_with("::1:")))
+}
+
+/// Redis's refusal of DEBUG or MODULE where its option does not allow it.
+fn protected_refusal(shared: &Shared, spec: &CommandSpec, addr: &str) -> Option<Reply> {
+    let (name, option) = match spec.name {
+        "debug" => ("DEBUG", "enable-debug-command"),
+        "module" => ("MODULE", "enable-module-command"),
+        _ => return None,
+    };
+    (!protected_allowed(shared, option, addr)).then(|| {
+        Reply::Error(
+            format!(
+                "ERR {name} command not allowed. If the {option} option is set to \"local\", you can \
+                 run it from a local connection, otherwise you need to set this option in the \
+                 configuration file, and then restart the server."
+            )
+            .into(),
+        )
+    })
 }

@@ -15,6 +15,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use crate::resp::{self, Limits, Request};
 
 mod dispatch;
+pub use dispatch::protected_allowed;
 mod prefetch;
 mod stats;
 use crate::server::{now_ms, ClientEntry, Msg, Shared};

@@ -7,12 +7,14 @@ Checked against redis-server 7.0.15 too: `AGAINST_REDIS=1 pytest
 tests/python/test_config_listen.py`.
 """
 
+import os
 import socket
+import stat
 
 import pytest
 import redis
 
-from conftest import _free_port
+from conftest import EbbServer, _free_port
 
 
 def test_config_set_port_moves_the_listener(srv):
@@ -143,3 +145,28 @@ def test_tcp_keepalive_probes_idle_connections(srv):
     assert _server_side_timer(srv.port, t.getsockname()[1]) == (0, 0)
     s.close()
     t.close()
+
+
+def test_unixsocket_serves_clients_as_local(tmp_path):
+    # `unixsocket` / `unixsocketperm` as redis-server has them: a stale
+    # file is replaced, the mode is set, the clients show flag U and
+    # `<path>:0` addresses, count as local, and the file goes at exit.
+    path = tmp_path / "ebb.sock"
+    path.write_text("stale")
+    s = EbbServer("--dir", str(tmp_path), "--unixsocket", str(path), "--unixsocketperm", "700",
+                  "--enable-debug-command", "local")
+    try:
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o700
+        u = redis.Redis(unix_socket_path=str(path), decode_responses=True)
+        assert u.set("k", "v") is True
+        assert s.client().get("k") == "v"
+        me = u.client_info()
+        assert me["addr"] == f"{path}:0" and me["laddr"] == f"{path}:0"
+        assert me["flags"] == "U"
+        assert u.execute_command("DEBUG", "SLEEP", "0") in (True, "OK")
+        assert u.config_get("unixsocket") == {"unixsocket": str(path)}
+        assert u.config_get("unixsocketperm") == {"unixsocketperm": "700"}
+        u.close()
+    finally:
+        s.stop()
+    assert not path.exists()

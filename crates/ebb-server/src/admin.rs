@@ -27,12 +27,12 @@ pub(crate) fn lossy(b: &[u8]) -> String {
 }
 
 /// CONFIG GET/SET/RESETSTAT/REWRITE/HELP.
-/// CONFIG; `addr` is the client's, for `enable-protected-configs local`.
+/// CONFIG; `client` is asking (for `enable-protected-configs local`).
 pub fn config<'a>(
     shared: &'a Arc<Shared>,
     guard: &mut Guard<'a>,
     argv: &[&[u8]],
-    addr: &str,
+    client: &crate::server::ClientEntry,
 ) -> Reply {
     let sub = &argv[1];
     let n = argv.len();
@@ -113,7 +113,7 @@ pub fn config<'a>(
             if IMMUTABLE.contains(&opt) {
                 failure = Some((written, "can't set immutable config"));
             } else if matches!(opt, "dir" | "dbfilename")
-                && !crate::conn::protected_allowed(shared, "enable-protected-configs", addr)
+                && !crate::conn::protected_allowed(shared, "enable-protected-configs", client)
             {
                 failure = Some((written, "can't set protected config"));
             } else if !names.insert(opt) {

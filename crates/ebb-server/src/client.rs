@@ -91,6 +91,9 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[&[u8]])>, cmd: &str)
     if c.watch_dirty.load(Ordering::Relaxed) {
         flags.push('d');
     }
+    if c.unix {
+        flags.push('U');
+    }
     if c.no_evict.load(Ordering::Relaxed) {
         flags.push('e');
     }

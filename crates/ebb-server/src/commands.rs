@@ -355,7 +355,7 @@ pub(crate) fn reply_for<'a>(
         "spublish" => Reply::Int(shared.spublish(argv[1], argv[2]) as i64),
         "pubsub" => pubsub(shared, argv),
         "client" => return crate::client::client(s, shared, guard, argv),
-        "config" => crate::admin::config(shared, guard, argv, &s.entry.addr),
+        "config" => crate::admin::config(shared, guard, argv, &s.entry),
         "command" => crate::admin::command(argv),
         "info" => {
             let store = guard.get_or_insert_with(|| shared.store.lock());

@@ -263,3 +263,49 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
         }
     }
 }
+
+/// Listens on the `unixsocket` path, if one is set, as Redis does: a file
+/// left there is replaced, `unixsocketperm` (octal, 0 leaves the
+/// default) sets its mode, and the file is removed when the server exits
+/// cleanly. Clients on it count as local (protected mode, `local`
+/// protected actions).
+pub fn serve_unix(shared: &Arc<Shared>) -> Result<(), String> {
+    let (path, perm) = {
+        let c = shared.config.read();
+        (
+            c.get("unixsocket").unwrap_or_default(),
+            c.get("unixsocketperm").unwrap_or_default(),
+        )
+    };
+    if path.is_empty() {
+        return Ok(());
+    }
+    let _ = std::fs::remove_file(&path);
+    let listener = tokio::net::UnixListener::bind(&path)
+        .map_err(|e| format!("Failed opening Unix socket: {e}"))?;
+    crate::process::note_socket_file(&path);
+    let mode = u32::from_str_radix(&perm, 8).unwrap_or(0);
+    if mode != 0 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+            .map_err(|e| format!("Failed opening Unix socket: {e}"))?;
+    }
+    tracing::info!(path = %path, "The server is now ready to accept connections at the Unix socket");
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        loop {
+            match listener.accept().await {
+                Ok((stream, _)) => {
+                    let shared = shared.clone();
+                    let path = path.clone();
+                    tokio::spawn(async move { crate::conn::serve_unix(stream, &path, shared).await });
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                }
+            }
+        }
+    });
+    Ok(())
+}

@@ -178,6 +178,10 @@ async fn serve(cfg: Config) -> i32 {
             return 1;
         }
     };
+    if let Err(e) = listen::serve_unix(&shared) {
+        tracing::error!("{e}");
+        return 1;
+    }
     if !listeners.is_empty() {
         let port = listen::serve(&shared, listeners, &[]);
         // `port 0` asked for any free port: CONFIG GET names the one taken.

@@ -229,8 +229,8 @@ pub fn merge_limits(current: &str, value: &str) -> Result<String, String> {
 /// bytes, and how long replies may stay over them), a client that leaves
 /// more than that unread for longer is given up: false, and the
 /// connection closes, as Redis closes it.
-pub async fn write_out(
-    stream: &mut tokio::net::TcpStream,
+pub async fn write_out<S: tokio::io::AsyncWrite + Unpin>(
+    stream: &mut S,
     out: &[u8],
     soft: Option<(usize, std::time::Duration)>,
 ) -> std::io::Result<bool> {

@@ -103,10 +103,21 @@ pub fn write_pidfile(path: PathBuf) {
     }
 }
 
-/// Removes the pid file written at start, if any (every way the server
-/// exits cleanly calls this).
+/// Removes the pid file written at start and the Unix socket's file, if
+/// any (every way the server exits cleanly calls this).
 pub fn remove_pidfile() {
     if let Some(p) = WRITTEN.get() {
         let _ = std::fs::remove_file(p);
     }
+    if let Some(p) = SOCKET.get() {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// The Unix socket's file, removed at a clean exit.
+static SOCKET: OnceLock<PathBuf> = OnceLock::new();
+
+/// Records the Unix socket's file for [`remove_pidfile`].
+pub fn note_socket_file(path: &str) {
+    let _ = SOCKET.set(PathBuf::from(path));
 }

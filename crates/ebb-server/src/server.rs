@@ -40,6 +40,8 @@ pub struct ClientEntry {
     pub addr: String,
     /// Local address.
     pub laddr: String,
+    /// Connected through the `unixsocket` (CLIENT LIST flag `U`).
+    pub unix: bool,
     /// CLIENT SETNAME.
     pub name: Mutex<Option<Bytes>>,
     /// The ACL user the connection is authenticated as.

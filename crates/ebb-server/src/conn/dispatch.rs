@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{Flow, Session};
-use crate::server::{now_ms, Shared};
+use crate::server::{now_ms, ClientEntry, Shared};
 
 /// How long one reading of the clock serves commands (a clock reading
 /// costs as much as a whole GET; the millisecond clock barely moves).
@@ -289,7 +289,7 @@ impl Session {
             .map(|i| crate::cmdstats::sub_arity_ok(i, argv.len()))
         {
             Error::WrongArity(full.to_string()).into()
-        } else if let Some(r) = protected_refusal(shared, spec, &self.entry.addr) {
+        } else if let Some(r) = protected_refusal(shared, spec, &self.entry) {
             r
         } else if !self.authenticated && !spec.has(flag::NO_AUTH) {
             Reply::Error("NOAUTH Authentication required.".into())
@@ -701,24 +701,25 @@ impl Session {
 }
 
 /// Whether a protected action (`enable-debug-command`,
-/// `enable-module-command`, `enable-protected-configs`) is allowed to a
-/// client at `addr`: `yes`, or `local` and the client is on the loopback
-/// interface, as Redis decides.
-pub fn protected_allowed(shared: &Shared, option: &str, addr: &str) -> bool {
+/// `enable-module-command`, `enable-protected-configs`) is allowed to
+/// `client`: `yes`, or `local` and the client is on the loopback
+/// interface or the Unix socket, as Redis decides.
+pub fn protected_allowed(shared: &Shared, option: &str, client: &ClientEntry) -> bool {
     let v = shared.config.read().get(option).unwrap_or_default();
+    let addr = &client.addr;
     v.eq_ignore_ascii_case("yes")
         || (v.eq_ignore_ascii_case("local")
-            && (addr.starts_with("127.0.0.1:") || addr.starts_with("[::1]:") || addr.starts_with("::1:")))
+            && (client.unix || addr.starts_with("127.0.0.1:") || addr.starts_with("[::1]:")))
 }
 
 /// Redis's refusal of DEBUG or MODULE where its option does not allow it.
-fn protected_refusal(shared: &Shared, spec: &CommandSpec, addr: &str) -> Option<Reply> {
+fn protected_refusal(shared: &Shared, spec: &CommandSpec, client: &ClientEntry) -> Option<Reply> {
     let (name, option) = match spec.name {
         "debug" => ("DEBUG", "enable-debug-command"),
         "module" => ("MODULE", "enable-module-command"),
         _ => return None,
     };
-    (!protected_allowed(shared, option, addr)).then(|| {
+    (!protected_allowed(shared, option, client)).then(|| {
         Reply::Error(
             format!(
                 "ERR {name} command not allowed. If the {option} option is set to \"local\", you can \

@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpStream, UnixStream};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::resp::{self, Limits, Request};
@@ -170,11 +170,10 @@ fn keepalive(stream: &TcpStream, secs: i64) {
     set(libc::IPPROTO_TCP, libc::TCP_KEEPCNT, 3);
 }
 
-/// Serves one accepted connection until it closes.
-pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
+/// Serves one accepted TCP connection until it closes.
+pub async fn serve(stream: TcpStream, shared: Arc<Shared>) {
     let _ = stream.set_nodelay(true);
     keepalive(&stream, shared.config.read().get_i64("tcp-keepalive"));
-    let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
     let addr = stream
         .peer_addr()
         .map(|a| a.to_string())
@@ -183,11 +182,31 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         .local_addr()
         .map(|a| a.to_string())
         .unwrap_or_default();
+    serve_stream(stream, addr, laddr, false, shared).await;
+}
+
+/// Serves one connection accepted on the `unixsocket`: both its
+/// addresses are `<path>:0`, as Redis shows them.
+pub async fn serve_unix(stream: UnixStream, path: &str, shared: Arc<Shared>) {
+    let addr = format!("{path}:0");
+    serve_stream(stream, addr.clone(), addr, true, shared).await;
+}
+
+/// Serves one accepted connection until it closes.
+async fn serve_stream<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
+    addr: String,
+    laddr: String,
+    unix: bool,
+    shared: Arc<Shared>,
+) {
+    let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
     let (tx, mut rx) = unbounded_channel();
     let entry = Arc::new(ClientEntry {
         id,
         addr,
         laddr,
+        unix,
         name: Default::default(),
         user: parking_lot::Mutex::new(Bytes::from_static(b"default")),
         lib: Default::default(),
@@ -276,9 +295,9 @@ pub async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
 }
 
 impl Session {
-    async fn run(
+    async fn run<S: AsyncRead + AsyncWrite + Unpin>(
         &mut self,
-        stream: &mut TcpStream,
+        stream: &mut S,
         rx: &mut UnboundedReceiver<Msg>,
     ) -> std::io::Result<()> {
         let mut rbuf = BytesMut::with_capacity(16 * 1024);
@@ -482,12 +501,12 @@ impl Session {
 
     /// Waits for a parked command to be served, time out, or the client to
     /// go away. Returns false when the connection must close.
-    async fn wait_unblocked(
+    async fn wait_unblocked<S: AsyncRead + AsyncWrite + Unpin>(
         &mut self,
         rx: &mut UnboundedReceiver<Msg>,
         waiter: u64,
         deadline: Option<Instant>,
-        stream: &mut TcpStream,
+        stream: &mut S,
         rbuf: &mut BytesMut,
         out: &mut BytesMut,
     ) -> std::io::Result<bool> {

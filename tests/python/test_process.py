@@ -155,6 +155,47 @@ def test_shutdown_stops_a_running_bgsave(tmp_path):
         c = s.client()
         assert c.get("marker") == "after-bgsave"
         assert c.dbsize() == 300_001
-        assert not [p for p in os.listdir(tmp_path) if ".tmp-" in p]
+        assert not [p for p in os.listdir(tmp_path) if p.startswith("temp-")]
+    finally:
+        s.stop()
+
+
+def test_shutdown_abort_cancels_a_signalled_shutdown_held_by_the_cron(tmp_path):
+    # As in Redis a signal's shutdown runs from the cron: DEBUG PAUSE-CRON
+    # holds it and SHUTDOWN ABORT cancels it; with nothing pending ABORT
+    # is an error.
+    s = EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
+    try:
+        c = s.client()
+        with pytest.raises(redis.ResponseError, match="No shutdown in progress"):
+            c.execute_command("SHUTDOWN", "ABORT")
+        c.execute_command("DEBUG", "PAUSE-CRON", "1")
+        s.proc.terminate()
+        time.sleep(0.2)
+        assert c.execute_command("SHUTDOWN", "ABORT") in (True, "OK")
+        c.execute_command("DEBUG", "PAUSE-CRON", "0")
+        time.sleep(0.2)
+        assert c.ping() is True and s.proc.poll() is None
+        s.proc.terminate()
+        assert s.proc.wait(10) == 0
+    finally:
+        s.stop()
+
+
+def test_a_running_bgsave_shows_its_temp_file(tmp_path):
+    # `temp-<child pid>.rdb` exists while a held BGSAVE runs and is gone
+    # once it lands.
+    s = EbbServer("--dir", str(tmp_path), cwd=str(tmp_path))
+    try:
+        c = s.client()
+        for i in range(10):
+            c.set(i, i)
+        c.config_set("rdb-key-save-delay", 100_000)
+        c.bgsave()
+        time.sleep(0.3)
+        temps = [p for p in os.listdir(tmp_path) if p.startswith("temp-") and p.endswith(".rdb")]
+        assert len(temps) == 1 and temps[0] != f"temp-{s.proc.pid}.rdb"
+        wait_until(lambda: c.info("persistence")["rdb_bgsave_in_progress"] == 0, timeout=10)
+        assert not [p for p in os.listdir(tmp_path) if p.startswith("temp-")]
     finally:
         s.stop()

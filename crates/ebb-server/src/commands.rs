@@ -438,7 +438,12 @@ pub(crate) fn reply_for<'a>(
                 // ABORT takes no other flag.
                 Error::Syntax.into()
             } else if abort {
-                err("ERR No shutdown in progress.")
+                if shared.shutdown_asked.swap(false, Ordering::SeqCst) {
+                    tracing::warn!("Shutdown manually aborted.");
+                    Reply::Ok
+                } else {
+                    err("ERR No shutdown in progress.")
+                }
             } else if argv[1..]
                 .iter()
                 .all(|a| ["nosave", "save", "now", "force"].iter().any(|k| eq(a, k)))

@@ -157,8 +157,7 @@ impl Shared {
         let delay = self.save_delay(store);
         let child = fork_child(|| {
             let data = snapshot::encode(store, now_ms());
-            std::thread::sleep(delay);
-            snapshot::write_file(&path, &data).is_ok()
+            snapshot::write_file_after(&path, &data, delay).is_ok()
         });
         let me = self.clone();
         match child {
@@ -431,7 +430,10 @@ impl Shared {
             &self.bgsave_child,
             "There is a child saving a snapshot. Killing it!",
         ) {
-            let _ = std::fs::remove_file(self.snapshot_path().with_extension(format!("tmp-{pid}")));
+            let _ = std::fs::remove_file(crate::persist::snapshot::temp_path(
+                &self.snapshot_path(),
+                pid as u32,
+            ));
         }
     }
 

@@ -32,6 +32,7 @@ mod sweeper;
 mod tracking;
 mod wake;
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::config::Config;
@@ -199,9 +200,21 @@ async fn serve(cfg: Config) -> i32 {
             _ = int.recv() => tracing::info!("Received SIGINT scheduling shutdown..."),
             _ = term.recv() => tracing::info!("Received SIGTERM scheduling shutdown..."),
         }
+        // As in Redis the shutdown runs from the cron: DEBUG PAUSE-CRON
+        // holds it, and SHUTDOWN ABORT meanwhile cancels it.
+        shared.shutdown_asked.store(true, Ordering::SeqCst);
+        while shared.cron_paused.load(Ordering::Relaxed)
+            && shared.shutdown_asked.load(Ordering::SeqCst)
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        if !shared.shutdown_asked.load(Ordering::SeqCst) {
+            continue;
+        }
         if shutdown(&shared) {
             return 0;
         }
+        shared.shutdown_asked.store(false, Ordering::SeqCst);
     }
 }
 

@@ -211,6 +211,9 @@ pub struct Shared {
     /// DEBUG PAUSE-CRON: the periodic work (active expiry, the client
     /// cron) waits while set.
     pub cron_paused: AtomicBool,
+    /// A signal asked for a shutdown that has not run yet (it runs from
+    /// the cron, so DEBUG PAUSE-CRON holds it); SHUTDOWN ABORT clears it.
+    pub shutdown_asked: AtomicBool,
     /// Scripts may run commands marked `noscript` (DEBUG
     /// SET-DISABLE-DENY-SCRIPTS, for tests).
     pub scripts_any_command: AtomicBool,
@@ -287,6 +290,7 @@ impl Shared {
             notify: NotifySettings::new(flags),
             clients: Mutex::new(HashMap::new()),
             cron_paused: AtomicBool::new(false),
+            shutdown_asked: AtomicBool::new(false),
             tracking: Default::default(),
             next_id: AtomicU64::new(1),
             pubsub: Mutex::new(PubSub::default()),

@@ -42,11 +42,29 @@ pub fn decode(data: &[u8]) -> Result<&[u8], String> {
     Ok(body)
 }
 
+/// The file a snapshot is written to by process `pid` before it is renamed
+/// into place: `temp-<pid>.rdb` beside it, Redis's name.
+pub fn temp_path(path: &std::path::Path, pid: u32) -> std::path::PathBuf {
+    path.with_file_name(format!("temp-{pid}.rdb"))
+}
+
 /// Writes a snapshot atomically (temp file, fsync, rename).
 pub fn write_file(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
+    write_file_after(path, data, std::time::Duration::ZERO)
+}
+
+/// [`write_file`], the temp file created `delay` before the data goes in
+/// (a background save held by `rdb-key-save-delay` shows its temp file
+/// while it runs, as Redis's does).
+pub fn write_file_after(
+    path: &std::path::Path,
+    data: &[u8],
+    delay: std::time::Duration,
+) -> std::io::Result<()> {
     use std::io::Write;
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let tmp = temp_path(path, std::process::id());
     let mut f = std::fs::File::create(&tmp)?;
+    std::thread::sleep(delay);
     f.write_all(data)?;
     f.sync_all()?;
     std::fs::rename(&tmp, path)?;

@@ -852,3 +852,27 @@ def test_many_scripts_keep_the_lua_state_small(r):
         pipe.execute()
         assert r.info("memory")["used_memory_lua"] < 100 * 1024
     assert r.get("x") == "10000"
+
+
+@pytest.mark.parametrize("enabled", [False, True])
+def test_lua_enable_deprecated_api(tmp_path, enabled):
+    # A start-time option: getfenv, setfenv and newproxy exist only with it.
+    args = ["--dir", str(tmp_path)] + (["--lua-enable-deprecated-api", "yes"] if enabled else [])
+    s = EbbServer(*args)
+    try:
+        c = s.client()
+        for name, script in [
+            ("setfenv", "local f = function() return 1 end setfenv(f, {}) return 0"),
+            ("getfenv", "local f = function() return 1 end getfenv(f) return 0"),
+            ("newproxy", "getmetatable(newproxy(true)).__gc = function() return 1 end return 0"),
+        ]:
+            if enabled:
+                assert c.eval(script, 0) == 0
+            else:
+                with pytest.raises(redis.ResponseError,
+                                   match=f"nonexistent global variable '{name}'"):
+                    c.eval(script, 0)
+        with pytest.raises(redis.ResponseError, match="can't set immutable config"):
+            c.config_set("lua-enable-deprecated-api", "yes")
+    finally:
+        s.stop()

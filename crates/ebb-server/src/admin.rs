@@ -78,6 +78,7 @@ pub fn config<'a>(
             "io-threads",
             "io-threads-do-reads",
             "logfile",
+            "lua-enable-deprecated-api",
             "pidfile",
             "rdbchecksum",
             "replicaof",

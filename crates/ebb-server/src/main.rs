@@ -171,6 +171,10 @@ async fn serve(cfg: Config) -> i32 {
         eprintln!("{e}");
         return 1;
     }
+    crate::script::DEPRECATED_API.store(
+        shared.config.read().get_bool("lua-enable-deprecated-api"),
+        Ordering::Relaxed,
+    );
     crate::script::load_libraries(&shared);
     let listeners = match listen::bind_all(&binds, port, &[], backlog) {
         Ok(l) => l,

@@ -160,6 +160,11 @@ fn sha1_hex(b: &[u8]) -> String {
     sha1_smol::Sha1::from(b).digest().to_string()
 }
 
+/// `lua-enable-deprecated-api` (fixed at start): scripts may use
+/// `getfenv`, `setfenv` and `newproxy`, which are otherwise refused as
+/// nonexistent globals.
+pub static DEPRECATED_API: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// A Lua state with the scripting environment of `prelude.lua`.
 struct BaseState {
     lua: Lua,
@@ -191,6 +196,10 @@ impl BaseState {
         libs::random(&lua, &state, &math)?;
         native.raw_set("math", math)?;
         natives::redis_natives(&lua, &state, &native)?;
+        native.raw_set(
+            "deprecated_api",
+            DEPRECATED_API.load(std::sync::atomic::Ordering::Relaxed),
+        )?;
         native.raw_set("version", crate::info::REDIS_VERSION)?;
         native.raw_set("version_num", version_num(crate::info::REDIS_VERSION))?;
         let (env, run, internals): (Table, Function, Table) = lua

@@ -32,6 +32,12 @@ for _, name in ipairs({ 'assert', 'collectgarbage', 'coroutine', 'error', 'gcinf
     'select', 'tonumber', 'tostring', 'type', 'unpack', 'xpcall', '_VERSION' }) do
   rawset(G, name, _G[name])
 end
+if native.deprecated_api then
+  -- lua-enable-deprecated-api yes: Lua 5.1's environment functions too.
+  for _, name in ipairs({ 'getfenv', 'setfenv', 'newproxy' }) do
+    rawset(G, name, _G[name])
+  end
+end
 rawset(G, '_G', env)
 rawset(G, 'math', protect(math))
 rawset(G, 'string', protect(string))

@@ -246,6 +246,11 @@ fn dryrun(acl: &Acl, argv: &[&[u8]]) -> Reply {
     let Some(slot) = crate::cmdstats::slot_of(spec, args) else {
         return err(format!("ERR Command '{}' not found", lossy(args[0])));
     };
+    if let Err(full) = crate::cmdstats::sub_arity_ok(slot, args.len()) {
+        return err(format!(
+            "ERR wrong number of arguments for '{full}' command"
+        ));
+    }
     let name = crate::cmdstats::slot_name(slot);
     let slot = Some(slot);
     match Acl::check(&user, spec, slot, args) {

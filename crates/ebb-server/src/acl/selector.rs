@@ -66,6 +66,8 @@ impl Selector {
     /// its rules are split as a command line is, quotes and all (none at
     /// all when the quotes do not balance, as Redis does).
     pub(super) fn parse(inner: &[u8]) -> Result<Selector, &'static str> {
+        // Redis splits them as a C string: a NUL ends them.
+        let inner = inner.split(|&c| c == 0).next().unwrap_or_default();
         let mut s = Selector::new();
         for rule in crate::resp::split_args(inner).unwrap_or_default() {
             s.apply(&rule)?;

@@ -31,6 +31,10 @@ pub struct Ctx<'a> {
     /// Whether a script runs the command (SORT then orders a set it was
     /// told not to sort, so that the script's result is deterministic).
     pub in_script: bool,
+    /// Whether the client's ACL user may read every key (with the
+    /// command's other permissions): SORT's BY and GET patterns, which
+    /// name keys of their own, are refused otherwise.
+    pub reads_every_key: bool,
     /// Keys accessed for writing: emptied collections are deleted and the
     /// member index refreshed for each once the command ends. Most commands
     /// write one key: it is kept inline (a short key without allocating),
@@ -116,6 +120,7 @@ impl<'a> Ctx<'a> {
             resp3: false,
             may_block: false,
             in_script: false,
+            reads_every_key: true,
             no_touch: false,
             pending: None,
             pending_more: Vec::new(),

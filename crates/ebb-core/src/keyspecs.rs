@@ -253,15 +253,14 @@ pub fn positions_by_specs(name: &str, argv: &[&[u8]]) -> Option<Vec<usize>> {
 /// without GET, BITFIELD reading or writing).
 pub fn flags_at(name: &str, argv: &[&[u8]], pos: usize) -> &'static [&'static str] {
     const RW_ACCESS_UPDATE: &[&str] = &["RW", "access", "update"];
-    let has = |word: &str| {
-        argv[1..]
-            .iter()
-            .any(|a| a.eq_ignore_ascii_case(word.as_bytes()))
-    };
     match name {
-        "set" if has("get") => return RW_ACCESS_UPDATE,
+        // GET among the options (from the fourth argument: the value may
+        // be the word `get`) makes SET read the key too.
+        "set" if argv.iter().skip(3).any(|a| a.eq_ignore_ascii_case(b"get")) => {
+            return RW_ACCESS_UPDATE
+        }
         "set" => return &["OW", "update"],
-        "bitfield" if has("set") || has("incrby") => return RW_ACCESS_UPDATE,
+        "bitfield" if bitfield_writes(argv) => return RW_ACCESS_UPDATE,
         "bitfield" => return &["RO", "access"],
         _ => {}
     }
@@ -287,6 +286,26 @@ pub fn flags_at(name: &str, argv: &[&[u8]], pos: usize) -> &'static [&'static st
             .or_else(|| specs.first()),
     };
     chosen.map_or(&[], |s| s.flags.as_slice())
+}
+
+/// Whether BITFIELD may write: its operations, read as Redis reads them
+/// for key flags, include a SET or INCRBY, or something it cannot place
+/// (then it is taken to write, the safer guess).
+fn bitfield_writes(argv: &[&[u8]]) -> bool {
+    let mut i = 2;
+    while i < argv.len() {
+        let left = argv.len() - i - 1;
+        let a = argv[i];
+        if a.eq_ignore_ascii_case(b"get") && left >= 2 {
+            i += 3;
+        } else if a.eq_ignore_ascii_case(b"overflow") && left >= 1 {
+            i += 2;
+        } else {
+            // SET or INCRBY with their arguments, or a syntax error.
+            return true;
+        }
+    }
+    false
 }
 
 // The tables: `(name, tips, key specs)` for commands, `(name, arity,

@@ -139,7 +139,7 @@ pub fn acl(s: &mut Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
 
 fn getuser(u: &crate::acl::User) -> Reply {
     let d = u.describe_parts();
-    Reply::Map(vec![
+    let mut fields = vec![
         (
             Reply::text("flags"),
             Reply::Set(d.flags.into_iter().map(Reply::text).collect()),
@@ -148,11 +148,27 @@ fn getuser(u: &crate::acl::User) -> Reply {
             Reply::text("passwords"),
             Reply::Array(d.passwords.into_iter().map(Reply::text).collect()),
         ),
-        (Reply::text("commands"), Reply::text(d.commands)),
-        (Reply::text("keys"), Reply::text(d.keys)),
-        (Reply::text("channels"), Reply::text(d.channels)),
-        (Reply::text("selectors"), Reply::Array(Vec::new())),
-    ])
+    ];
+    fields.extend(selector_fields(d.root));
+    fields.push((
+        Reply::text("selectors"),
+        Reply::Array(
+            d.selectors
+                .into_iter()
+                .map(|s| Reply::Map(selector_fields(s)))
+                .collect(),
+        ),
+    ));
+    Reply::Map(fields)
+}
+
+/// A selector's commands, keys and channels, as ACL GETUSER shows them.
+fn selector_fields(s: crate::acl::SelectorParts) -> Vec<(Reply, Reply)> {
+    vec![
+        (Reply::text("commands"), Reply::text(s.commands)),
+        (Reply::text("keys"), Reply::text(s.keys)),
+        (Reply::text("channels"), Reply::text(s.channels)),
+    ]
 }
 
 /// Closes the connections of deleted users, as Redis does.
@@ -230,6 +246,11 @@ fn dryrun(acl: &Acl, argv: &[&[u8]]) -> Reply {
     let Some(slot) = crate::cmdstats::slot_of(spec, args) else {
         return err(format!("ERR Command '{}' not found", lossy(args[0])));
     };
+    if let Err(full) = crate::cmdstats::sub_arity_ok(slot, args.len()) {
+        return err(format!(
+            "ERR wrong number of arguments for '{full}' command"
+        ));
+    }
     let name = crate::cmdstats::slot_name(slot);
     let slot = Some(slot);
     match Acl::check(&user, spec, slot, args) {

@@ -620,6 +620,7 @@ fn exec<'a>(
                     now_ms(),
                     s.resp3,
                     false,
+                    &s.user,
                     spec,
                     &argv,
                     &mut ready,
@@ -713,7 +714,8 @@ pub(crate) fn run_core_deferred(
     now: u64,
     resp3: bool,
     in_script: bool,
-    spec: &CommandSpec,
+    user: &crate::acl::User,
+    spec: &'static CommandSpec,
     argv: &[&[u8]],
     ready: &mut Vec<(usize, Bytes)>,
 ) -> Reply {
@@ -728,6 +730,7 @@ pub(crate) fn run_core_deferred(
         ctx.resp3 = resp3;
         ctx.may_block = false;
         ctx.in_script = in_script;
+        ctx.reads_every_key = crate::acl::reads_every_key(user, spec, argv);
         ebb_core::execute_result(&mut ctx, spec, argv)
     };
     shared.log_command(db, spec, argv, &mut fx);

@@ -84,7 +84,7 @@ fn c_str(p: &[u8]) -> &[u8] {
     &p[..end]
 }
 
-fn parse(argv: &[&[u8]], readonly: bool) -> CmdResult<SortCommand> {
+fn parse(argv: &[&[u8]], readonly: bool, reads_every_key: bool) -> CmdResult<SortCommand> {
     let mut c = SortCommand {
         desc: false,
         alpha: false,
@@ -116,10 +116,21 @@ fn parse(argv: &[&[u8]], readonly: bool) -> CmdResult<SortCommand> {
             let p = &argv[j + 1];
             // A pattern without `*` turns sorting off for good, even if
             // another BY follows (Redis never turns it back on).
-            c.dont_sort |= !c_str(p).contains(&b'*');
+            let real = c_str(p).contains(&b'*');
+            if real && !reads_every_key {
+                return Err(Error::msg(
+                    "ERR BY option of SORT denied due to insufficient ACL permissions.",
+                ));
+            }
+            c.dont_sort |= !real;
             c.by = Some(Bytes::copy_from_slice(p));
             j += 1;
         } else if a.eq_ignore_ascii_case(b"get") && left >= 1 {
+            if !reads_every_key {
+                return Err(Error::msg(
+                    "ERR GET option of SORT denied due to insufficient ACL permissions.",
+                ));
+            }
             c.get.push(Bytes::copy_from_slice(argv[j + 1]));
             j += 1;
         } else {
@@ -159,7 +170,7 @@ struct Item {
 }
 
 fn sort_generic(ctx: &mut Ctx, argv: &[&[u8]], readonly: bool) -> CmdResult<Reply> {
-    let mut c = parse(argv, readonly)?;
+    let mut c = parse(argv, readonly, ctx.reads_every_key)?;
     let mut is_set = false;
     let mut elems: Vec<Bytes> = match ctx.value(argv[1]) {
         None => Vec::new(),

@@ -640,7 +640,7 @@ impl Session {
     pub fn run_core(
         &mut self,
         store: &mut Store,
-        spec: &CommandSpec,
+        spec: &'static CommandSpec,
         argv: &[&[u8]],
         may_block: bool,
     ) -> Result<Reply, Error> {
@@ -657,6 +657,7 @@ impl Session {
             let mut ctx = Ctx::new(store, self.db, now, fx);
             ctx.resp3 = self.resp3;
             ctx.may_block = may_block;
+            ctx.reads_every_key = crate::acl::reads_every_key(&self.user, spec, argv);
             ebb_core::execute_result(&mut ctx, spec, argv)
         };
         if !matches!(r, Err(Error::WouldBlock { .. })) {

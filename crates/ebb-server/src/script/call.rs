@@ -143,7 +143,7 @@ impl Call<'_, '_> {
         Ok(r)
     }
 
-    fn core(&mut self, resp: u8, spec: &CommandSpec, argv: &[&[u8]]) -> Reply {
+    fn core(&mut self, resp: u8, spec: &'static CommandSpec, argv: &[&[u8]]) -> Reply {
         let shared = self.shared;
         if spec.is_write() && !self.logged_multi {
             shared.log_block_begin(self.db);
@@ -157,6 +157,7 @@ impl Call<'_, '_> {
             self.now,
             resp == 3,
             true,
+            &self.s.user,
             spec,
             argv,
             &mut self.ready,

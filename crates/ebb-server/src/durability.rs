@@ -1,5 +1,6 @@
 //! Durability wiring: logging executed commands to the AOF, flushing per
-//! batch, SAVE/BGSAVE/BGREWRITEAOF, save rules, and loading at start.
+//! batch, SAVE/BGSAVE, save rules and automatic rewrites, and loading at
+//! start (the AOF directory itself, and BGREWRITEAOF, are in `aof_dir`).
 
 use ebb_core::{CommandSpec, Effects, Store};
 use std::path::PathBuf;

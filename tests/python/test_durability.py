@@ -153,7 +153,7 @@ def test_torn_tail_is_truncated(server_factory, tmp_path):
     c = s.client()
     c.set("a", "1")
     s.kill()
-    with open(tmp_path / "appendonly.aof", "ab") as f:
+    with open(tmp_path / "appendonlydir" / "appendonly.aof.1.incr.aof", "ab") as f:
         f.write(b"*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$5\r\nhal")
     s.start()
     c = s.client()
@@ -169,8 +169,9 @@ def test_corrupt_middle_stops_startup(server_factory, tmp_path):
     s = server_factory("--appendonly", "yes", "--appendfsync", "always")
     s.client().set("a", "1")
     s.kill()
-    data = (tmp_path / "appendonly.aof").read_bytes()
-    (tmp_path / "appendonly.aof").write_bytes(b"garbage!\r\n" + data)
+    incr = tmp_path / "appendonlydir" / "appendonly.aof.1.incr.aof"
+    data = incr.read_bytes()
+    incr.write_bytes(b"garbage!\r\n" + data)
     with pytest.raises(RuntimeError):
         s.start()
 

@@ -438,7 +438,7 @@ def test_script_writes_survive_a_restart(tmp_path):
         assert r.get("n") == "5"
         r.execute_command("SELECT", 2)
         assert r.smembers("s") == {"m"}
-        with open(tmp_path / "appendonly.aof", "rb") as f:
+        with open(tmp_path / "appendonlydir" / "appendonly.aof.1.incr.aof", "rb") as f:
             log = f.read()
         assert log.count(b"MULTI") == 1 and log.count(b"EXEC") == 1
     finally:

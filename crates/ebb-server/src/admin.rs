@@ -204,6 +204,7 @@ pub fn config<'a>(
         let aof_was = cfg.get_bool("appendonly");
         let aof_now = next.get_bool("appendonly");
         let fsync = next.get("appendfsync").unwrap_or_default();
+        let timestamps = next.get_bool("aof-timestamp-enabled");
         *cfg = next;
         drop(cfg);
         if let Some((fresh, keep)) = rebound {
@@ -222,16 +223,18 @@ pub fn config<'a>(
                 ));
             }
         } else if !aof_now && aof_was {
-            shared.kill_rewrite_child();
-            shared.rewrite_scheduled.store(false, Ordering::SeqCst);
-            if let Some(a) = shared.aof.lock().as_mut() {
-                let _ = a.flush();
-                let _ = a.sync();
-            }
-            *shared.aof.lock() = None;
+            shared.disable_aof();
         }
-        if let Some(a) = shared.aof.lock().as_mut() {
+        if let Some(a) = shared.aof.lock().log.as_mut() {
             a.fsync = crate::persist::aof::Fsync::parse(&fsync);
+            a.timestamps = timestamps;
+        }
+        if argv[2..]
+            .iter()
+            .step_by(2)
+            .any(|o| eq(o, "aof-disable-auto-gc"))
+        {
+            shared.collect_aof_history();
         }
         let cfg = shared.config.read();
         *shared.notify.write() =

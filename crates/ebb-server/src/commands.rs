@@ -420,8 +420,10 @@ pub(crate) fn reply_for<'a>(
                 err("ERR Background append only file rewriting already in progress")
             } else if shared.bgsave_running.load(Ordering::SeqCst) || in_exec() {
                 // Started when the snapshot (or the transaction) is done,
-                // as Redis does.
+                // as Redis does; asked for by hand, it is not held back by
+                // earlier failures.
                 shared.rewrite_scheduled.store(true, Ordering::SeqCst);
+                crate::figures::AOF_REWRITE_FAILURES.store(0, Ordering::Relaxed);
                 Reply::Simple("Background append only file rewriting scheduled".into())
             } else {
                 let store = guard.get_or_insert_with(|| shared.store.lock());
@@ -464,6 +466,13 @@ pub(crate) fn reply_for<'a>(
                 }
                 let force = argv[1..].iter().any(|a| eq(a, "force"));
                 tracing::info!("User requested shutdown...");
+                if shared.writing_initial_aof() {
+                    if !force {
+                        tracing::warn!("Writing initial AOF, can't exit.");
+                        return Some(err("ERR Errors trying to SHUTDOWN. Check logs."));
+                    }
+                    tracing::warn!("Writing initial AOF. Exit anyway.");
+                }
                 // NOSAVE skips the snapshot the save rules would take; SAVE
                 // takes one even without rules. The process exits from
                 // here, the keyspace still locked, so nothing runs after

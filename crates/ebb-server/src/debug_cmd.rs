@@ -27,6 +27,12 @@ pub fn debug<'a>(
         let _store = guard.get_or_insert_with(|| shared.store.lock());
         std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(3600.0)));
         Reply::Ok
+    } else if eq(sub, "aof-flush-sleep") && argv.len() == 3 {
+        // Microseconds each write of the log waits first (Redis's testing
+        // aid: replies must still wait for the log).
+        let us = parse_i64(argv[2]).unwrap_or(0).max(0) as u64;
+        crate::durability::AOF_FLUSH_SLEEP_US.store(us, Ordering::Relaxed);
+        Reply::Ok
     } else if eq(sub, "set-active-expire") && argv.len() == 3 {
         set_switch(&shared.active_expire, argv[2])
     } else if eq(sub, "pause-cron") && argv.len() == 3 {
@@ -78,20 +84,22 @@ pub fn debug<'a>(
     } else if eq(sub, "config-rewrite-force-all") && argv.len() == 2 {
         crate::admin::rewrite_config(shared, true)
     } else if eq(sub, "loadaof") && argv.len() == 2 {
-        // Empties the dataset and loads it back from the append only file
-        // (written by the AOF or by BGREWRITEAOF).
+        // Empties the dataset and loads it back from the files the AOF
+        // directory's manifest lists (as the AOF or BGREWRITEAOF left them).
         shared.flush_aof();
-        let data = match std::fs::read(shared.aof_path()) {
-            Ok(d) => d,
-            Err(e) => return err(format!("ERR Error reading the append only file: {e}")),
-        };
         let store = guard.get_or_insert_with(|| shared.store.lock());
-        for db in store.dbs.iter_mut() {
-            db.clear();
-        }
-        match crate::persist::replay(store, &data, crate::server::now_ms()) {
-            Ok(_) => Reply::Ok,
-            Err(_) => err("ERR Bad file format reading the append only file"),
+        match shared.reload_aof(store) {
+            Ok(()) => {
+                // As Redis: the reload itself is no change to save.
+                let dirty = shared.stats.dirty.load(Ordering::Relaxed);
+                shared.dirty_at_save.store(dirty, Ordering::Relaxed);
+                tracing::warn!("Append Only File loaded by DEBUG LOADAOF");
+                Reply::Ok
+            }
+            Err(e) => {
+                tracing::error!("{e}");
+                err("ERR Error loading the append only file, check the server logs")
+            }
         }
     } else if eq(sub, "reload") {
         debug_reload(shared, guard, argv)
@@ -104,6 +112,8 @@ pub fn debug<'a>(
     } else if eq(sub, "help") && argv.len() == 2 {
         Reply::help(&[
             "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "AOF-FLUSH-SLEEP <microsec>",
+            "    Server will sleep before flushing the AOF, this is used for testing.",
             "DIGEST",
             "    Output a hex signature representing the current DB content.",
             "DIGEST-VALUE <key> [<key> ...]",

@@ -1,5 +1,6 @@
 //! Durability wiring: logging executed commands to the AOF, flushing per
-//! batch, SAVE/BGSAVE/BGREWRITEAOF, save rules, and loading at start.
+//! batch, SAVE/BGSAVE, save rules and automatic rewrites, and loading at
+//! start (the AOF directory itself, and BGREWRITEAOF, are in `aof_dir`).
 
 use ebb_core::{CommandSpec, Effects, Store};
 use std::path::PathBuf;
@@ -7,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::persist::aof::{Aof, Fsync};
+use crate::persist::aof::Fsync;
 use crate::persist::{self, snapshot};
 use crate::server::{now_ms, Shared};
 
@@ -19,8 +20,8 @@ impl Shared {
             fx.propagate.clear();
             return;
         }
-        let mut aof = self.aof.lock();
-        let Some(aof) = aof.as_mut() else {
+        let mut st = self.aof.lock();
+        let Some(aof) = st.log.as_mut() else {
             fx.propagate.clear();
             return;
         };
@@ -50,8 +51,8 @@ impl Shared {
             fx.propagate.clear();
             return;
         }
-        let mut aof = self.aof.lock();
-        match aof.as_mut() {
+        let mut st = self.aof.lock();
+        match st.log.as_mut() {
             Some(aof) => {
                 for (d, cmd) in fx.propagate.drain(..) {
                     aof.log(d, &cmd);
@@ -61,27 +62,27 @@ impl Shared {
         }
     }
 
-    /// Logs a raw command (MULTI/EXEC framing).
     /// Logs MULTI ahead of a script's first write; the block reaches the
     /// file only with its EXEC ([`Shared::log_block_end`]).
     pub fn log_block_begin(&self, db: usize) {
-        if let Some(aof) = self.aof.lock().as_mut() {
+        if let Some(aof) = self.aof.lock().log.as_mut() {
             aof.open_block(db);
         }
     }
 
     /// Logs the EXEC that ends a script's block.
     pub fn log_block_end(&self, db: usize) {
-        if let Some(aof) = self.aof.lock().as_mut() {
+        if let Some(aof) = self.aof.lock().log.as_mut() {
             aof.close_block(db);
         }
     }
 
+    /// Logs a raw command (MULTI/EXEC framing).
     pub fn log_raw<A: AsRef<[u8]>>(&self, db: usize, argv: &[A]) {
         if !self.aof.is_on() {
             return;
         }
-        if let Some(aof) = self.aof.lock().as_mut() {
+        if let Some(aof) = self.aof.lock().log.as_mut() {
             aof.log(db, argv);
         }
     }
@@ -92,18 +93,21 @@ impl Shared {
         if !self.aof.is_on() {
             return;
         }
-        let mut aof = self.aof.lock();
-        if let Some(a) = aof.as_mut() {
-            if a.has_pending() {
-                if let Err(e) = a.flush() {
-                    tracing::error!(error = %e, "error writing the append only file");
-                    self.aof_write_ok.store(false, Ordering::Relaxed);
-                }
+        let mut st = self.aof.lock();
+        if st.log.as_ref().is_some_and(|a| a.has_pending()) {
+            let sleep = AOF_FLUSH_SLEEP_US.load(Ordering::Relaxed);
+            if sleep > 0 {
+                std::thread::sleep(Duration::from_micros(sleep));
+            }
+            if let Err(e) = st.flush() {
+                tracing::error!(error = %e, "error writing the append only file");
+                self.aof_write_ok.store(false, Ordering::Relaxed);
             }
         }
     }
 
-    fn data_dir(&self) -> PathBuf {
+    /// The directory files are kept in (`dir`).
+    pub(crate) fn data_dir(&self) -> PathBuf {
         PathBuf::from(self.config.read().get("dir").unwrap_or_else(|| ".".into()))
     }
 
@@ -114,16 +118,6 @@ impl Shared {
                 .read()
                 .get("dbfilename")
                 .unwrap_or_else(|| "dump.ebb".into()),
-        )
-    }
-
-    /// Path of the append-only file.
-    pub fn aof_path(&self) -> PathBuf {
-        self.data_dir().join(
-            self.config
-                .read()
-                .get("appendfilename")
-                .unwrap_or_else(|| "appendonly.aof".into()),
         )
     }
 
@@ -195,7 +189,7 @@ impl Shared {
     /// How long a background save or rewrite child waits before writing:
     /// `rdb-key-save-delay` (Redis's testing option, microseconds per key)
     /// times the number of keys, so that tests can hold a child running.
-    fn save_delay(&self, store: &Store) -> Duration {
+    pub(crate) fn save_delay(&self, store: &Store) -> Duration {
         let per_key = self.config.read().get_i64("rdb-key-save-delay").max(0) as u64;
         let keys: u64 = store.dbs.iter().map(|d| d.len() as u64).sum();
         Duration::from_micros(per_key.saturating_mul(keys))
@@ -216,121 +210,6 @@ impl Shared {
         self.bgsave_running.store(false, Ordering::SeqCst);
     }
 
-    /// BGREWRITEAOF: writes a compact AOF of the keyspace from a forked
-    /// child (or, if fork fails, from a copy in a thread); commands logged
-    /// meanwhile are appended before the switch.
-    pub fn bgrewrite(self: &Arc<Self>, store: &Store) -> Result<(), &'static str> {
-        if self.rewrite_running.swap(true, Ordering::SeqCst) {
-            return Err("ERR Background append only file rewriting already in progress");
-        }
-        crate::figures::AOF_REWRITES.fetch_add(1, Ordering::Relaxed);
-        crate::figures::started(&crate::figures::AOF_STARTED);
-        // With the AOF off, Redis still writes a fresh AOF from the data
-        // (DEBUG LOADAOF can then load it); there is no live file to switch.
-        let aof_on = {
-            let mut aof = self.aof.lock();
-            match aof.as_mut() {
-                Some(a) => {
-                    if let Err(e) = a.flush() {
-                        tracing::error!(error = %e, "flush before rewrite failed");
-                    }
-                    a.begin_rewrite();
-                    true
-                }
-                None => false,
-            }
-        };
-        let tmp = self.rewrite_tmp_path();
-        let write = |store: &Store, tmp: &std::path::Path| -> std::io::Result<()> {
-            let mut data = Vec::new();
-            persist::dump_store(store, now_ms(), &mut data);
-            std::fs::write(tmp, &data)?;
-            std::fs::File::open(tmp)?.sync_all()
-        };
-        let me = self.clone();
-        let delay = self.save_delay(store);
-        match fork_child(|| {
-            std::thread::sleep(delay);
-            write(store, &tmp).is_ok()
-        }) {
-            Ok(pid) => {
-                self.rewrite_child.store(pid, Ordering::SeqCst);
-                std::thread::spawn(move || {
-                    let ok = wait_child(pid);
-                    let _ = me.rewrite_child.compare_exchange(
-                        pid,
-                        0,
-                        Ordering::SeqCst,
-                        Ordering::SeqCst,
-                    );
-                    let written = if ok {
-                        Ok(())
-                    } else {
-                        Err(std::io::Error::other("the rewriting process failed"))
-                    };
-                    me.rewrite_done(&tmp, written, aof_on);
-                });
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "fork failed; rewriting from a copy of the keyspace");
-                let copy = store.clone();
-                std::thread::spawn(move || {
-                    let written = write(&copy, &tmp);
-                    drop(copy);
-                    me.rewrite_done(&tmp, written, aof_on);
-                });
-            }
-        }
-        Ok(())
-    }
-
-    fn rewrite_done(&self, tmp: &std::path::Path, written: std::io::Result<()>, aof_on: bool) {
-        // Switch over with the store locked, so nothing is logged in between.
-        let _store = self.store.lock();
-        let mut aof = self.aof.lock();
-        let result = match (written, aof.as_mut()) {
-            (Ok(()), Some(a)) => a.finish_rewrite(tmp),
-            (Err(e), Some(a)) => {
-                a.abort_rewrite();
-                Err(e)
-            }
-            (Ok(()), None) if !aof_on => std::fs::rename(tmp, self.aof_path()),
-            (Err(e), None) => Err(e),
-            // The AOF was turned off meanwhile: nothing to switch.
-            (Ok(()), None) => std::fs::remove_file(tmp),
-        };
-        crate::figures::rewrite_result(result.is_ok());
-        match result {
-            Ok(()) => tracing::info!("Background AOF rewrite finished successfully"),
-            Err(e) => {
-                let _ = std::fs::remove_file(tmp);
-                tracing::error!(error = %e, "Background AOF rewrite failed");
-            }
-        }
-        crate::figures::finished(&crate::figures::AOF_STARTED, &crate::figures::AOF_LAST_SECS);
-        self.rewrite_running.store(false, Ordering::SeqCst);
-    }
-
-    /// Turns the AOF on at run time (CONFIG SET appendonly yes): opens a new
-    /// file and rewrites the current data into it.
-    pub fn enable_aof(self: &Arc<Self>, store: &Store) -> Result<(), String> {
-        let path = self.aof_path();
-        let _ = std::fs::remove_file(&path);
-        let fsync = Fsync::parse(&self.config.read().get("appendfsync").unwrap_or_default());
-        *self.aof.lock() = Some(Aof::open(path, fsync).map_err(|e| e.to_string())?);
-        if self.bgsave_running.load(Ordering::SeqCst) {
-            self.rewrite_scheduled.store(true, Ordering::SeqCst);
-            tracing::info!("AOF was enabled but there is already another background operation. An AOF background was scheduled to start when possible.");
-            return Ok(());
-        }
-        if crate::commands::in_exec() {
-            self.rewrite_scheduled.store(true, Ordering::SeqCst);
-            tracing::info!("AOF was enabled during a transaction. An AOF background was scheduled to start when possible.");
-            return Ok(());
-        }
-        self.bgrewrite(store).map_err(|e| e.to_string())
-    }
-
     /// Everything to do before exiting: flush and fsync the AOF, and write a
     /// snapshot if save rules are configured (unless `nosave`).
     /// SHUTDOWN NOSAVE while a script is busy: exits at once, without
@@ -340,9 +219,12 @@ impl Shared {
     pub fn exit_now(&self) -> ! {
         self.kill_save_child();
         self.kill_rewrite_on_exit();
-        if let Some(a) = self.aof.lock().as_mut() {
+        let mut st = self.aof.lock();
+        if let Some(a) = st.log.as_mut() {
             a.discard_block();
-            let _ = a.flush();
+        }
+        let _ = st.flush();
+        if let Some(a) = st.log.as_mut() {
             let _ = a.sync();
         }
         tracing::info!("ebb is now ready to exit, bye bye...");
@@ -364,9 +246,12 @@ impl Shared {
     ) -> Result<(), String> {
         self.kill_save_child();
         self.kill_rewrite_on_exit();
-        if let Some(a) = self.aof.lock().as_mut() {
-            let _ = a.flush();
-            let _ = a.sync();
+        {
+            let mut st = self.aof.lock();
+            let _ = st.flush();
+            if let Some(a) = st.log.as_mut() {
+                let _ = a.sync();
+            }
         }
         let rules = self.config.read().get("save").unwrap_or_default();
         if !nosave && (save || !rules.trim().is_empty()) {
@@ -413,11 +298,12 @@ impl Shared {
     /// otherwise outlive the server, holding its listening sockets) and
     /// removes its unfinished file.
     fn kill_rewrite_on_exit(&self) {
+        let pid = self.rewrite_child.load(Ordering::SeqCst);
         if kill_child(
             &self.rewrite_child,
             "There is a child rewriting the AOF. Killing it!",
         ) {
-            let _ = std::fs::remove_file(self.rewrite_tmp_path());
+            let _ = std::fs::remove_file(self.rewrite_tmp_path(pid));
         }
     }
 
@@ -435,12 +321,6 @@ impl Shared {
                 pid as u32,
             ));
         }
-    }
-
-    /// Where a rewrite writes the new AOF before it is renamed into place.
-    fn rewrite_tmp_path(&self) -> PathBuf {
-        self.aof_path()
-            .with_extension(format!("rewrite-{}", std::process::id()))
     }
 }
 
@@ -464,61 +344,22 @@ fn kill_child(slot: &std::sync::atomic::AtomicI32, message: &str) -> bool {
 /// Loads the AOF (when enabled) or the snapshot at start. Errors are fatal
 /// and name the file and offset; a torn AOF tail is cut when allowed.
 pub fn load_at_start(shared: &Arc<Shared>) -> Result<(), String> {
-    let (aof_on, truncate_ok, fsync) = {
-        let c = shared.config.read();
-        (
-            c.get_bool("appendonly"),
-            c.get_bool("aof-load-truncated"),
-            Fsync::parse(&c.get("appendfsync").unwrap_or_default()),
-        )
-    };
+    let aof_on = shared.config.read().get_bool("appendonly");
     let mut store = shared.store.lock();
     let now = now_ms();
-    if aof_on {
-        let path = shared.aof_path();
-        if let Ok(data) = std::fs::read(&path) {
-            let started = std::time::Instant::now();
-            let r = persist::replay(&mut store, &data, now).map_err(
-                |persist::LoadError::Corrupt(off, why)| {
-                    format!(
-                        "Bad file format reading the append only file {} at offset {off}: {why}",
-                        path.display()
-                    )
-                },
-            )?;
-            if r.truncated {
-                if !truncate_ok {
-                    return Err(format!(
-                        "Unexpected end of file reading the append only file {} at offset {}; set aof-load-truncated yes to cut it",
-                        path.display(),
-                        r.valid_len
-                    ));
-                }
-                tracing::warn!(file = %path.display(), offset = r.valid_len, dropped = data.len() - r.valid_len, "!!! Warning: short read while loading the AOF file; truncating the torn tail");
-                let f = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(&path)
-                    .map_err(|e| e.to_string())?;
-                f.set_len(r.valid_len as u64).map_err(|e| e.to_string())?;
-                f.sync_all().map_err(|e| e.to_string())?;
-            }
-            tracing::info!(
-                commands = r.commands,
-                ms = started.elapsed().as_millis() as u64,
-                "DB loaded from append only file"
-            );
-        }
-        *shared.aof.lock() = Some(Aof::open(path, fsync).map_err(|e| e.to_string())?);
-    } else {
+    crate::aof_dir::load_at_start(shared, &mut store, aof_on)?;
+    if !aof_on {
         let path = shared.snapshot_path();
         if let Ok(data) = std::fs::read(&path) {
             let body = snapshot::decode(&data)
                 .map_err(|e| format!("Can't load snapshot {}: {e}", path.display()))?;
-            let r = persist::replay(&mut store, body, now).map_err(
-                |persist::LoadError::Corrupt(off, why)| {
-                    format!("Bad snapshot {} at offset {off}: {why}", path.display())
-                },
-            )?;
+            let r = persist::replay(&mut store, body, now).map_err(|e| {
+                let why = match e {
+                    persist::LoadError::Corrupt(off, why) => format!("at offset {off}: {why}"),
+                    persist::LoadError::UnknownCommand(c) => format!("unknown command '{c}'"),
+                };
+                format!("Bad snapshot {} {why}", path.display())
+            })?;
             tracing::info!(commands = r.commands, "DB loaded from snapshot");
             // As Redis reports a snapshot load: the keys kept, and those
             // whose TTL had passed.
@@ -543,7 +384,7 @@ pub async fn run_background(shared: Arc<Shared>) {
         tokio::time::sleep(Duration::from_millis(1000)).await;
         // The fsync runs on a blocking thread, outside the log's lock: a
         // slow disk never stalls the threads serving clients.
-        let handle = match shared.aof.lock().as_mut() {
+        let handle = match shared.aof.lock().log.as_mut() {
             Some(a) if a.fsync == Fsync::EverySec => a.sync_handle(),
             _ => Ok(None),
         };
@@ -587,7 +428,10 @@ pub async fn run_background(shared: Arc<Shared>) {
         let busy = |s: &Shared| {
             s.bgsave_running.load(Ordering::SeqCst) || s.rewrite_running.load(Ordering::SeqCst)
         };
-        if !busy(&shared) && shared.rewrite_scheduled.load(Ordering::SeqCst) {
+        if !busy(&shared)
+            && shared.rewrite_scheduled.load(Ordering::SeqCst)
+            && !crate::aof_dir::rewrite_limited()
+        {
             if let Some(store) = shared.store_unless_busy() {
                 shared.rewrite_scheduled.store(false, Ordering::SeqCst);
                 let _ = shared.bgrewrite(&store);
@@ -609,22 +453,29 @@ pub async fn run_background(shared: Arc<Shared>) {
                 shared.bgsave(&store);
             }
         }
-        let grow = {
-            let aof = shared.aof.lock();
-            aof.as_ref().is_some_and(|a| {
-                pct > 0
-                    && a.size as i64 >= min
-                    && a.size > a.base_size.max(1) * (100 + pct as u64) / 100
-            })
+        // As Redis: past auto-aof-rewrite-min-size, a rewrite once the
+        // files have grown by auto-aof-rewrite-percentage since the last.
+        let growth = {
+            let st = shared.aof.lock();
+            let on = st.enabled && !st.waiting && st.log.is_some();
+            (on && pct > 0 && st.current_size as i64 > min)
+                .then(|| (st.current_size * 100 / st.base_size.max(1)) as i64 - 100)
         };
-        if grow && !busy(&shared) {
-            tracing::info!("Starting automatic rewriting of AOF");
+        if growth.is_some_and(|g| g >= pct) && !busy(&shared) && !crate::aof_dir::rewrite_limited()
+        {
+            tracing::info!(
+                "Starting automatic rewriting of AOF on {}% growth",
+                growth.unwrap_or(0)
+            );
             if let Some(store) = shared.store_unless_busy() {
                 let _ = shared.bgrewrite(&store);
             }
         }
     }
 }
+
+/// DEBUG AOF-FLUSH-SLEEP: microseconds each write of the log waits first.
+pub static AOF_FLUSH_SLEEP_US: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Background children started (INFO's `total_forks`).
 pub static FORKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -634,7 +485,7 @@ pub static FORKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::n
 /// then exits: 0 if `work` returned true. The child only serialises and
 /// writes files; it takes no lock and does not log (another thread may have
 /// held the log's lock at the fork).
-fn fork_child(work: impl FnOnce() -> bool) -> std::io::Result<libc::pid_t> {
+pub(crate) fn fork_child(work: impl FnOnce() -> bool) -> std::io::Result<libc::pid_t> {
     // SAFETY: fork has no memory-safety preconditions; in the child only
     // this thread exists and it runs `work`, then `_exit`s without running
     // destructors or atexit handlers of the parent's state.
@@ -659,7 +510,7 @@ fn fork_child(work: impl FnOnce() -> bool) -> std::io::Result<libc::pid_t> {
 }
 
 /// Waits for a child made by [`fork_child`]; true if it exited with 0.
-fn wait_child(pid: libc::pid_t) -> bool {
+pub(crate) fn wait_child(pid: libc::pid_t) -> bool {
     let mut status: libc::c_int = 0;
     loop {
         // SAFETY: waits on our own child with a valid status pointer.

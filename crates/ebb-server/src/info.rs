@@ -303,7 +303,7 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             l(out, "rdb_last_load_keys_expired", &n(&f::LOAD_KEYS_EXPIRED));
             l(out, "rdb_last_load_keys_loaded", &n(&f::LOAD_KEYS_LOADED));
             let aof = shared.aof.lock();
-            l(out, "aof_enabled", &(aof.is_some() as u8));
+            l(out, "aof_enabled", &(aof.enabled as u8));
             l(
                 out,
                 "aof_rewrite_in_progress",
@@ -340,11 +340,14 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             l(out, "aof_last_cow_size", &0);
             l(out, "module_fork_in_progress", &0);
             l(out, "module_fork_last_cow_size", &0);
-            if let Some(a) = aof.as_ref() {
-                l(out, "aof_current_size", &a.size);
-                l(out, "aof_base_size", &a.base_size);
+            if aof.enabled {
+                // The base and incremental files the manifest lists, and
+                // their total after the last rewrite.
+                l(out, "aof_current_size", &aof.current_size);
+                l(out, "aof_base_size", &aof.base_size);
                 l(out, "aof_pending_rewrite", &scheduled);
-                l(out, "aof_buffer_length", &a.buffered());
+                let buffered = aof.log.as_ref().map_or(0, |a| a.pending_len());
+                l(out, "aof_buffer_length", &buffered);
                 l(out, "aof_pending_bio_fsync", &0);
                 l(out, "aof_delayed_fsync", &0);
             }
@@ -568,6 +571,7 @@ fn mem_figures(shared: &Shared) -> MemFigures {
     let aof = shared
         .aof
         .lock()
+        .log
         .as_ref()
         .map_or(0, |a| a.buffered() as u64);
     MemFigures {

@@ -5,6 +5,7 @@ mod acl;
 mod acl_cmd;
 mod admin;
 mod alloc;
+mod aof_dir;
 mod client;
 mod cmdstats;
 mod commands;
@@ -98,12 +99,6 @@ fn main() {
             .init(),
         process::LogTarget::Discard => logger.with_writer(std::io::sink).init(),
     }
-    tracing::info!(
-        "ebb-server {} (Redis {} compatible) started, PID: {}",
-        env!("CARGO_PKG_VERSION"),
-        info::REDIS_VERSION,
-        std::process::id()
-    );
     if let Some(p) = process::pidfile(&cfg, daemonized) {
         process::write_pidfile(p);
     }
@@ -166,16 +161,8 @@ async fn serve(cfg: Config) -> i32 {
         tracing::error!("{e}");
         return 1;
     }
-    if let Err(e) = durability::load_at_start(&shared) {
-        tracing::error!("{e}");
-        eprintln!("{e}");
-        return 1;
-    }
-    crate::script::DEPRECATED_API.store(
-        shared.config.read().get_bool("lua-enable-deprecated-api"),
-        Ordering::Relaxed,
-    );
-    crate::script::load_libraries(&shared);
+    // Bound before the data loads, as Redis does: a client connecting
+    // meanwhile waits for its first reply rather than being refused.
     let listeners = match listen::bind_all(&binds, port, &[], backlog) {
         Ok(l) => l,
         Err(e) => {
@@ -183,6 +170,25 @@ async fn serve(cfg: Config) -> i32 {
             return 1;
         }
     };
+    // Logged once the ports are bound, as Redis does: test harnesses take
+    // this line as the sign they may connect.
+    tracing::info!(
+        "ebb-server {} (Redis {} compatible) started, PID: {}",
+        env!("CARGO_PKG_VERSION"),
+        info::REDIS_VERSION,
+        std::process::id()
+    );
+    // Before any script state exists (loading may run scripts).
+    crate::script::DEPRECATED_API.store(
+        shared.config.read().get_bool("lua-enable-deprecated-api"),
+        Ordering::Relaxed,
+    );
+    if let Err(e) = durability::load_at_start(&shared) {
+        tracing::error!("{e}");
+        eprintln!("{e}");
+        return 1;
+    }
+    crate::script::load_libraries(&shared);
     if let Err(e) = listen::serve_unix(&shared) {
         tracing::error!("{e}");
         return 1;
@@ -227,6 +233,10 @@ async fn serve(cfg: Config) -> i32 {
 fn shutdown(shared: &Arc<Shared>) -> bool {
     // Taking the store lock waits for any command in flight to finish.
     let store = shared.store.lock();
+    if shared.writing_initial_aof() {
+        tracing::warn!("Writing initial AOF, can't exit.");
+        return false;
+    }
     if shared.persist_on_shutdown(&store, false, false).is_err() {
         tracing::warn!("Error trying to save the DB, can't exit.");
         return false;

@@ -42,7 +42,7 @@ pub fn monitoring() -> bool {
 }
 
 /// Appends `arg` quoted and escaped the way Redis prints it.
-fn repr(out: &mut String, arg: &[u8]) {
+pub(crate) fn repr(out: &mut String, arg: &[u8]) {
     out.push('"');
     for &b in arg {
         match b {

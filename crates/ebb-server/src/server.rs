@@ -223,7 +223,7 @@ pub struct Shared {
     pub listeners: Mutex<Vec<crate::listen::Listening>>,
     /// Unix time of the last successful save.
     pub last_save: AtomicU64,
-    /// The append-only file, when enabled.
+    /// The AOF: the log, and the files of the AOF directory.
     pub aof: crate::persist::aof::AofSlot,
     /// Whether the last AOF write succeeded.
     pub aof_write_ok: AtomicBool,
@@ -306,7 +306,7 @@ impl Shared {
             port: AtomicUsize::new(0),
             listeners: Mutex::new(Vec::new()),
             last_save: AtomicU64::new(now_ms() / 1000),
-            aof: crate::persist::aof::AofSlot::new(None),
+            aof: crate::persist::aof::AofSlot::new(),
             aof_write_ok: AtomicBool::new(true),
             bgsave_running: AtomicBool::new(false),
             bgsave_child: std::sync::atomic::AtomicI32::new(0),

@@ -174,6 +174,23 @@ pub(super) fn canonical(name: &str) -> &str {
     }
 }
 
+/// `appendfilename` and `appenddirname` name an entry of `dir`, never a
+/// path, as Redis requires (other options pass).
+pub(super) fn aof_names(name: &str, value: &str) -> Result<(), String> {
+    let what = match name {
+        "appendfilename" => "filename",
+        "appenddirname" => "dirname",
+        _ => return Ok(()),
+    };
+    if value.is_empty() {
+        return Err(format!("{name} can't be empty"));
+    }
+    if value.contains(['/', '\\']) {
+        return Err(format!("{name} can't be a path, just a {what}"));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -683,6 +683,7 @@ impl Config {
         } else {
             v
         };
+        checks::aof_names(cname, &v)?;
         if cname == "replicaof" && !v.is_empty() && !v.eq_ignore_ascii_case("no one") {
             let words: Vec<&str> = v.split_ascii_whitespace().collect();
             if words.len() != 2 {

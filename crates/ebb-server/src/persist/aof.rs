@@ -1,14 +1,16 @@
-//! The append-only file: commands are encoded as they execute (under the
-//! store lock, so in execution order), written at the end of each batch,
-//! and fsynced per `appendfsync`. Rewrites run in a background thread from
-//! a copy of the store while new commands also go to a rewrite buffer.
+//! The append-only log: commands are encoded as they execute (under the
+//! store lock, so in execution order), written at the end of each batch to
+//! the current incremental file of the AOF directory, and fsynced per
+//! `appendfsync`. A rewrite switches the log to a new incremental file, so
+//! what is logged while it runs needs no buffer of its own.
 
 use bytes::Bytes;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::encode_command;
+use super::manifest::Manifest;
 
 /// `appendfsync`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,10 +34,10 @@ impl Fsync {
     }
 }
 
-/// State of the append-only file.
+/// The incremental file commands are appended to.
 pub struct Aof {
-    /// Path of the file.
-    pub path: PathBuf,
+    /// Its name inside the AOF directory.
+    pub name: String,
     file: File,
     /// Encoded commands not yet written.
     pending: Vec<u8>,
@@ -48,35 +50,51 @@ pub struct Aof {
     pub fsync: Fsync,
     /// Data written but not yet fsynced.
     pub unsynced: bool,
-    /// Commands logged while a rewrite runs, and the database they left selected.
-    rewrite_buf: Option<(Vec<u8>, usize)>,
-    /// Current file size.
+    /// Bytes in this file.
     pub size: u64,
-    /// Size after the last rewrite (for auto-aof-rewrite-percentage).
-    pub base_size: u64,
+    /// `aof-timestamp-enabled`: a `#TS:<unix time>` line ahead of the
+    /// first command logged in each second.
+    pub timestamps: bool,
+    last_stamp: u64,
 }
 
 impl Aof {
-    /// Opens (creating) the file for appending.
-    pub fn open(path: PathBuf, fsync: Fsync) -> std::io::Result<Aof> {
-        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+    /// Opens the file `name` in `dir` for appending, creating it, or
+    /// emptying it first when `fresh`.
+    pub fn open(dir: &Path, name: &str, fsync: Fsync, fresh: bool) -> std::io::Result<Aof> {
+        let mut opts = OpenOptions::new();
+        opts.create(true);
+        if fresh {
+            opts.write(true).truncate(true);
+        } else {
+            opts.append(true);
+        }
+        let file = opts.open(dir.join(name))?;
         let size = file.metadata()?.len();
         Ok(Aof {
-            path,
+            name: name.to_string(),
             file,
             pending: Vec::new(),
             held: None,
             db: usize::MAX,
             fsync,
             unsynced: false,
-            rewrite_buf: None,
             size,
-            base_size: size,
+            timestamps: false,
+            last_stamp: 0,
         })
     }
 
     /// Logs one command executed in database `db`.
     pub fn log<A: AsRef<[u8]>>(&mut self, db: usize, argv: &[A]) {
+        if self.timestamps {
+            let now = crate::server::now_ms() / 1000;
+            if now > self.last_stamp {
+                self.last_stamp = now;
+                self.pending
+                    .extend_from_slice(format!("#TS:{now}\r\n").as_bytes());
+            }
+        }
         if db != self.db {
             encode_command(
                 &[Bytes::from_static(b"SELECT"), Bytes::from(db.to_string())],
@@ -85,16 +103,6 @@ impl Aof {
             self.db = db;
         }
         encode_command(argv, &mut self.pending);
-        if let Some((buf, bdb)) = self.rewrite_buf.as_mut() {
-            if *bdb != db {
-                encode_command(
-                    &[Bytes::from_static(b"SELECT"), Bytes::from(db.to_string())],
-                    buf,
-                );
-                *bdb = db;
-            }
-            encode_command(argv, buf);
-        }
     }
 
     /// Opens a block (logs MULTI) whose commands are held back until
@@ -117,10 +125,14 @@ impl Aof {
         }
     }
 
-    /// Bytes waiting to be written, with the copy kept for a rewrite in
-    /// progress (MEMORY STATS `aof.buffer`).
+    /// Bytes waiting to be written (MEMORY STATS `aof.buffer`).
     pub fn buffered(&self) -> usize {
-        self.pending.capacity() + self.rewrite_buf.as_ref().map_or(0, |(b, _)| b.capacity())
+        self.pending.capacity()
+    }
+
+    /// Bytes of commands waiting to be written (INFO's `aof_buffer_length`).
+    pub fn pending_len(&self) -> usize {
+        self.pending.len()
     }
 
     /// Whether anything waits to be written.
@@ -128,11 +140,12 @@ impl Aof {
         !self.pending.is_empty()
     }
 
-    /// Writes pending commands; fsyncs when the policy is `always`.
-    pub fn flush(&mut self) -> std::io::Result<()> {
+    /// Writes pending commands, fsyncing when the policy is `always`;
+    /// returns the bytes written.
+    pub fn flush(&mut self) -> std::io::Result<u64> {
         let ready = self.held.unwrap_or(self.pending.len());
         if ready == 0 {
-            return Ok(());
+            return Ok(0);
         }
         self.file.write_all(&self.pending[..ready])?;
         self.size += ready as u64;
@@ -145,7 +158,7 @@ impl Aof {
         } else {
             self.unsynced = true;
         }
-        Ok(())
+        Ok(ready as u64)
     }
 
     /// fsyncs if anything was written since the last one (everysec).
@@ -169,53 +182,75 @@ impl Aof {
         self.file.try_clone().map(Some)
     }
 
-    /// Starts buffering commands for a rewrite in progress.
-    pub fn begin_rewrite(&mut self) {
-        self.rewrite_buf = Some((Vec::new(), usize::MAX));
-    }
-
-    /// Abandons a rewrite.
-    pub fn abort_rewrite(&mut self) {
-        self.rewrite_buf = None;
-    }
-
-    /// Completes a rewrite: appends what was logged meanwhile to the new
-    /// file `tmp`, fsyncs it, and renames it over the live file.
-    pub fn finish_rewrite(&mut self, tmp: &Path) -> std::io::Result<()> {
-        self.flush()?;
-        let (buf, _) = self.rewrite_buf.take().unwrap_or_default();
-        let mut f = OpenOptions::new().append(true).open(tmp)?;
-        f.write_all(&buf)?;
-        f.sync_all()?;
-        std::fs::rename(tmp, &self.path)?;
-        self.file = OpenOptions::new().append(true).open(&self.path)?;
-        self.size = self.file.metadata()?.len();
-        self.base_size = self.size;
-        // The rewrite buffer left its own database selected; force a SELECT.
+    /// Goes on in another file (a rewrite started): what is pending and
+    /// an open block follow; the next command selects its database anew.
+    /// The old file is fsynced and closed on a thread of its own.
+    pub fn switch_to(&mut self, next: Aof) {
+        let old = std::mem::replace(&mut self.file, next.file);
+        self.name = next.name;
+        self.size = next.size;
         self.db = usize::MAX;
+        self.unsynced = false;
+        std::thread::spawn(move || {
+            let _ = old.sync_data();
+        });
+    }
+}
+
+/// The AOF's state: the log being appended to, and the directory's files.
+#[derive(Default)]
+pub struct AofState {
+    /// The incremental file commands go to; None when nothing is logged.
+    pub log: Option<Aof>,
+    /// The files of the AOF directory, kept whether the AOF is on or not
+    /// (a rewrite with the AOF off still writes a base).
+    pub manifest: Manifest,
+    /// `appendonly` is on (logging, or waiting for a first rewrite).
+    pub enabled: bool,
+    /// Turned on at run time, before its first rewrite has written a base
+    /// (Redis's "wait rewrite" state): `log`, while that rewrite runs, is a
+    /// temporary incremental file the manifest does not list yet.
+    pub waiting: bool,
+    /// Bytes in the base and incremental files (`aof_current_size`).
+    pub current_size: u64,
+    /// `aof_current_size` after the last rewrite, or the base's size after
+    /// a load (`aof_base_size`, what automatic rewrites measure growth by).
+    pub base_size: u64,
+    /// Counts the times the AOF was turned off, so that a rewrite started
+    /// before switches no file after.
+    pub epoch: u64,
+}
+
+impl AofState {
+    /// Writes what the log holds; `current_size` follows.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        if let Some(a) = self.log.as_mut() {
+            let n = a.flush()?;
+            self.current_size += n;
+        }
         Ok(())
     }
 }
 
-/// The append-only file when enabled, with a lock-free "is it on" answer
-/// so that commands pay no lock when the AOF is off.
+/// The AOF state, with a lock-free "is anything logged" answer so that
+/// commands pay no lock when the AOF is off.
 pub struct AofSlot {
-    inner: parking_lot::Mutex<Option<Aof>>,
+    inner: parking_lot::Mutex<AofState>,
     on: std::sync::atomic::AtomicBool,
 }
 
 /// Locked access to an [`AofSlot`]; the "on" answer follows on drop.
 pub struct AofGuard<'a> {
-    guard: parking_lot::MutexGuard<'a, Option<Aof>>,
+    guard: parking_lot::MutexGuard<'a, AofState>,
     on: &'a std::sync::atomic::AtomicBool,
 }
 
 impl AofSlot {
-    /// A slot holding `aof`.
-    pub fn new(aof: Option<Aof>) -> AofSlot {
+    /// A slot with the AOF off.
+    pub fn new() -> AofSlot {
         AofSlot {
-            on: std::sync::atomic::AtomicBool::new(aof.is_some()),
-            inner: parking_lot::Mutex::new(aof),
+            on: std::sync::atomic::AtomicBool::new(false),
+            inner: parking_lot::Mutex::new(AofState::default()),
         }
     }
 
@@ -227,29 +262,31 @@ impl AofSlot {
         }
     }
 
-    /// Whether an AOF is open (without locking).
+    /// Whether commands are being logged (without locking).
     pub fn is_on(&self) -> bool {
         self.on.load(std::sync::atomic::Ordering::Acquire)
     }
 }
 
 impl std::ops::Deref for AofGuard<'_> {
-    type Target = Option<Aof>;
-    fn deref(&self) -> &Option<Aof> {
+    type Target = AofState;
+    fn deref(&self) -> &AofState {
         &self.guard
     }
 }
 
 impl std::ops::DerefMut for AofGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Option<Aof> {
+    fn deref_mut(&mut self) -> &mut AofState {
         &mut self.guard
     }
 }
 
 impl Drop for AofGuard<'_> {
     fn drop(&mut self) {
-        self.on
-            .store(self.guard.is_some(), std::sync::atomic::Ordering::Release);
+        self.on.store(
+            self.guard.log.is_some(),
+            std::sync::atomic::Ordering::Release,
+        );
     }
 }
 
@@ -261,8 +298,9 @@ mod tests {
     fn everysec_hands_out_a_sync_handle_once_per_write() {
         let dir = std::env::temp_dir().join(format!("ebb-aof-sync-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join("appendonly.aof");
-        let mut aof = Aof::open(path.clone(), Fsync::EverySec).expect("open");
+        let path = dir.join("appendonly.aof.1.incr.aof");
+        let mut aof =
+            Aof::open(&dir, "appendonly.aof.1.incr.aof", Fsync::EverySec, true).expect("open");
         assert!(aof.sync_handle().expect("nothing written").is_none());
         aof.log(
             0,
@@ -272,7 +310,7 @@ mod tests {
                 Bytes::from_static(b"v"),
             ],
         );
-        aof.flush().expect("flush");
+        assert_eq!(aof.flush().expect("flush"), 50);
         let h = aof
             .sync_handle()
             .expect("dup")

@@ -3,6 +3,7 @@
 //! with absolute deadlines, so replay is deterministic.
 
 pub mod aof;
+pub mod manifest;
 pub mod snapshot;
 
 use bytes::{Bytes, BytesMut};
@@ -51,6 +52,8 @@ pub fn dump_store(store: &Store, now: u64, out: &mut Vec<u8>) {
 pub enum LoadError {
     /// A complete but invalid record at this byte offset.
     Corrupt(usize, String),
+    /// A record naming a command ebb does not have.
+    UnknownCommand(String),
 }
 
 /// Outcome of replaying a command stream.
@@ -92,6 +95,27 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
                 truncated: multi.is_some(),
                 expired_keys,
             });
+        }
+        // A timestamp annotation (`#TS:...`), as Redis writes with
+        // aof-timestamp-enabled: skipped.
+        if buf[0] == b'#' {
+            match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    let _ = buf.split_to(i + 1);
+                    if multi.is_none() {
+                        valid_len = data.len() - buf.len();
+                    }
+                    continue;
+                }
+                None => {
+                    return Ok(Replayed {
+                        commands: applied,
+                        valid_len,
+                        truncated: true,
+                        expired_keys,
+                    })
+                }
+            }
         }
         if buf[0] != b'*' {
             return Err(LoadError::Corrupt(
@@ -163,9 +187,8 @@ fn apply(
     offset: usize,
 ) -> Result<bool, LoadError> {
     let Some(spec) = ebb_core::lookup(argv[0]) else {
-        return Err(LoadError::Corrupt(
-            offset,
-            format!("unknown command '{}'", String::from_utf8_lossy(argv[0])),
+        return Err(LoadError::UnknownCommand(
+            String::from_utf8_lossy(argv[0]).into_owned(),
         ));
     };
     if !spec.arity_ok(argv.len()) {

@@ -1,0 +1,395 @@
+"""The AOF directory (Redis 7.0's multi-part AOF): its layout and manifest,
+rewrites switching files, restarts replaying base and incremental files,
+the upgrade of an old single file, and crashes keeping acknowledged
+writes."""
+
+import os
+import random
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import BIN, EbbServer
+from test_durability import Writer, lost_writes
+
+
+def manifest(tmp_path, name="appendonly.aof"):
+    return (tmp_path / "appendonlydir" / f"{name}.manifest").read_text().splitlines()
+
+
+def files(tmp_path):
+    return sorted(os.listdir(tmp_path / "appendonlydir"))
+
+
+def wait_rewrite(c, timeout=10):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        p = c.info("persistence")
+        if not p["aof_rewrite_in_progress"] and not p["aof_rewrite_scheduled"]:
+            return p
+        time.sleep(0.02)
+    raise AssertionError("the rewrite did not end")
+
+
+def wait_for(cond, timeout=10):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def resp(*cmds):
+    out = b""
+    for cmd in cmds:
+        out += b"*%d\r\n" % len(cmd)
+        for a in cmd:
+            a = a.encode() if isinstance(a, str) else a
+            out += b"$%d\r\n%s\r\n" % (len(a), a)
+    return out
+
+
+def child_of(pid):
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return int(out.split()[0]) if out.split() else None
+
+
+def fails_to_start(tmp_path, *args):
+    """Starts the server expecting it to exit; returns its output."""
+    p = subprocess.run([BIN, "--port", "0", "--dir", str(tmp_path), *args],
+                       cwd=str(tmp_path), capture_output=True, text=True, timeout=30)
+    assert p.returncode != 0
+    return p.stdout
+
+
+def test_layout_after_start(server_factory, tmp_path):
+    s = server_factory("--appendonly", "yes")
+    c = s.client()
+    assert files(tmp_path) == ["appendonly.aof.1.base.aof", "appendonly.aof.1.incr.aof",
+                               "appendonly.aof.manifest"]
+    assert manifest(tmp_path) == ["file appendonly.aof.1.base.aof seq 1 type b",
+                                  "file appendonly.aof.1.incr.aof seq 1 type i"]
+    assert not (tmp_path / "appendonly.aof").exists()
+    # Started empty: the base is empty, the writes go to the incremental file.
+    c.set("k", "v")
+    d = tmp_path / "appendonlydir"
+    assert (d / "appendonly.aof.1.base.aof").read_bytes() == b""
+    assert (d / "appendonly.aof.1.incr.aof").read_bytes() == resp(["SELECT", "0"], ["SET", "k", "v"])
+    p = c.info("persistence")
+    assert p["aof_enabled"] == 1
+    assert p["aof_current_size"] == (d / "appendonly.aof.1.incr.aof").stat().st_size
+    assert p["aof_base_size"] == 0
+
+
+def test_other_names_are_followed(server_factory, tmp_path):
+    s = server_factory("--appendonly", "yes", "--appenddirname", "aofs",
+                       "--appendfilename", "log.aof")
+    s.client().set("k", "v")
+    assert sorted(os.listdir(tmp_path / "aofs")) == [
+        "log.aof.1.base.aof", "log.aof.1.incr.aof", "log.aof.manifest"]
+    s.kill()
+    s.start()
+    assert s.client().get("k") == "v"
+
+
+def test_rewrite_switches_files(server_factory, tmp_path):
+    s = server_factory("--appendonly", "yes")
+    c = s.client()
+    for i in range(100):
+        c.set(f"k{i}", i)
+    assert c.bgrewriteaof()
+    p = wait_rewrite(c)
+    assert manifest(tmp_path) == ["file appendonly.aof.2.base.aof seq 2 type b",
+                                  "file appendonly.aof.2.incr.aof seq 2 type i"]
+    # The replaced files are deleted; nothing temporary is left.
+    assert files(tmp_path) == ["appendonly.aof.2.base.aof", "appendonly.aof.2.incr.aof",
+                               "appendonly.aof.manifest"]
+    assert not [f for f in os.listdir(tmp_path) if f.startswith("temp-")]
+    d = tmp_path / "appendonlydir"
+    base = (d / "appendonly.aof.2.base.aof").read_bytes()
+    assert b"k99" in base and (d / "appendonly.aof.2.incr.aof").read_bytes() == b""
+    assert p["aof_base_size"] == p["aof_current_size"] == len(base)
+    c.set("after", "1")
+    assert (d / "appendonly.aof.2.incr.aof").read_bytes() == resp(["SELECT", "0"], ["SET", "after", "1"])
+    c.bgrewriteaof()
+    wait_rewrite(c)
+    assert manifest(tmp_path) == ["file appendonly.aof.3.base.aof seq 3 type b",
+                                  "file appendonly.aof.3.incr.aof seq 3 type i"]
+
+
+def test_restart_loads_base_then_incremental_files(server_factory, tmp_path):
+    s = server_factory("--appendonly", "yes", "--appendfsync", "always")
+    c = s.client()
+    c.rpush("l", "a", "b")
+    c.execute_command("ZADDEX", "z", "PX", 3_600_000, 1, "m")
+    c.bgrewriteaof()
+    wait_rewrite(c)
+    c.rpush("l", "c")
+    c.select(3)
+    c.set("in3", "x")
+    s.kill()
+    s.start()
+    c = s.client()
+    assert c.lrange("l", 0, -1) == ["a", "b", "c"]
+    assert 0 < c.execute_command("ZPTTL", "z", "MEMBERS", 1, "m")[0] <= 3_600_000
+    c.select(3)
+    assert c.get("in3") == "x"
+    # The log goes on in the same incremental file.
+    assert manifest(tmp_path) == ["file appendonly.aof.2.base.aof seq 2 type b",
+                                  "file appendonly.aof.2.incr.aof seq 2 type i"]
+    p = c.info("persistence")
+    d = tmp_path / "appendonlydir"
+    assert p["aof_base_size"] == (d / "appendonly.aof.2.base.aof").stat().st_size
+    assert p["aof_current_size"] == p["aof_base_size"] + (d / "appendonly.aof.2.incr.aof").stat().st_size
+
+
+def test_failed_rewrites_leave_several_incremental_files(server_factory, tmp_path):
+    s = server_factory("--appendonly", "yes", "--appendfsync", "always")
+    c = s.client()
+    c.set("k0", "0")
+    c.config_set("rdb-key-save-delay", 10_000_000)
+    for i in (1, 2):
+        c.bgrewriteaof()
+        assert wait_for(lambda: child_of(s.proc.pid) is not None)
+        os.kill(child_of(s.proc.pid), signal.SIGKILL)
+        wait_rewrite(c)
+        c.set(f"k{i}", i)
+    assert c.info("persistence")["aof_last_bgrewrite_status"] == "err"
+    assert manifest(tmp_path) == ["file appendonly.aof.1.base.aof seq 1 type b",
+                                  "file appendonly.aof.1.incr.aof seq 1 type i",
+                                  "file appendonly.aof.2.incr.aof seq 2 type i",
+                                  "file appendonly.aof.3.incr.aof seq 3 type i"]
+    assert not [f for f in os.listdir(tmp_path) if f.startswith("temp-")]
+    s.kill()
+    s.start()
+    c = s.client()
+    assert c.mget("k0", "k1", "k2") == ["0", "1", "2"]
+    c.bgrewriteaof()
+    wait_rewrite(c)
+    assert manifest(tmp_path) == ["file appendonly.aof.2.base.aof seq 2 type b",
+                                  "file appendonly.aof.4.incr.aof seq 4 type i"]
+    assert c.info("persistence")["aof_last_bgrewrite_status"] == "ok"
+
+
+def test_history_kept_without_auto_gc(server_factory, tmp_path):
+    s = server_factory("--appendonly", "yes", "--aof-disable-auto-gc", "yes")
+    c = s.client()
+    c.set("k", "v")
+    c.bgrewriteaof()
+    wait_rewrite(c)
+    assert manifest(tmp_path) == ["file appendonly.aof.2.base.aof seq 2 type b",
+                                  "file appendonly.aof.1.incr.aof seq 1 type h",
+                                  "file appendonly.aof.1.base.aof seq 1 type h",
+                                  "file appendonly.aof.2.incr.aof seq 2 type i"]
+    assert len(files(tmp_path)) == 5
+    c.config_set("aof-disable-auto-gc", "no")
+    assert manifest(tmp_path) == ["file appendonly.aof.2.base.aof seq 2 type b",
+                                  "file appendonly.aof.2.incr.aof seq 2 type i"]
+    assert files(tmp_path) == ["appendonly.aof.2.base.aof", "appendonly.aof.2.incr.aof",
+                               "appendonly.aof.manifest"]
+
+
+def test_turned_on_at_run_time(server_factory, tmp_path):
+    s = server_factory("--appendonly", "no", "--save", "")
+    c = s.client()
+    c.set("before", "1")
+    assert not (tmp_path / "appendonlydir").exists()
+    c.config_set("appendonly", "yes")
+    wait_rewrite(c)
+    assert manifest(tmp_path) == ["file appendonly.aof.1.base.aof seq 1 type b",
+                                  "file appendonly.aof.1.incr.aof seq 1 type i"]
+    assert b"before" in (tmp_path / "appendonlydir" / "appendonly.aof.1.base.aof").read_bytes()
+    c.set("after", "2")
+    s.kill()
+    s.start()
+    assert s.client().info("persistence")["aof_enabled"] == 0  # the command line says no
+    s.stop()
+    s.args += ["--appendonly", "yes"]
+    s.start()
+    assert s.client().mget("before", "after") == ["1", "2"]
+
+
+def test_first_rewrite_failing_leaves_no_manifest(server_factory, tmp_path):
+    s = server_factory("--appendonly", "no", "--save", "")
+    c = s.client()
+    c.set("k", "v")
+    c.config_set("rdb-key-save-delay", 10_000_000)
+    c.config_set("appendonly", "yes")
+    assert c.info("persistence")["aof_rewrite_in_progress"] == 1
+    # What is logged meanwhile goes to a temporary file, not yet listed.
+    c.set("k2", "v2")
+    temp = tmp_path / "appendonlydir" / "temp-appendonly.aof.incr"
+    assert b"k2" in temp.read_bytes()
+    os.kill(child_of(s.proc.pid), signal.SIGKILL)
+    assert wait_for(lambda: not temp.exists())
+    assert not (tmp_path / "appendonlydir" / "appendonly.aof.manifest").exists()
+    # Another rewrite is scheduled and, once let through, writes the base.
+    c.config_set("rdb-key-save-delay", 0)
+    pid = child_of(s.proc.pid)
+    if pid:  # a second try started before the delay went: it fails too
+        os.kill(pid, signal.SIGKILL)
+    assert wait_for(lambda: (tmp_path / "appendonlydir" / "appendonly.aof.manifest").exists()
+                    and c.info("persistence")["aof_rewrite_in_progress"] == 0, 30)
+    assert manifest(tmp_path) == ["file appendonly.aof.1.base.aof seq 1 type b",
+                                  "file appendonly.aof.1.incr.aof seq 1 type i"]
+    s.kill()
+    s.args += ["--appendonly", "yes"]
+    s.start()
+    assert s.client().mget("k", "k2") == ["v", "v2"]
+
+
+def test_upgrade_from_an_old_single_file(tmp_path):
+    (tmp_path / "appendonly.aof").write_bytes(
+        resp(["SET", "a", "1"], ["RPUSH", "l", "x", "y"], ["SELECT", "2"], ["SET", "b", "2"]))
+    s = EbbServer("--dir", str(tmp_path), "--appendonly", "yes", cwd=str(tmp_path))
+    try:
+        c = s.client()
+        assert c.get("a") == "1" and c.lrange("l", 0, -1) == ["x", "y"]
+        assert not (tmp_path / "appendonly.aof").exists()
+        assert (tmp_path / "appendonlydir" / "appendonly.aof").exists()
+        assert manifest(tmp_path) == ["file appendonly.aof seq 1 type b",
+                                      "file appendonly.aof.1.incr.aof seq 1 type i"]
+        c.set("c", "3")
+        s.kill()
+        s.start()
+        c = s.client()
+        assert c.mget("a", "c") == ["1", "3"]
+        c.select(2)
+        assert c.get("b") == "2"
+        c.bgrewriteaof()
+        wait_rewrite(c)
+        assert manifest(tmp_path) == ["file appendonly.aof.2.base.aof seq 2 type b",
+                                      "file appendonly.aof.2.incr.aof seq 2 type i"]
+        assert not (tmp_path / "appendonlydir" / "appendonly.aof").exists()
+    finally:
+        s.stop()
+
+
+def test_an_interrupted_upgrade_is_finished(tmp_path):
+    # A crash after the manifest was written but before the file moved.
+    (tmp_path / "appendonly.aof").write_bytes(resp(["SET", "a", "1"]))
+    (tmp_path / "appendonlydir").mkdir()
+    (tmp_path / "appendonlydir" / "appendonly.aof.manifest").write_text(
+        "file appendonly.aof seq 1 type b\n")
+    s = EbbServer("--dir", str(tmp_path), "--appendonly", "yes", cwd=str(tmp_path))
+    try:
+        assert s.client().get("a") == "1"
+        assert not (tmp_path / "appendonly.aof").exists()
+        assert manifest(tmp_path) == ["file appendonly.aof seq 1 type b",
+                                      "file appendonly.aof.1.incr.aof seq 1 type i"]
+    finally:
+        s.stop()
+
+
+def test_old_file_left_alone_with_the_aof_off(tmp_path):
+    (tmp_path / "appendonly.aof").write_bytes(resp(["SET", "a", "1"]))
+    s = EbbServer("--dir", str(tmp_path), "--appendonly", "no", cwd=str(tmp_path))
+    try:
+        assert s.client().get("a") is None
+        assert (tmp_path / "appendonly.aof").exists()
+        assert not (tmp_path / "appendonlydir").exists()
+    finally:
+        s.stop()
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("", "Found an empty AOF manifest"),
+    ("file appendonly.aof.1.incr.aof seq 1 type i\n\n", "Invalid AOF manifest file format"),
+    ("file appendonly.aof.2.incr.aof seq 2 type i\nfile appendonly.aof.1.incr.aof seq 1 type i\n",
+     "Found a non-monotonic sequence number"),
+    ("file appendonly.aof.1.incr.aof seq 1 type x\n", "Unknown AOF file type"),
+    ("file appendonly.aof.9.incr.aof seq 9 type i\n",
+     "Unable to obtain the AOF file appendonly.aof.9.incr.aof length. stat: No such file or directory"),
+])
+def test_a_bad_manifest_stops_startup(tmp_path, text, reason):
+    d = tmp_path / "appendonlydir"
+    d.mkdir()
+    for n in (1, 2):
+        (d / f"appendonly.aof.{n}.incr.aof").write_bytes(resp(["SET", f"k{n}", "v"]))
+    (d / "appendonly.aof.manifest").write_text(text)
+    out = fails_to_start(tmp_path, "--appendonly", "yes")
+    assert reason in out
+
+
+def test_torn_tail_only_cut_from_the_last_file(tmp_path):
+    d = tmp_path / "appendonlydir"
+    d.mkdir()
+    torn = resp(["SET", "a", "1"]) + b"*3\r\n$3\r\nSET\r\n$1\r\nb"
+    (d / "appendonly.aof.1.base.aof").write_bytes(torn)
+    (d / "appendonly.aof.1.incr.aof").write_bytes(resp(["SET", "c", "3"]))
+    (d / "appendonly.aof.manifest").write_text(
+        "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n")
+    out = fails_to_start(tmp_path, "--appendonly", "yes")
+    assert "the truncated file is not the last file" in out
+    # In the last file it is cut (aof-load-truncated yes, the default).
+    (d / "appendonly.aof.1.base.aof").write_bytes(resp(["SET", "a", "1"]))
+    (d / "appendonly.aof.1.incr.aof").write_bytes(torn.replace(b"$1\r\na", b"$1\r\nc"))
+    s = EbbServer("--dir", str(tmp_path), "--appendonly", "yes", cwd=str(tmp_path))
+    try:
+        assert s.client().mget("a", "c", "b") == ["1", "1", None]
+        assert (d / "appendonly.aof.1.incr.aof").read_bytes() == resp(["SET", "c", "1"])
+    finally:
+        s.stop()
+
+
+def test_debug_loadaof_reads_the_directory(server_factory, tmp_path):
+    s = server_factory("--appendonly", "yes")
+    c = s.client()
+    c.set("a", "1")
+    c.bgrewriteaof()
+    wait_rewrite(c)
+    c.set("b", "2")
+    digest = c.execute_command("DEBUG", "DIGEST")
+    assert c.execute_command("DEBUG", "LOADAOF") == "OK"
+    assert c.execute_command("DEBUG", "DIGEST") == digest
+    # With the AOF off, a rewrite still writes a base, and only a base.
+    c.config_set("appendonly", "no")
+    c.set("c", "3")
+    c.bgrewriteaof()
+    wait_rewrite(c)
+    assert manifest(tmp_path) == ["file appendonly.aof.3.base.aof seq 3 type b"]
+    assert c.execute_command("DEBUG", "LOADAOF") == "OK"
+    assert c.mget("a", "b", "c") == ["1", "2", "3"]
+
+
+def test_crash_under_writes_and_rewrites_keeps_acknowledged_writes(server_factory, tmp_path):
+    s = server_factory("--appendonly", "yes", "--appendfsync", "always",
+                       "--rdb-key-save-delay", "300")
+    rng = random.Random(11)
+    lost = []
+    mid_rewrite = 0
+    for cycle in range(8):
+        writers = [Writer(s.port, f"c{cycle}w{n}") for n in range(3)]
+        for w in writers:
+            w.start()
+        time.sleep(rng.uniform(0.05, 0.2))
+        # A rewrite (or two) under way, finished or not, when the kill comes.
+        s.client().bgrewriteaof()
+        time.sleep(rng.uniform(0.0, 0.3))
+        if cycle % 2:
+            try:
+                s.client().bgrewriteaof()
+            except Exception:
+                pass  # still running
+            time.sleep(rng.uniform(0.0, 0.1))
+        child = child_of(s.proc.pid)
+        mid_rewrite += child is not None
+        s.kill()
+        if child:
+            try:
+                os.kill(child, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for w in writers:
+            w.join(10)
+        s.start()
+        c = s.client()
+        for w in writers:
+            lost += lost_writes(c, w)
+        names = [line.split()[1] for line in manifest(tmp_path)]
+        assert all((tmp_path / "appendonlydir" / n).exists() for n in names)
+    assert lost == [], f"{len(lost)} acknowledged writes lost"
+    assert mid_rewrite > 0  # some kills came while a rewrite was running

@@ -6,6 +6,7 @@ mod acl_cmd;
 mod admin;
 mod alloc;
 mod client;
+mod client_evict;
 mod cmdstats;
 mod commands;
 mod config;

@@ -85,8 +85,22 @@ pub struct ClientEntry {
     pub no_evict: AtomicBool,
     /// Channel to the connection task.
     pub tx: UnboundedSender<Msg>,
-    /// Bytes of pub/sub messages queued and not yet written.
+    /// Bytes of messages (pub/sub, tracking) waiting in the mailbox.
     pub pending: AtomicUsize,
+    /// What the connection holds itself, in bytes, as it last published
+    /// it (see `conn::memory`); with `pending`, CLIENT LIST's `tot-mem`.
+    pub own_memory: AtomicUsize,
+    /// Published with `own_memory`: the unread part of an incomplete
+    /// request (CLIENT LIST's `qbuf`), the arguments of it already read
+    /// (`argv-mem`), the queued transaction (`multi-mem`), the reply
+    /// buffer's room (`rbs`) and the replies in it not yet written.
+    pub qbuf: AtomicUsize,
+    pub argv_mem: AtomicUsize,
+    pub multi_mem: AtomicUsize,
+    pub reply_room: AtomicUsize,
+    pub unsent: AtomicUsize,
+    /// Chosen by client eviction: out of the registry, closing.
+    pub evicted: AtomicBool,
     /// When the backlog went over the soft output limit (ms, 0 = it is not).
     pub soft_since: AtomicU64,
     /// Set once the backlog passed the output limit: nothing more is queued.
@@ -102,6 +116,36 @@ pub struct ClientEntry {
 }
 
 impl ClientEntry {
+    /// What the client holds, in bytes (CLIENT LIST's `tot-mem`).
+    pub fn memory(&self) -> usize {
+        self.own_memory.load(Ordering::Relaxed) + self.pending.load(Ordering::Relaxed)
+    }
+
+    /// Output waiting for the client: replies not yet written and
+    /// messages in its mailbox (CLIENT LIST's `omem`).
+    pub fn output_waiting(&self) -> usize {
+        self.unsent.load(Ordering::Relaxed) + self.pending.load(Ordering::Relaxed)
+    }
+
+    /// Queues `msg` (of `size` bytes) in the client's mailbox, counted in
+    /// its memory until the connection takes it ([`ClientEntry::taken`]);
+    /// false if the connection is gone.
+    pub fn queue(&self, msg: Msg, size: usize) -> bool {
+        self.pending.fetch_add(size, Ordering::Relaxed);
+        crate::client_evict::grow(size);
+        if self.tx.send(msg).is_ok() {
+            return true;
+        }
+        self.taken(size);
+        false
+    }
+
+    /// A queued message of `size` bytes left the mailbox.
+    pub fn taken(&self, size: usize) {
+        self.pending.fetch_sub(size, Ordering::Relaxed);
+        crate::client_evict::shrink(size);
+    }
+
     /// Records the last command and its time.
     pub fn set_last_command(&self, slot: usize, now_ms: u64) {
         self.last_cmd.store(slot + 1, Ordering::Relaxed);
@@ -689,6 +733,7 @@ pub fn apply_core_config(cfg: &Config, store: &mut Store) {
     crate::latency::configure(cfg);
     crate::cmdstats::configure(cfg);
     crate::outbuf::configure(cfg);
+    crate::client_evict::configure(cfg);
     crate::tracking::configure(cfg);
     let c = &mut store.cfg;
     c.proto_max_bulk_len = cfg.get_i64("proto-max-bulk-len").max(1) as u64;

@@ -120,8 +120,6 @@ pub fn evict(shared: &Shared) -> usize {
         return 0;
     }
     let _turn = Turn;
-    // The mailbox part of an evicted client stays in the sum until its
-    // connection has closed: the victims are counted off locally.
     let mut total = total();
     let mut candidates: Vec<(usize, Arc<ClientEntry>)> = shared
         .clients
@@ -157,6 +155,7 @@ fn close(shared: &Shared, c: &ClientEntry) {
     c.evicted.store(true, Ordering::Relaxed);
     shared.clients.lock().remove(&c.id);
     shrink(c.own_memory.swap(0, Ordering::Relaxed));
+    c.close_mailbox();
     let _ = c.tx.send(Msg::Kill);
     c.kill.notify_one();
 }

@@ -118,32 +118,63 @@ pub struct ClientEntry {
 impl ClientEntry {
     /// What the client holds, in bytes (CLIENT LIST's `tot-mem`).
     pub fn memory(&self) -> usize {
-        self.own_memory.load(Ordering::Relaxed) + self.pending.load(Ordering::Relaxed)
+        self.own_memory.load(Ordering::Relaxed) + self.mailbox_bytes()
     }
 
     /// Output waiting for the client: replies not yet written and
     /// messages in its mailbox (CLIENT LIST's `omem`).
     pub fn output_waiting(&self) -> usize {
-        self.unsent.load(Ordering::Relaxed) + self.pending.load(Ordering::Relaxed)
+        self.unsent.load(Ordering::Relaxed) + self.mailbox_bytes()
+    }
+
+    /// Bytes of the messages waiting in the mailbox.
+    pub fn mailbox_bytes(&self) -> usize {
+        self.pending.load(Ordering::Relaxed) & !MAILBOX_CLOSED
     }
 
     /// Queues `msg` (of `size` bytes) in the client's mailbox, counted in
     /// its memory until the connection takes it ([`ClientEntry::taken`]);
     /// false if the connection is gone.
     pub fn queue(&self, msg: Msg, size: usize) -> bool {
-        self.pending.fetch_add(size, Ordering::Relaxed);
-        crate::client_evict::grow(size);
+        let counted = self
+            .pending
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                (p & MAILBOX_CLOSED == 0).then_some(p + size)
+            })
+            .is_ok();
+        if counted {
+            crate::client_evict::grow(size);
+        }
         if self.tx.send(msg).is_ok() {
             return true;
         }
-        self.taken(size);
+        if counted {
+            self.taken(size);
+        }
         false
     }
 
     /// A queued message of `size` bytes left the mailbox.
     pub fn taken(&self, size: usize) {
-        self.pending.fetch_sub(size, Ordering::Relaxed);
-        crate::client_evict::shrink(size);
+        let counted = self
+            .pending
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                (p & MAILBOX_CLOSED == 0).then(|| p.saturating_sub(size))
+            })
+            .is_ok();
+        if counted {
+            crate::client_evict::shrink(size);
+        }
+    }
+
+    /// Takes the client's mailbox out of the clients' memory for good
+    /// (evicted or gone): what it holds now is subtracted once, and
+    /// nothing queued or taken later counts.
+    pub fn close_mailbox(&self) {
+        let was = self.pending.fetch_or(MAILBOX_CLOSED, Ordering::Relaxed);
+        if was & MAILBOX_CLOSED == 0 {
+            crate::client_evict::shrink(was);
+        }
     }
 
     /// Records the last command and its time.
@@ -160,6 +191,9 @@ impl ClientEntry {
         }
     }
 }
+
+/// Set in `ClientEntry::pending` once the mailbox no longer counts.
+const MAILBOX_CLOSED: usize = 1 << (usize::BITS - 1);
 
 /// Counters for INFO.
 #[derive(Default)]

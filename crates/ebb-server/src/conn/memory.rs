@@ -150,13 +150,7 @@ impl Session {
     /// that nothing more is queued).
     pub(super) fn forget_memory(&mut self, rx: &mut UnboundedReceiver<Msg>) {
         rx.close();
-        while let Ok(m) = rx.try_recv() {
-            match m {
-                Msg::Push(items) => self.entry.taken(crate::outbuf::size(&items)),
-                Msg::Tracking(n) => self.entry.taken(n.size()),
-                Msg::Unblocked(_) | Msg::Kill | Msg::Trim => {}
-            }
-        }
+        self.entry.close_mailbox();
         crate::client_evict::shrink(self.entry.own_memory.swap(0, Ordering::Relaxed));
     }
 }

@@ -325,6 +325,8 @@ impl Session {
     ) -> Flow {
         let mut guard: Option<MutexGuard<'_, Store>> = None;
         self.start_batch();
+        // Read once a batch: whether client eviction is on.
+        let evicting = crate::client_evict::limit() != 0;
         // A connection that still has to authenticate may send only short
         // requests (Redis's limits), so it cannot make the server buffer
         // a huge one.
@@ -400,7 +402,7 @@ impl Session {
             // Client eviction looks at the reply buffer's growth between
             // commands, as Redis checks before each command: a client
             // evicted now gets nothing more.
-            if crate::client_evict::limit() != 0 && !self.account_growth(rbuf.capacity(), out) {
+            if evicting && !self.account_growth(rbuf.capacity(), out) {
                 out.clear();
                 break Flow::Close;
             }

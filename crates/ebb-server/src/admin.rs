@@ -247,6 +247,15 @@ pub fn config<'a>(
         if argv[2..].iter().step_by(2).any(|o| eq(o, "maxmemory")) {
             let _ = crate::evict::make_room(shared, store);
         }
+        // So does a lower client limit (or a lower maxmemory it is a
+        // share of): the largest clients are closed now.
+        if argv[2..]
+            .iter()
+            .step_by(2)
+            .any(|o| eq(o, "maxmemory-clients") || eq(o, "maxmemory"))
+        {
+            crate::client_evict::evict(shared);
+        }
         if argv[2..].iter().step_by(2).any(|o| eq(o, "requirepass")) {
             let pass = shared.config.read().get("requirepass").unwrap_or_default();
             shared.acl.set_requirepass(&pass);
@@ -266,6 +275,7 @@ pub fn config<'a>(
             &shared.stats.keyspace_misses,
             &crate::server::LAZYFREED,
             &crate::evict::EVICTED,
+            &crate::client_evict::EVICTED,
         ] {
             c.store(0, Ordering::Relaxed);
         }
@@ -764,7 +774,11 @@ pub fn rewrite_config(shared: &Shared, force_all: bool) -> Reply {
         None => err("ERR The server is running without a config file"),
         Some(f) => match std::fs::write(
             f,
-            cfg.rewrite_text(&std::fs::read_to_string(f).unwrap_or_default(), &users, force_all),
+            cfg.rewrite_text(
+                &std::fs::read_to_string(f).unwrap_or_default(),
+                &users,
+                force_all,
+            ),
         ) {
             Ok(()) => Reply::Ok,
             Err(e) => err(format!("ERR Rewriting config file: {e}")),

@@ -101,12 +101,28 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[&[u8]])>, cmd: &str)
         flags.push('N');
     }
     let multi = c.multi_len.load(Ordering::Relaxed);
-    let qbuf = this.map_or(0, |(_, argv)| request_len(argv));
+    // The calling client's query buffer holds the command it runs, as
+    // Redis's does, and its arguments count as Redis counts them (bytes
+    // and a pointer each); another client's, what is left of an
+    // incomplete request, as that client last published it.
+    let (qbuf, argv_mem, running) = match this {
+        Some((_, argv)) => {
+            let bytes: usize = argv.iter().map(|a| a.len()).sum();
+            (request_len(argv), bytes, bytes + 8 * argv.len())
+        }
+        None => (
+            c.qbuf.load(Ordering::Relaxed),
+            c.argv_mem.load(Ordering::Relaxed),
+            0,
+        ),
+    };
     let qbuf_free = c.qbuf_room.load(Ordering::Relaxed).saturating_sub(qbuf);
-    // Replies waiting to be written: the pub/sub messages in the mailbox.
-    let omem = c.pending.load(Ordering::Relaxed);
+    // Output waiting: replies not yet written, and messages (pub/sub,
+    // tracking) still in the mailbox.
+    let omem = c.output_waiting();
+    let tot_mem = c.memory() + running;
     format!(
-        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free={} argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem={} tot-mem={} events=r cmd={} user={} redir={} resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd=8 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp=0 obl=0 oll=0 omem={} tot-mem={} events=r cmd={} user={} redir={} resp={} lib-name={} lib-ver={}",
         c.id,
         c.addr,
         c.laddr,
@@ -121,8 +137,11 @@ fn describe_with(c: &ClientEntry, this: Option<(&Session, &[&[u8]])>, cmd: &str)
         multi,
         qbuf,
         qbuf_free,
+        argv_mem,
+        c.multi_mem.load(Ordering::Relaxed),
+        c.reply_room.load(Ordering::Relaxed),
         omem,
-        omem,
+        tot_mem,
         cmd,
         String::from_utf8_lossy(&c.user.lock()),
         c.redir.load(Ordering::Relaxed),

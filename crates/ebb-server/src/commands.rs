@@ -292,6 +292,7 @@ pub(crate) fn reply_for<'a>(
                 err("ERR MULTI calls can not be nested")
             } else {
                 s.multi = Some(Vec::new());
+                s.multi_mem = 0;
                 s.multi_failed = false;
                 s.entry.in_multi.store(true, Ordering::Relaxed);
                 s.entry.multi_len.store(0, Ordering::Relaxed);

@@ -107,6 +107,28 @@ pub fn debug<'a>(
         // Reached from scripts only (a connection's DEBUG PROTOCOL writes
         // its reply itself).
         crate::commands::protocol_sample(argv[2], false).1
+    } else if eq(sub, "replybuffer") && argv.len() == 4 {
+        // Reply buffers are sized by need here, with no peak to reset:
+        // RESIZING only says whether idle connections give theirs back.
+        if eq(argv[2], "peak-reset-time") {
+            if !eq(argv[3], "never") && !eq(argv[3], "reset") && parse_i64(argv[3]).is_none() {
+                return Error::NotInteger.into();
+            }
+        } else if eq(argv[2], "resizing") {
+            let on = std::str::from_utf8(argv[3])
+                .ok()
+                .and_then(|t| t.trim().parse::<i64>().ok())
+                .unwrap_or(0);
+            crate::conn::set_reply_buffer_resizing(on != 0);
+        } else {
+            return ebb_core::error::subcommand_syntax(sub, "debug").into();
+        }
+        Reply::Ok
+    } else if eq(sub, "client-eviction") && argv.len() == 2 {
+        match crate::client_evict::buckets(shared) {
+            Some(text) => Reply::Verbatim(text.into()),
+            None => err("ERR maxmemory-clients is disabled."),
+        }
     } else if eq(sub, "populate") && (3..=5).contains(&argv.len()) {
         populate(s, shared, guard, argv)
     } else if eq(sub, "help") && argv.len() == 2 {
@@ -118,6 +140,8 @@ pub fn debug<'a>(
             "    Output a hex signature representing the current DB content.",
             "DIGEST-VALUE <key> [<key> ...]",
             "    Output a hex signature of the values of all the specified keys.",
+            "CLIENT-EVICTION",
+            "    Show the evictable clients grouped by memory (powers of two).",
             "CONFIG-REWRITE-FORCE-ALL",
             "    Like CONFIG REWRITE but writes all configuration options, including",
             "    keywords not listed in original configuration file or default values.",
@@ -138,6 +162,10 @@ pub fn debug<'a>(
             "QUICKLIST-PACKED-THRESHOLD <size>",
             "    Sets the threshold for elements to be inserted as plain vs packed nodes",
             "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
+            "REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
+            "    Accepted for compatibility: reply buffers keep no peak to reset.",
+            "REPLYBUFFER RESIZING <0|1>",
+            "    Whether idle connections give back their reply buffers.",
             "RELOAD",
             "    Save the dataset to a snapshot, empty it and load it back.",
             "SET-ACTIVE-EXPIRE <0|1>",

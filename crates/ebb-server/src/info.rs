@@ -142,7 +142,7 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 map.values().fold((0, 0, 0), |(i, o, p), c| {
                     (
                         i.max(c.qbuf_room.load(Ordering::Relaxed)),
-                        o.max(c.pending.load(Ordering::Relaxed)),
+                        o.max(c.output_waiting()),
                         p + usize::from(c.subscribed()),
                     )
                 })
@@ -384,7 +384,7 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 &(n(&f::EXPIRE_CYCLE_US) / 1000),
             );
             l(out, "evicted_keys", &n(&crate::evict::EVICTED));
-            l(out, "evicted_clients", &0);
+            l(out, "evicted_clients", &n(&crate::client_evict::EVICTED));
             l(out, "total_eviction_exceeded_time", &0);
             l(out, "current_eviction_exceeded_time", &0);
             l(out, "keyspace_hits", &n(&st.keyspace_hits));
@@ -554,20 +554,10 @@ struct MemFigures {
 }
 
 fn mem_figures(shared: &Shared) -> MemFigures {
-    // Each connection's read buffer room as it last published it, and a
-    // reply buffer beside each read buffer it holds.
-    let (client_count, clients) = {
-        let map = shared.clients.lock();
-        let room: u64 = map
-            .values()
-            .map(|c| match c.qbuf_room.load(Ordering::Relaxed) {
-                0 => 0,
-                // The reply buffer is freed with the read buffer.
-                r => (r + crate::conn::BUF) as u64,
-            })
-            .sum();
-        (map.len() as u64, room)
-    };
+    // What the connections hold, as they published it (buffers, queued
+    // transactions, subscriptions, output waiting).
+    let client_count = shared.client_count() as u64;
+    let clients = crate::client_evict::total() as u64;
     let aof = shared
         .aof
         .lock()

@@ -7,6 +7,7 @@ mod admin;
 mod alloc;
 mod aof_dir;
 mod client;
+mod client_evict;
 mod cmdstats;
 mod commands;
 mod config;

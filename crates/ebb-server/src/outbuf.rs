@@ -17,8 +17,6 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tokio::io::AsyncWriteExt;
-
 use crate::server::ClientEntry;
 
 static HARD: AtomicU64 = AtomicU64::new(32 << 20);
@@ -114,13 +112,15 @@ pub fn size(items: &[bytes::Bytes]) -> usize {
     items.iter().map(|i| i.len() + 16).sum::<usize>() + 8
 }
 
-/// Whether `size` more bytes may be queued for `c`; if not, the client is
-/// told to close and nothing more is queued for it.
+/// Whether `size` more bytes may be queued for subscriber `c`, whose
+/// output waiting (mailbox and unwritten replies) counts against the
+/// `pubsub` class's limits; if not, the client is told to close and
+/// nothing more is queued for it.
 pub fn admit(c: &ClientEntry, size: usize) -> bool {
     if c.overflowed.load(Ordering::Relaxed) {
         return false;
     }
-    let pending = c.pending.load(Ordering::Relaxed) as u64 + size as u64;
+    let pending = c.output_waiting() as u64 + size as u64;
     let hard = HARD.load(Ordering::Relaxed);
     let soft = SOFT.load(Ordering::Relaxed);
     let mut over = hard > 0 && pending > hard;
@@ -139,7 +139,6 @@ pub fn admit(c: &ClientEntry, size: usize) -> bool {
         close(c, pending);
         return false;
     }
-    c.pending.fetch_add(size, Ordering::Relaxed);
     true
 }
 
@@ -162,7 +161,7 @@ pub fn check_soft(c: &ClientEntry, now_ms: u64) {
     if since == 0 || c.overflowed.load(Ordering::Relaxed) {
         return;
     }
-    let pending = c.pending.load(Ordering::Relaxed) as u64;
+    let pending = c.output_waiting() as u64;
     let soft = SOFT.load(Ordering::Relaxed);
     if soft == 0 || pending <= soft {
         // Drained below the limit since: the clock starts again.
@@ -223,34 +222,6 @@ pub fn merge_limits(current: &str, value: &str) -> Result<String, String> {
         .map(|(c, [h, s, t])| format!("{c} {h} {s} {t}"))
         .collect::<Vec<_>>()
         .join(" "))
-}
-
-/// Writes a batch's replies. With a soft output limit (`normal` class:
-/// bytes, and how long replies may stay over them), a client that leaves
-/// more than that unread for longer is given up: false, and the
-/// connection closes, as Redis closes it.
-pub async fn write_out<S: tokio::io::AsyncWrite + Unpin>(
-    stream: &mut S,
-    out: &[u8],
-    soft: Option<(usize, std::time::Duration)>,
-) -> std::io::Result<bool> {
-    let Some((limit, window)) = soft.filter(|&(limit, _)| out.len() > limit) else {
-        stream.write_all(out).await?;
-        return Ok(true);
-    };
-    let deadline = tokio::time::Instant::now() + window;
-    let mut at = 0;
-    while out.len() - at > limit {
-        tokio::select! {
-            n = stream.write(&out[at..]) => match n? {
-                0 => return Err(std::io::ErrorKind::WriteZero.into()),
-                n => at += n,
-            },
-            _ = tokio::time::sleep_until(deadline) => return Ok(false),
-        }
-    }
-    stream.write_all(&out[at..]).await?;
-    Ok(true)
 }
 
 #[cfg(test)]

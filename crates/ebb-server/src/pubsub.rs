@@ -54,8 +54,8 @@ fn deliver(id: u64, c: &ClientEntry, items: Vec<Bytes>) -> bool {
     match own {
         None => true,
         Some(items) => {
-            crate::outbuf::admit(c, crate::outbuf::size(&items))
-                && c.tx.send(Msg::Push(items)).is_ok()
+            let size = crate::outbuf::size(&items);
+            crate::outbuf::admit(c, size) && c.queue(Msg::Push(items), size)
         }
     }
 }

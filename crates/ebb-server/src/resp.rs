@@ -156,6 +156,23 @@ pub struct Request {
     /// next call, on the same request with more bytes, goes on from there
     /// rather than reading every argument again.
     resume: Option<usize>,
+    /// Bytes of the arguments in `spans` an incomplete request has so far
+    /// (counted as they come, for [`Request::partial`]).
+    argv_bytes: usize,
+}
+
+/// Where an incomplete request stands, as CLIENT LIST shows it and as
+/// the read buffer makes room for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Partial {
+    /// Bytes not yet taken as arguments (Redis's query buffer then holds
+    /// these: the arguments read so far have left it).
+    pub unread: usize,
+    /// Bytes of the arguments read so far.
+    pub argv: usize,
+    /// Where the argument being received ends (after its `\r\n`), once its
+    /// header is read.
+    pub arg_end: Option<usize>,
 }
 
 impl Request {
@@ -181,6 +198,7 @@ impl Request {
             .take()
             .filter(|&p| p <= buf.len() && buf.first() == Some(&b'*'));
         if resume.is_none() {
+            self.argv_bytes = 0;
             self.spans.clear();
             if self.spans.capacity() > 1024 {
                 // Do not keep the room a huge request needed.
@@ -191,9 +209,20 @@ impl Request {
             return Ok(None);
         }
         if buf[0] == b'*' {
+            let mut before = if resume.is_some() {
+                self.spans.len()
+            } else {
+                0
+            };
             let r = parse_multibulk(buf, lim, &mut self.spans, resume);
             if let Ok(Err(at)) = r {
                 self.resume = Some(at);
+                if before > self.spans.len() {
+                    before = 0;
+                    self.argv_bytes = 0;
+                }
+                let new = self.spans.get(before..).unwrap_or_default();
+                self.argv_bytes += new.iter().map(|&(s, e)| e - s).sum::<usize>();
                 return Ok(None);
             }
             r.map(|done| done.ok())
@@ -203,6 +232,38 @@ impl Request {
             };
             self.inline = Some(args);
             Ok(Some(len))
+        }
+    }
+
+    /// Where the incomplete request at the front of `buf` stands, after
+    /// [`Request::parse`] found it incomplete.
+    pub fn partial(&self, buf: &[u8]) -> Partial {
+        let Some(pos) = self.resume.filter(|&p| p > 0 && p <= buf.len()) else {
+            return Partial {
+                unread: buf.len(),
+                ..Partial::default()
+            };
+        };
+        let argv = self.argv_bytes;
+        let header = find_byte(buf, pos, b'\r')
+            .filter(|&cr| cr + 1 < buf.len() && buf[pos] == b'$')
+            .and_then(|cr| {
+                Some((
+                    cr + 2,
+                    usize::try_from(header_int(&buf[pos + 1..cr])?).ok()?,
+                ))
+            });
+        match header {
+            Some((start, len)) => Partial {
+                unread: buf.len() - start,
+                argv,
+                arg_end: start.checked_add(len).and_then(|e| e.checked_add(2)),
+            },
+            None => Partial {
+                unread: buf.len() - pos,
+                argv,
+                arg_end: None,
+            },
         }
     }
 

@@ -85,8 +85,22 @@ pub struct ClientEntry {
     pub no_evict: AtomicBool,
     /// Channel to the connection task.
     pub tx: UnboundedSender<Msg>,
-    /// Bytes of pub/sub messages queued and not yet written.
+    /// Bytes of messages (pub/sub, tracking) waiting in the mailbox.
     pub pending: AtomicUsize,
+    /// What the connection holds itself, in bytes, as it last published
+    /// it (see `conn::memory`); with `pending`, CLIENT LIST's `tot-mem`.
+    pub own_memory: AtomicUsize,
+    /// Published with `own_memory`: the unread part of an incomplete
+    /// request (CLIENT LIST's `qbuf`), the arguments of it already read
+    /// (`argv-mem`), the queued transaction (`multi-mem`), the reply
+    /// buffer's room (`rbs`) and the replies in it not yet written.
+    pub qbuf: AtomicUsize,
+    pub argv_mem: AtomicUsize,
+    pub multi_mem: AtomicUsize,
+    pub reply_room: AtomicUsize,
+    pub unsent: AtomicUsize,
+    /// Chosen by client eviction: out of the registry, closing.
+    pub evicted: AtomicBool,
     /// When the backlog went over the soft output limit (ms, 0 = it is not).
     pub soft_since: AtomicU64,
     /// Set once the backlog passed the output limit: nothing more is queued.
@@ -102,6 +116,67 @@ pub struct ClientEntry {
 }
 
 impl ClientEntry {
+    /// What the client holds, in bytes (CLIENT LIST's `tot-mem`).
+    pub fn memory(&self) -> usize {
+        self.own_memory.load(Ordering::Relaxed) + self.mailbox_bytes()
+    }
+
+    /// Output waiting for the client: replies not yet written and
+    /// messages in its mailbox (CLIENT LIST's `omem`).
+    pub fn output_waiting(&self) -> usize {
+        self.unsent.load(Ordering::Relaxed) + self.mailbox_bytes()
+    }
+
+    /// Bytes of the messages waiting in the mailbox.
+    pub fn mailbox_bytes(&self) -> usize {
+        self.pending.load(Ordering::Relaxed) & !MAILBOX_CLOSED
+    }
+
+    /// Queues `msg` (of `size` bytes) in the client's mailbox, counted in
+    /// its memory until the connection takes it ([`ClientEntry::taken`]);
+    /// false if the connection is gone.
+    pub fn queue(&self, msg: Msg, size: usize) -> bool {
+        let counted = self
+            .pending
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                (p & MAILBOX_CLOSED == 0).then_some(p + size)
+            })
+            .is_ok();
+        if counted {
+            crate::client_evict::grow(size);
+        }
+        if self.tx.send(msg).is_ok() {
+            return true;
+        }
+        if counted {
+            self.taken(size);
+        }
+        false
+    }
+
+    /// A queued message of `size` bytes left the mailbox.
+    pub fn taken(&self, size: usize) {
+        let counted = self
+            .pending
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                (p & MAILBOX_CLOSED == 0).then(|| p.saturating_sub(size))
+            })
+            .is_ok();
+        if counted {
+            crate::client_evict::shrink(size);
+        }
+    }
+
+    /// Takes the client's mailbox out of the clients' memory for good
+    /// (evicted or gone): what it holds now is subtracted once, and
+    /// nothing queued or taken later counts.
+    pub fn close_mailbox(&self) {
+        let was = self.pending.fetch_or(MAILBOX_CLOSED, Ordering::Relaxed);
+        if was & MAILBOX_CLOSED == 0 {
+            crate::client_evict::shrink(was);
+        }
+    }
+
     /// Records the last command and its time.
     pub fn set_last_command(&self, slot: usize, now_ms: u64) {
         self.last_cmd.store(slot + 1, Ordering::Relaxed);
@@ -116,6 +191,9 @@ impl ClientEntry {
         }
     }
 }
+
+/// Set in `ClientEntry::pending` once the mailbox no longer counts.
+const MAILBOX_CLOSED: usize = 1 << (usize::BITS - 1);
 
 /// Counters for INFO.
 #[derive(Default)]
@@ -689,6 +767,7 @@ pub fn apply_core_config(cfg: &Config, store: &mut Store) {
     crate::latency::configure(cfg);
     crate::cmdstats::configure(cfg);
     crate::outbuf::configure(cfg);
+    crate::client_evict::configure(cfg);
     crate::tracking::configure(cfg);
     let c = &mut store.cfg;
     c.proto_max_bulk_len = cfg.get_i64("proto-max-bulk-len").max(1) as u64;

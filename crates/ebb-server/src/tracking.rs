@@ -52,7 +52,8 @@ fn deliver(target: &ClientEntry, note: Note) {
     if target.id == origin() {
         OWN.with(|o| o.borrow_mut().push(note));
     } else {
-        let _ = target.tx.send(Msg::Tracking(note));
+        let size = note.size();
+        target.queue(Msg::Tracking(note), size);
     }
 }
 
@@ -105,6 +106,17 @@ pub enum Note {
     Invalidate(Option<Vec<Bytes>>),
     /// The redirection client went away (RESP3 tracking clients only).
     RedirBroken(u64),
+}
+
+impl Note {
+    /// The bytes the message takes while it waits in a mailbox (about
+    /// what it takes on the wire).
+    pub fn size(&self) -> usize {
+        match self {
+            Note::Invalidate(Some(keys)) => keys.iter().map(|k| k.len() + 16).sum::<usize>() + 48,
+            Note::Invalidate(None) | Note::RedirBroken(_) => 48,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -177,9 +189,12 @@ impl Tracking {
             for p in &mode.prefixes {
                 st.prefixes.entry(p.clone()).or_default().clients.insert(id);
             }
-            // Prefixes add up while tracking stays on, as in Redis.
+            // Prefixes add up while tracking stays on, as in Redis (the
+            // old ones are compared with the few given, not with each
+            // other: a client may hold thousands).
+            let given = mode.prefixes.len();
             for p in old_prefixes {
-                if !mode.prefixes.contains(&p) {
+                if !mode.prefixes[..given].contains(&p) {
                     mode.prefixes.push(p);
                 }
             }

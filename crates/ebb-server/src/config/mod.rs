@@ -203,7 +203,7 @@ static OPTIONS: &[Opt] = &[
     o("enable-module-command", "no", Kind::Str, false),
     o("cluster-enabled", "no", Kind::Bool, false),
     o("tracking-table-max-keys", "1000000", Kind::Int, true),
-    o("maxmemory-clients", "0", Kind::Memory, false),
+    o("maxmemory-clients", "0", Kind::Memory, true),
     o("shutdown-timeout", "10", Kind::Int, false),
     o("shutdown-on-sigint", "default", Kind::Words, false),
     o("shutdown-on-sigterm", "default", Kind::Words, false),

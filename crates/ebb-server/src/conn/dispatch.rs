@@ -314,6 +314,13 @@ impl Session {
             )
         {
             if let Some(q) = self.multi.as_mut() {
+                // The copy queued: each argument and its handle, and the
+                // command's list.
+                self.multi_mem += argv
+                    .iter()
+                    .map(|a| a.len() + std::mem::size_of::<bytes::Bytes>())
+                    .sum::<usize>()
+                    + std::mem::size_of::<Vec<bytes::Bytes>>();
                 q.push(ebb_core::args::to_owned(argv));
                 self.entry
                     .multi_len

@@ -7,16 +7,19 @@ use parking_lot::MutexGuard;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use std::time::Instant;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixStream};
-use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
 use crate::resp::{self, Limits, Request};
 
 mod dispatch;
 pub use dispatch::protected_allowed;
+mod memory;
 mod prefetch;
+mod run;
+pub use run::set_reply_buffer_resizing;
 mod stats;
 use crate::server::{now_ms, ClientEntry, Msg, Shared};
 use dispatch::Run;
@@ -138,6 +141,11 @@ pub struct Session {
     ticks_last: u64,
     /// The run of fast commands being timed together, if any.
     run: Option<Run>,
+    /// Bytes the transaction being queued holds (meaningful while
+    /// `multi` is set).
+    pub multi_mem: usize,
+    /// What the connection held when it last published it.
+    held: memory::Held,
 }
 
 /// Turns on TCP keepalive probes as Redis's `tcp-keepalive` does: after
@@ -227,6 +235,13 @@ async fn serve_stream<S: AsyncRead + AsyncWrite + Unpin>(
         no_evict: AtomicBool::new(false),
         tx: tx.clone(),
         pending: AtomicUsize::new(0),
+        own_memory: AtomicUsize::new(0),
+        qbuf: AtomicUsize::new(0),
+        argv_mem: AtomicUsize::new(0),
+        multi_mem: AtomicUsize::new(0),
+        reply_room: AtomicUsize::new(0),
+        unsent: AtomicUsize::new(0),
+        evicted: AtomicBool::new(false),
         soft_since: std::sync::atomic::AtomicU64::new(0),
         overflowed: AtomicBool::new(false),
         tracking: std::sync::atomic::AtomicU8::new(0),
@@ -288,299 +303,16 @@ async fn serve_stream<S: AsyncRead + AsyncWrite + Unpin>(
         tally: Default::default(),
         ticks_last: 0,
         run: None,
+        multi_mem: 0,
+        held: Default::default(),
     };
     let _ = s.run(&mut stream, &mut rx).await;
     s.cleanup();
+    s.forget_memory(&mut rx);
     shared.deregister(id);
 }
 
 impl Session {
-    async fn run<S: AsyncRead + AsyncWrite + Unpin>(
-        &mut self,
-        stream: &mut S,
-        rx: &mut UnboundedReceiver<Msg>,
-    ) -> std::io::Result<()> {
-        let mut rbuf = BytesMut::with_capacity(16 * 1024);
-        let mut out = BytesMut::with_capacity(16 * 1024);
-        let mut req = Request::default();
-        // One handle each for the whole connection: cloning an Arc per batch
-        // would bounce its counter between cores.
-        let shared = self.shared.clone();
-        let entry = self.entry.clone();
-        let (limits, qlimit, idle_timeout) = {
-            let c = self.shared.config.read();
-            let lim = Limits {
-                max_bulk_len: c.get_i64("proto-max-bulk-len").max(1) as u64,
-                ..Limits::default()
-            };
-            (
-                lim,
-                c.get_i64("client-query-buffer-limit").max(1024) as usize,
-                c.get_i64("timeout").max(0) as u64,
-            )
-        };
-        // One wait for CLIENT KILL for the whole connection: registered
-        // once, not on every read and write.
-        let kill = entry.kill.notified();
-        tokio::pin!(kill);
-        loop {
-            // Run whatever complete requests are buffered.
-            let flow = self.process(&shared, &mut req, &mut rbuf, &mut out, &limits);
-            self.publish_stats();
-            // A connection that must still authenticate gets at most 1 KB
-            // of replies waiting (Redis's limit): one that only sends
-            // refused commands without reading is closed, not buffered.
-            if !self.authenticated && out.len() > UNAUTH_MAX_OUTPUT {
-                tracing::warn!(
-                    id = self.id,
-                    "unauthenticated client closed for overcoming the output buffer limit"
-                );
-                return Ok(());
-            }
-            // Acknowledged writes reach the AOF before their replies leave.
-            self.shared.flush_aof();
-            if !out.is_empty() {
-                self.shared
-                    .stats
-                    .net_out
-                    .fetch_add(out.len() as u64, Ordering::Relaxed);
-                crate::figures::WRITES.fetch_add(1, Ordering::Relaxed);
-                let soft = crate::outbuf::normal_soft().filter(|_| !self.subscribed());
-                tokio::select! {
-                    biased;
-                    r = crate::outbuf::write_out(stream, &out, soft) => if !r? {
-                        tracing::warn!(
-                            client = self.id,
-                            "client closed for overcoming of output buffer limits"
-                        );
-                        return Ok(());
-                    },
-                    _ = &mut kill => return Ok(()),
-                }
-                out.clear();
-            }
-            match flow {
-                Flow::Close => return Ok(()),
-                Flow::Block(waiter, deadline) => {
-                    self.entry.blocked.store(true, Ordering::Relaxed);
-                    let r = self
-                        .wait_unblocked(rx, waiter, deadline, stream, &mut rbuf, &mut out)
-                        .await;
-                    self.entry.blocked.store(false, Ordering::Relaxed);
-                    if !r? {
-                        return Ok(());
-                    }
-                    continue;
-                }
-                Flow::Paused(argv) => {
-                    // A paused client counts in INFO's blocked_clients, as
-                    // in Redis.
-                    self.shared.paused_clients.fetch_add(1, Ordering::Relaxed);
-                    self.entry.blocked.store(true, Ordering::Relaxed);
-                    loop {
-                        let until = self.shared.paused_until.load(Ordering::Relaxed);
-                        let now = now_ms();
-                        if until <= now {
-                            break;
-                        }
-                        tokio::time::sleep(Duration::from_millis((until - now).min(50))).await;
-                    }
-                    self.entry.blocked.store(false, Ordering::Relaxed);
-                    self.shared.paused_clients.fetch_sub(1, Ordering::Relaxed);
-                    self.start_batch();
-                    let flow = {
-                        let mut guard = None;
-                        self.dispatch(&shared, &mut guard, &ebb_core::args::views(&argv), &mut out)
-                    };
-                    self.publish_stats();
-                    self.shared.flush_aof();
-                    if let Flow::Close = flow {
-                        stream.write_all(&out).await?;
-                        return Ok(());
-                    }
-                    if let Flow::Block(waiter, deadline) = flow {
-                        stream.write_all(&out).await?;
-                        out.clear();
-                        if !self
-                            .wait_unblocked(rx, waiter, deadline, stream, &mut rbuf, &mut out)
-                            .await?
-                        {
-                            return Ok(());
-                        }
-                    }
-                    continue;
-                }
-                Flow::Continue => {}
-            }
-            // A reply buffer a long reply grew gives its room back once
-            // drained; a read buffer waits for the client-buffer cron
-            // (`Msg::Trim`), as Redis resizes query buffers in its cron.
-            if out.is_empty() && out.capacity() > TRIM_ABOVE {
-                out = BytesMut::with_capacity(BUF);
-            }
-            // A drained read buffer takes back the room its consumed
-            // requests used (in place: no request holds on to it), so the
-            // next read has a whole buffer.
-            if rbuf.is_empty() && rbuf.capacity() < BUF && rbuf.capacity() > 0 {
-                rbuf.reserve(BUF);
-            }
-            // Published for CLIENT LIST only when it changed: the entry is
-            // read by other connections.
-            if entry.qbuf_room.load(Ordering::Relaxed) != rbuf.capacity() {
-                entry.qbuf_room.store(rbuf.capacity(), Ordering::Relaxed);
-            }
-            if rbuf.len() > qlimit {
-                tracing::warn!(
-                    client = self.id,
-                    "closing client that exceeded client-query-buffer-limit"
-                );
-                return Ok(());
-            }
-            let idle = async {
-                if idle_timeout > 0 && !self.subscribed() {
-                    tokio::time::sleep(Duration::from_secs(idle_timeout)).await
-                } else {
-                    std::future::pending::<()>().await
-                }
-            };
-            let freed = rbuf.capacity() == 0;
-            tokio::select! {
-                biased;
-                _ = &mut kill => return Ok(()),
-                m = rx.recv() => {
-                    match m {
-                        Some(Msg::Push(items)) => self.push(&items, &mut out),
-                        Some(Msg::Kill) | None => return Ok(()),
-                        Some(Msg::Unblocked(r)) => self.reply(&r, &mut out),
-                        Some(Msg::Trim) => trim(&entry, &mut rbuf, &mut out, &mut req),
-                        Some(Msg::Tracking(n)) => self.tracking_note(&n, &mut out),
-                    }
-                    while let Ok(m) = rx.try_recv() {
-                        match m {
-                            Msg::Push(items) => self.push(&items, &mut out),
-                            Msg::Kill => return Ok(()),
-                            Msg::Unblocked(r) => self.reply(&r, &mut out),
-                            Msg::Trim => trim(&entry, &mut rbuf, &mut out, &mut req),
-                            Msg::Tracking(n) => self.tracking_note(&n, &mut out),
-                        }
-                    }
-                }
-                n = stream.read_buf(&mut rbuf) => {
-                    let n = n?;
-                    if n == 0 {
-                        return Ok(());
-                    }
-                    // The first read after the buffer was freed got a
-                    // small one: give the rest of the request room.
-                    if freed {
-                        rbuf.reserve(BUF);
-                    }
-                    self.shared.stats.net_in.fetch_add(n as u64, Ordering::Relaxed);
-                    crate::figures::READS.fetch_add(1, Ordering::Relaxed);
-                }
-                _ = idle => return Ok(()),
-            }
-        }
-    }
-
-    /// Writes a tracking message in this connection's protocol (or drops
-    /// it when the connection cannot receive it).
-    fn tracking_note(&mut self, note: &crate::tracking::Note, out: &mut BytesMut) {
-        let subscribed = self.subscribed();
-        crate::tracking::encode(note, self.resp3, subscribed, out);
-    }
-
-    /// Encodes a pub/sub message taken from the mailbox, which no longer
-    /// counts toward the client's output backlog.
-    fn push(&mut self, items: &[Bytes], out: &mut BytesMut) {
-        self.entry
-            .pending
-            .fetch_sub(crate::outbuf::size(items), Ordering::Relaxed);
-        resp::encode_push(items, self.resp3, out);
-    }
-
-    /// Waits for a parked command to be served, time out, or the client to
-    /// go away. Returns false when the connection must close.
-    async fn wait_unblocked<S: AsyncRead + AsyncWrite + Unpin>(
-        &mut self,
-        rx: &mut UnboundedReceiver<Msg>,
-        waiter: u64,
-        deadline: Option<Instant>,
-        stream: &mut S,
-        rbuf: &mut BytesMut,
-        out: &mut BytesMut,
-    ) -> std::io::Result<bool> {
-        /// Counts the client in `clients_in_timeout_table` while it waits.
-        struct Timed<'a>(&'a AtomicUsize);
-        impl Drop for Timed<'_> {
-            fn drop(&mut self) {
-                self.0.fetch_sub(1, Ordering::Relaxed);
-            }
-        }
-        let shared = self.shared.clone();
-        let _timed = deadline.map(|_| {
-            shared.timed_blocked.fetch_add(1, Ordering::Relaxed);
-            Timed(&shared.timed_blocked)
-        });
-        let sleep = async {
-            match deadline {
-                Some(d) => tokio::time::sleep_until(d.into()).await,
-                None => std::future::pending::<()>().await,
-            }
-        };
-        tokio::pin!(sleep);
-        // Requests sent meanwhile are read (they run once this one ends),
-        // so that a client that then goes away is seen going, as Redis
-        // keeps reading a blocked client's socket; past this much, they
-        // wait in the socket.
-        const READ_AHEAD_MAX: usize = 64 << 20;
-        loop {
-            tokio::select! {
-                m = rx.recv() => match m {
-                    Some(Msg::Unblocked(r)) => {
-                        self.reply(&r, out);
-                        self.finish_blocked();
-                        break;
-                    }
-                    Some(Msg::Push(items)) => self.push(&items, out),
-                    Some(Msg::Tracking(n)) => self.tracking_note(&n, out),
-                    // Its buffers are in use until the command ends.
-                    Some(Msg::Trim) => {}
-                    Some(Msg::Kill) | None => {
-                        self.shared.unblock(waiter);
-                        self.blocked_call = None;
-                        return Ok(false);
-                    }
-                },
-                _ = &mut sleep => {
-                    if self.shared.unblock(waiter) {
-                        self.reply(&Reply::NilArray, out);
-                        self.finish_blocked();
-                        break;
-                    }
-                    // Served just now: the reply is in the mailbox.
-                }
-                r = stream.read_buf(rbuf), if rbuf.len() < READ_AHEAD_MAX => {
-                    match r {
-                        Ok(0) | Err(_) => {
-                            self.shared.unblock(waiter);
-                            return Ok(false);
-                        }
-                        Ok(n) => {
-                            self.shared.stats.net_in.fetch_add(n as u64, Ordering::Relaxed);
-                            crate::figures::READS.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                }
-            }
-        }
-        if !out.is_empty() {
-            stream.write_all(out).await?;
-            out.clear();
-        }
-        Ok(true)
-    }
-
     /// Parses and runs every complete request in `rbuf`, holding the store
     /// lock once for the whole batch.
     fn process(
@@ -593,6 +325,8 @@ impl Session {
     ) -> Flow {
         let mut guard: Option<MutexGuard<'_, Store>> = None;
         self.start_batch();
+        // Read once a batch: whether client eviction is on.
+        let evicting = crate::client_evict::limit() != 0;
         // A connection that still has to authenticate may send only short
         // requests (Redis's limits), so it cannot make the server buffer
         // a huge one.
@@ -662,6 +396,13 @@ impl Session {
                     pending = out.len(),
                     "client closed for overcoming of output buffer limits"
                 );
+                out.clear();
+                break Flow::Close;
+            }
+            // Client eviction looks at the reply buffer's growth between
+            // commands, as Redis checks before each command: a client
+            // evicted now gets nothing more.
+            if evicting && !self.account_growth(rbuf.capacity(), out) {
                 out.clear();
                 break Flow::Close;
             }
@@ -762,24 +503,3 @@ pub const IDLE_FREE_MS: u64 = 2000;
 
 /// Read buffer room past which a drained buffer goes back to [`BUF`].
 pub const TRIM_ABOVE: usize = 4 * BUF;
-
-/// The client-buffer cron's turn for one connection (`Msg::Trim`): idle
-/// for [`IDLE_FREE_MS`], it lets go of both buffers while they are empty;
-/// otherwise a drained read buffer that a long request grew past
-/// [`TRIM_ABOVE`] goes back to [`BUF`]. The read buffer's room is
-/// published for CLIENT LIST.
-fn trim(entry: &ClientEntry, rbuf: &mut BytesMut, out: &mut BytesMut, req: &mut Request) {
-    let idle = now_ms().saturating_sub(entry.last_active.load(Ordering::Relaxed)) >= IDLE_FREE_MS;
-    if rbuf.is_empty() && (idle || rbuf.capacity() > TRIM_ABOVE) {
-        *rbuf = if idle {
-            BytesMut::new()
-        } else {
-            BytesMut::with_capacity(BUF)
-        };
-        req.shrink();
-    }
-    if idle && out.is_empty() {
-        *out = BytesMut::new();
-    }
-    entry.qbuf_room.store(rbuf.capacity(), Ordering::Relaxed);
-}

@@ -298,7 +298,9 @@ pub fn serve_unix(shared: &Arc<Shared>) -> Result<(), String> {
                 Ok((stream, _)) => {
                     let shared = shared.clone();
                     let path = path.clone();
-                    tokio::spawn(async move { crate::conn::serve_unix(stream, &path, shared).await });
+                    tokio::spawn(
+                        async move { crate::conn::serve_unix(stream, &path, shared).await },
+                    );
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "accept failed");

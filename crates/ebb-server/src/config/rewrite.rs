@@ -70,7 +70,11 @@ impl Config {
             if written.contains(opt.name) {
                 continue;
             }
-            if self.values.get(opt.name).is_some_and(|v| force_all || v != opt.default) {
+            if self
+                .values
+                .get(opt.name)
+                .is_some_and(|v| force_all || v != opt.default)
+            {
                 added.extend(line_of(opt));
             }
         }

@@ -163,7 +163,8 @@ fn sha1_hex(b: &[u8]) -> String {
 /// `lua-enable-deprecated-api` (fixed at start): scripts may use
 /// `getfenv`, `setfenv` and `newproxy`, which are otherwise refused as
 /// nonexistent globals.
-pub static DEPRECATED_API: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+pub static DEPRECATED_API: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
 
 /// A Lua state with the scripting environment of `prelude.lua`.
 struct BaseState {

@@ -485,7 +485,7 @@ pub(crate) fn reply_for<'a>(
                     return Some(err("ERR Errors trying to SHUTDOWN. Check logs."));
                 }
                 tracing::info!("ebb is now ready to exit, bye bye...");
-                crate::process::remove_pidfile();
+                crate::process::remove_files();
                 std::process::exit(0);
             } else {
                 Error::Syntax.into()

@@ -228,7 +228,7 @@ impl Shared {
             let _ = a.sync();
         }
         tracing::info!("ebb is now ready to exit, bye bye...");
-        crate::process::remove_pidfile();
+        crate::process::remove_files();
         std::process::exit(0);
     }
 

@@ -129,7 +129,7 @@ fn main() {
         }
     };
     let code = rt.block_on(serve(cfg));
-    process::remove_pidfile();
+    process::remove_files();
     std::process::exit(code);
 }
 

@@ -105,7 +105,7 @@ pub fn write_pidfile(path: PathBuf) {
 
 /// Removes the pid file written at start and the Unix socket's file, if
 /// any (every way the server exits cleanly calls this).
-pub fn remove_pidfile() {
+pub fn remove_files() {
     if let Some(p) = WRITTEN.get() {
         let _ = std::fs::remove_file(p);
     }
@@ -117,7 +117,7 @@ pub fn remove_pidfile() {
 /// The Unix socket's file, removed at a clean exit.
 static SOCKET: OnceLock<PathBuf> = OnceLock::new();
 
-/// Records the Unix socket's file for [`remove_pidfile`].
+/// Records the Unix socket's file for [`remove_files`].
 pub fn note_socket_file(path: &str) {
     let _ = SOCKET.set(PathBuf::from(path));
 }

@@ -720,21 +720,16 @@ pub fn protected_allowed(shared: &Shared, option: &str, client: &ClientEntry) ->
             && (client.unix || addr.starts_with("127.0.0.1:") || addr.starts_with("[::1]:")))
 }
 
-/// Redis's refusal of DEBUG or MODULE where its option does not allow it.
+/// Redis's refusal of DEBUG where `enable-debug-command` does not allow it
+/// (ebb has no MODULE command, the other one Redis guards this way).
 fn protected_refusal(shared: &Shared, spec: &CommandSpec, client: &ClientEntry) -> Option<Reply> {
-    let (name, option) = match spec.name {
-        "debug" => ("DEBUG", "enable-debug-command"),
-        "module" => ("MODULE", "enable-module-command"),
-        _ => return None,
-    };
-    (!protected_allowed(shared, option, client)).then(|| {
-        Reply::Error(
-            format!(
-                "ERR {name} command not allowed. If the {option} option is set to \"local\", you can \
-                 run it from a local connection, otherwise you need to set this option in the \
-                 configuration file, and then restart the server."
-            )
+    if spec.name != "debug" || protected_allowed(shared, "enable-debug-command", client) {
+        return None;
+    }
+    Some(Reply::Error(
+        "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", \
+         you can run it from a local connection, otherwise you need to set this option in the \
+         configuration file, and then restart the server."
             .into(),
-        )
-    })
+    ))
 }

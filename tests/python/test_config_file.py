@@ -508,3 +508,20 @@ def test_protected_actions_follow_their_options(tmp_path):
         assert c.config_set("dbfilename", "x.rdb") is True
     finally:
         s.stop()
+
+
+def test_debug_config_rewrite_force_all_errors(tmp_path):
+    # Redis's texts: a wrong argument count is an unknown subcommand, and
+    # without a config file the write fails as Redis's does.
+    s = EbbServer("--dir", str(tmp_path))
+    try:
+        c = s.client()
+        with pytest.raises(redis.ResponseError) as e:
+            c.execute_command("DEBUG", "CONFIG-REWRITE-FORCE-ALL", "x")
+        assert str(e.value) == ("unknown subcommand or wrong number of arguments for "
+                                "'CONFIG-REWRITE-FORCE-ALL'. Try DEBUG HELP.")
+        with pytest.raises(redis.ResponseError) as e:
+            c.execute_command("DEBUG", "CONFIG-REWRITE-FORCE-ALL")
+        assert str(e.value) == "CONFIG-REWRITE-FORCE-ALL failed: Bad address"
+    finally:
+        s.stop()

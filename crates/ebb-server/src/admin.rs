@@ -766,22 +766,26 @@ pub fn command(argv: &[&[u8]]) -> Reply {
 }
 
 /// CONFIG REWRITE (and DEBUG CONFIG-REWRITE-FORCE-ALL, which writes every
-/// option, defaults included).
+/// option, defaults included, and words its errors as Redis's DEBUG does:
+/// without a config file Redis's write fails with `Bad address`).
 pub fn rewrite_config(shared: &Shared, force_all: bool) -> Reply {
     let users = shared.acl.describe_all();
     let cfg = shared.config.read();
-    match &cfg.file {
-        None => err("ERR The server is running without a config file"),
-        Some(f) => match std::fs::write(
-            f,
-            cfg.rewrite_text(
-                &std::fs::read_to_string(f).unwrap_or_default(),
-                &users,
-                force_all,
-            ),
-        ) {
-            Ok(()) => Reply::Ok,
-            Err(e) => err(format!("ERR Rewriting config file: {e}")),
-        },
+    let Some(f) = &cfg.file else {
+        return err(if force_all {
+            "ERR CONFIG-REWRITE-FORCE-ALL failed: Bad address"
+        } else {
+            "ERR The server is running without a config file"
+        });
+    };
+    let text = cfg.rewrite_text(
+        &std::fs::read_to_string(f).unwrap_or_default(),
+        &users,
+        force_all,
+    );
+    match std::fs::write(f, text) {
+        Ok(()) => Reply::Ok,
+        Err(e) if force_all => err(format!("ERR CONFIG-REWRITE-FORCE-ALL failed: {e}")),
+        Err(e) => err(format!("ERR Rewriting config file: {e}")),
     }
 }

@@ -1,7 +1,8 @@
 """Connection buffers as CLIENT LIST shows them, Redis's way: a client's
 read buffer (`qbuf` + `qbuf-free`) is kept while it is busy, freed after
-two idle seconds, and gives back the room a long request grew. Runs
-against redis-server too (AGAINST_REDIS=1)."""
+two idle seconds, and gives back the room a long request grew; the reply
+buffer (`rbs`) follows the peak of the replies. Runs against redis-server
+too (AGAINST_REDIS=1)."""
 
 import time
 
@@ -119,3 +120,50 @@ def test_info_clients_shows_buffers_and_timed_blocks(srv):
     admin.close()
     forever.close()
     timed.close()
+
+
+def reply_buffer(admin, name):
+    """CLIENT LIST's `rbs` (reply buffer size) of the client named `name`."""
+    for c in admin.client_list():
+        if c["name"] == name:
+            return int(c["rbs"])
+    raise AssertionError(f"no client named {name}")
+
+
+def test_the_reply_buffer_follows_the_peak_of_the_replies(pair):
+    """Redis 7.0's reply buffer resizing (unit/replybufsize): a client
+    whose replies stay small keeps about 1 kB of reply buffer once its peak
+    is reset; one that reads a 32 kB value gets the full 16 kB back, and
+    keeps it while the peak is never reset. A long reply's extra room is
+    given back as soon as it is written."""
+    admin, busy = pair
+    admin.execute_command("DEBUG", "REPLYBUFFER", "PEAK-RESET-TIME", "100")
+    try:
+        assert wait_until(lambda: 1024 <= reply_buffer(admin, "buffers") < 2046, timeout=3)
+        admin.set("bigval", "x" * 32768)
+        admin.execute_command("DEBUG", "REPLYBUFFER", "PEAK-RESET-TIME", "never")
+
+        def grown():
+            assert len(busy.get("bigval")) == 32768
+            return 16384 <= reply_buffer(admin, "buffers") < 32768
+
+        assert wait_until(grown, timeout=3, step=0.1)
+        # Resizing off: the buffer stays as it is, even past a peak reset.
+        admin.execute_command("DEBUG", "REPLYBUFFER", "RESIZING", "0")
+        admin.execute_command("DEBUG", "REPLYBUFFER", "PEAK-RESET-TIME", "100")
+        time.sleep(1.2)
+        assert 16384 <= reply_buffer(admin, "buffers") < 32768
+    finally:
+        admin.execute_command("DEBUG", "REPLYBUFFER", "RESIZING", "1")
+        admin.execute_command("DEBUG", "REPLYBUFFER", "PEAK-RESET-TIME", "reset")
+
+
+def test_debug_replybuffer_arguments(srv):
+    c = srv.client()
+    for arg in ("never", "reset", "250", "-1"):
+        assert c.execute_command("DEBUG", "REPLYBUFFER", "PEAK-RESET-TIME", arg)
+    with pytest.raises(Exception, match="value is not an integer or out of range"):
+        c.execute_command("DEBUG", "REPLYBUFFER", "PEAK-RESET-TIME", "soon")
+    with pytest.raises(Exception, match="unknown subcommand or wrong number of arguments for 'REPLYBUFFER'"):
+        c.execute_command("DEBUG", "REPLYBUFFER", "SIZE", "1")
+    c.execute_command("DEBUG", "REPLYBUFFER", "PEAK-RESET-TIME", "reset")

@@ -627,9 +627,9 @@ fn kill(s: &Session, shared: &Arc<Shared>, args: &[&[u8]]) -> Reply {
 const BUFFER_CRON_MS: u64 = 250;
 
 /// Runs forever: asks each connection idle for
-/// [`crate::conn::IDLE_FREE_MS`] that still holds a read buffer, and each
-/// whose read buffer a long request grew, to trim its buffers
-/// (`Msg::Trim`). The connections do the freeing themselves, on their own
+/// [`crate::conn::IDLE_FREE_MS`] that still holds a read buffer, each
+/// whose read buffer a long request grew, and each whose reply buffer's
+/// peak asks for another size, to trim its buffers (`Msg::Trim`). The connections do the freeing themselves, on their own
 /// task, so no buffer changes hands.
 pub async fn buffer_cron(shared: Arc<Shared>) {
     loop {
@@ -649,8 +649,17 @@ pub async fn buffer_cron(shared: Arc<Shared>) {
             }
             let room = c.qbuf_room.load(Ordering::Relaxed);
             let idle = now.saturating_sub(c.last_active.load(Ordering::Relaxed));
-            if (room > 0 && idle >= crate::conn::IDLE_FREE_MS) || room > crate::conn::TRIM_ABOVE {
+            let reply_room = c.reply_room.load(Ordering::Relaxed);
+            let resize = reply_room > 0
+                && crate::conn::reply_room_wanted(reply_room, c.reply_peak.load(Ordering::Relaxed))
+                    .is_some();
+            if resize
+                || (room > 0 && idle >= crate::conn::IDLE_FREE_MS)
+                || room > crate::conn::TRIM_ABOVE
+            {
                 let _ = c.tx.send(Msg::Trim);
+            } else {
+                crate::conn::reset_reply_peak(&c, now);
             }
         }
     }

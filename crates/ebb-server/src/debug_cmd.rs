@@ -108,11 +108,16 @@ pub fn debug<'a>(
         // its reply itself).
         crate::commands::protocol_sample(argv[2], false).1
     } else if eq(sub, "replybuffer") && argv.len() == 4 {
-        // Reply buffers are sized by need here, with no peak to reset:
-        // RESIZING only says whether idle connections give theirs back.
         if eq(argv[2], "peak-reset-time") {
-            if !eq(argv[3], "never") && !eq(argv[3], "reset") && parse_i64(argv[3]).is_none() {
-                return Error::NotInteger.into();
+            if eq(argv[3], "never") {
+                crate::conn::set_peak_reset_time(Some(-1));
+            } else if eq(argv[3], "reset") {
+                crate::conn::set_peak_reset_time(None);
+            } else {
+                match parse_i64(argv[3]) {
+                    Some(ms) => crate::conn::set_peak_reset_time(Some(ms)),
+                    None => return Error::NotInteger.into(),
+                }
             }
         } else if eq(argv[2], "resizing") {
             let on = std::str::from_utf8(argv[3])
@@ -163,9 +168,11 @@ pub fn debug<'a>(
             "    Sets the threshold for elements to be inserted as plain vs packed nodes",
             "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
             "REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
-            "    Accepted for compatibility: reply buffers keep no peak to reset.",
+            "    Sets the time (in milliseconds) to wait between client reply buffer peak resets.",
+            "    In case NEVER is provided the last observed peak will never be reset",
+            "    In case RESET is provided the peak reset time will be restored to the default value",
             "REPLYBUFFER RESIZING <0|1>",
-            "    Whether idle connections give back their reply buffers.",
+            "    Enable or disable the reply buffer resize cron job",
             "RELOAD",
             "    Save the dataset to a snapshot, empty it and load it back.",
             "SET-ACTIVE-EXPIRE <0|1>",

@@ -11,7 +11,7 @@
 //! `lfu-log-factor` and `lfu-decay-time`); `volatile-ttl` (the key whose
 //! TTL ends first, exactly). Every eviction is logged to the AOF as `DEL` and published
 //! as an `evicted` keyspace event, like Redis. Memory in use is INFO's
-//! `used_memory` less the free slots of the key tables (see [`over_limit`]).
+//! `used_memory` less the free slots of the key tables (see [`counted`]).
 
 use bytes::Bytes;
 use rand::Rng;
@@ -90,12 +90,12 @@ pub fn limited() -> bool {
     MAXMEMORY.load(Ordering::Relaxed) != 0
 }
 
-/// Whether memory in use is above `max`. Free slots of the key tables are
+/// Memory in use as eviction counts it. Free slots of the key tables are
 /// not counted: new keys reuse them without allocating, and counting them
 /// would make one table growth evict far more keys than it takes to pay
 /// for it.
-fn over_limit(store: &Store, max: u64) -> bool {
-    (crate::alloc::allocated() as u64).saturating_sub(not_counted(store)) > max
+fn counted(store: &Store) -> u64 {
+    (crate::alloc::allocated() as u64).saturating_sub(not_counted(store))
 }
 
 /// Memory eviction does not count: the key tables' free slots (INFO's
@@ -139,11 +139,19 @@ pub fn make_room(shared: &Shared, store: &mut Store) -> Result<(), Error> {
     // budget runs out with memory still above the limit, the command runs
     // anyway and the next write goes on evicting. Only a server with
     // nothing left to evict refuses writes.
+    //
+    // The victims' names stay allocated until the pass is over (for their
+    // events, log lines and invalidation messages): like Redis, which
+    // counts only what each deletion frees, they are not counted against
+    // the limit, or a dataset of long names and short values would be
+    // drained to pay for its own evictions.
+    let mut held = 0u64;
     let mut evicted = 0;
-    while evicted < 2_000 && over_limit(store, max) {
+    while evicted < 2_000 && counted(store).saturating_sub(held) > max {
         let Some((db, key)) = victim(store, policy, samples, now) else {
             break;
         };
+        held += key.len() as u64;
         // Freed here (not on the background dropper) so the count drops now.
         drop(store.dbs[db].remove(&key));
         evicted += 1;

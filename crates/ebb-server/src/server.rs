@@ -113,6 +113,12 @@ pub struct ClientEntry {
     /// Bytes the connection's read buffer holds room for, as it last
     /// published (CLIENT LIST's `qbuf-free`; 0 once freed while idle).
     pub qbuf_room: AtomicUsize,
+    /// The most replies the reply buffer held at once since the last
+    /// peak reset (Redis's `buf_peak`), for the client-buffer cron's
+    /// resizing.
+    pub reply_peak: AtomicUsize,
+    /// When the cron last reset [`ClientEntry::reply_peak`] (Unix ms).
+    pub peak_reset_at: AtomicU64,
 }
 
 impl ClientEntry {

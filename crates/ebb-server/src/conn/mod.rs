@@ -19,7 +19,9 @@ pub use dispatch::protected_allowed;
 mod memory;
 mod prefetch;
 mod run;
-pub use run::set_reply_buffer_resizing;
+pub use run::{
+    reply_room_wanted, reset_reply_peak, set_peak_reset_time, set_reply_buffer_resizing,
+};
 mod stats;
 use crate::server::{now_ms, ClientEntry, Msg, Shared};
 use dispatch::Run;
@@ -247,6 +249,8 @@ async fn serve_stream<S: AsyncRead + AsyncWrite + Unpin>(
         tracking: std::sync::atomic::AtomicU8::new(0),
         kill: tokio::sync::Notify::new(),
         qbuf_room: AtomicUsize::new(0),
+        reply_peak: AtomicUsize::new(0),
+        peak_reset_at: std::sync::atomic::AtomicU64::new(crate::server::now_ms()),
     });
     let maxclients = shared.config.read().get_i64("maxclients").max(1) as usize;
     shared.stats.connections.fetch_add(1, Ordering::Relaxed);

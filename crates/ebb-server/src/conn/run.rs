@@ -10,7 +10,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use ebb_core::Reply;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -27,6 +27,53 @@ static REPLY_BUFFER_RESIZING: AtomicBool = AtomicBool::new(true);
 /// DEBUG REPLYBUFFER RESIZING <0|1>.
 pub fn set_reply_buffer_resizing(on: bool) {
     REPLY_BUFFER_RESIZING.store(on, Ordering::Relaxed);
+}
+
+/// Redis's default time between reply buffer peak resets.
+const DEFAULT_PEAK_RESET_MS: i64 = 5000;
+
+/// Time between reply buffer peak resets (ms; -1: never).
+static PEAK_RESET_MS: AtomicI64 = AtomicI64::new(DEFAULT_PEAK_RESET_MS);
+
+/// DEBUG REPLYBUFFER PEAK-RESET-TIME: `Some(ms)` (negative: never), or
+/// None for the default.
+pub fn set_peak_reset_time(ms: Option<i64>) {
+    PEAK_RESET_MS.store(ms.unwrap_or(DEFAULT_PEAK_RESET_MS), Ordering::Relaxed);
+}
+
+/// Smallest room a reply buffer is resized to (Redis's `PROTO_REPLY_MIN_BYTES`).
+const REPLY_MIN: usize = 1024;
+
+/// The room a reply buffer of `room` bytes should be resized to, given
+/// the most it held since the last peak reset, as Redis 7.0 resizes a
+/// client's fixed reply buffer: down to just above the peak when the
+/// peak stays under half the room, up (to at most [`BUF`]) when replies
+/// filled it. None: as it is, or resizing is off.
+pub fn reply_room_wanted(room: usize, peak: usize) -> Option<usize> {
+    if !REPLY_BUFFER_RESIZING.load(Ordering::Relaxed) {
+        return None;
+    }
+    if room / 2 >= REPLY_MIN && peak < room / 2 {
+        Some(REPLY_MIN.max(peak + 1))
+    } else if room < BUF && peak >= room {
+        Some(BUF.min((peak + 1).next_power_of_two()))
+    } else {
+        None
+    }
+}
+
+/// Starts a new peak for the client's reply buffer once the reset time
+/// has passed since the last (the client-buffer cron, after it judged
+/// the old one).
+pub fn reset_reply_peak(entry: &ClientEntry, now: u64) {
+    let every = PEAK_RESET_MS.load(Ordering::Relaxed);
+    let last = entry.peak_reset_at.load(Ordering::Relaxed);
+    if every >= 0 && now.saturating_sub(last) >= every as u64 {
+        entry
+            .reply_peak
+            .store(entry.unsent.load(Ordering::Relaxed), Ordering::Relaxed);
+        entry.peak_reset_at.store(now, Ordering::Relaxed);
+    }
 }
 
 /// Arguments this long are given exactly the room they need as soon as
@@ -115,6 +162,9 @@ impl Session {
         // when used), as opposed to a buffer read or written to its end.
         let mut rbuf_freed = false;
         let mut out_freed = false;
+        // The room the reply buffer keeps (resized by the client-buffer
+        // cron from the replies' peak, as Redis resizes its fixed buffer).
+        let mut out_room = BUF;
         // When replies over the `normal` class's soft output limit have
         // waited too long.
         let mut soft_deadline: Option<tokio::time::Instant> = None;
@@ -137,6 +187,7 @@ impl Session {
             if !out.is_empty() {
                 // In use again: it keeps a whole buffer's room.
                 out_freed = false;
+                note_peak(&entry, out.len());
                 crate::figures::WRITES.fetch_add(1, Ordering::Relaxed);
                 let n = write_now(stream, &out).await?;
                 self.wrote(&mut out, n);
@@ -193,17 +244,21 @@ impl Session {
                 }
                 Flow::Continue => {}
             }
-            // A reply buffer a long reply grew gives its room back once
-            // drained; a read buffer waits for the client-buffer cron
-            // (`Msg::Trim`), as Redis resizes query buffers in its cron.
+            // A reply buffer that grew past its first room gives the rest
+            // back once drained, as Redis frees the reply blocks beyond a
+            // client's fixed 16 kB buffer once written (memory in use then
+            // drops as soon as replies and messages are out, which
+            // `maxmemory` eviction relies on); a read buffer waits for the
+            // client-buffer cron (`Msg::Trim`), as Redis resizes query
+            // buffers in its cron.
             if out.is_empty() {
-                if out.capacity() > TRIM_ABOVE {
-                    out = BytesMut::with_capacity(BUF);
-                } else if out.capacity() < BUF && !out_freed {
+                if out.capacity() > out_room {
+                    out = BytesMut::with_capacity(out_room);
+                } else if out.capacity() < out_room && !out_freed {
                     // Written to its end: the room before is taken back
                     // (in place, unless the buffer was freed and regrown
                     // smaller).
-                    out.reserve(BUF);
+                    out.reserve(out_room);
                 }
             }
             if !rbuf.is_empty() {
@@ -258,7 +313,7 @@ impl Session {
                             Msg::Kill => return Ok(()),
                             Msg::Unblocked(r) => self.reply(&r, &mut out),
                             Msg::Trim => {
-                                let (r, o) = trim(&entry, &mut rbuf, &mut out, &mut req);
+                                let (r, o) = trim(&entry, &mut rbuf, &mut out, &mut out_room, &mut req);
                                 rbuf_freed |= r;
                                 out_freed |= o;
                             }
@@ -266,6 +321,7 @@ impl Session {
                         }
                         next = rx.try_recv().ok();
                     }
+                    note_peak(&entry, out.len());
                 }
                 io = io_step(stream, &mut rbuf, &out) => match io? {
                     Io::Read(0) => return Ok(()),
@@ -477,11 +533,14 @@ fn make_room_for_argument(req: &Request, rbuf: &mut BytesMut) {
 /// for [`IDLE_FREE_MS`], it lets go of both buffers while they are empty
 /// (the reply buffer only while DEBUG REPLYBUFFER RESIZING allows);
 /// otherwise a drained read buffer that a long request grew past
-/// [`TRIM_ABOVE`] goes back to [`BUF`]. Returns which buffers were freed.
+/// [`TRIM_ABOVE`] goes back to [`BUF`], and an empty reply buffer takes
+/// the room its peak asks for ([`reply_room_wanted`]). Returns which
+/// buffers were freed.
 fn trim(
     entry: &ClientEntry,
     rbuf: &mut BytesMut,
     out: &mut BytesMut,
+    out_room: &mut usize,
     req: &mut Request,
 ) -> (bool, bool) {
     let idle = now_ms().saturating_sub(entry.last_active.load(Ordering::Relaxed)) >= IDLE_FREE_MS;
@@ -498,6 +557,20 @@ fn trim(
     if idle && out.is_empty() && REPLY_BUFFER_RESIZING.load(Ordering::Relaxed) {
         *out = BytesMut::new();
         freed.1 = true;
+    } else if out.is_empty() && out.capacity() > 0 {
+        let peak = entry.reply_peak.load(Ordering::Relaxed);
+        if let Some(room) = reply_room_wanted(*out_room, peak) {
+            *out_room = room;
+            *out = BytesMut::with_capacity(room);
+        }
     }
+    reset_reply_peak(entry, now_ms());
     freed
+}
+
+/// Records `len` bytes of replies waiting at once in the client's peak.
+fn note_peak(entry: &ClientEntry, len: usize) {
+    if len > entry.reply_peak.load(Ordering::Relaxed) {
+        entry.reply_peak.store(len, Ordering::Relaxed);
+    }
 }

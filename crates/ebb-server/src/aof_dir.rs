@@ -466,6 +466,7 @@ fn load_files(set: &Settings, m: &Manifest, store: &mut Store) -> Result<(u64, u
     if total == 0 {
         return Ok((0, 0));
     }
+    crate::loading::add_total(total);
     let files = m.live().count();
     let now = now_ms();
     let mut base_size = 0;

@@ -22,6 +22,8 @@ struct Slot {
     name: String,
     /// A subcommand's own arity (0 for a command: its table entry has it).
     arity: i32,
+    /// Whether it may run while the dataset loads (flag `loading`).
+    loading: bool,
     calls: AtomicU64,
     ticks: AtomicU64,
     rejected: AtomicU64,
@@ -31,8 +33,13 @@ struct Slot {
 
 impl Slot {
     fn new(name: String) -> Slot {
+        let loading = match ebb_core::keyspecs::subcommand(&name) {
+            Some(sub) => sub.flags.split_ascii_whitespace().any(|f| f == "loading"),
+            None => ebb_core::lookup(name.as_bytes()).is_some_and(|s| s.has_flag("loading")),
+        };
         Slot {
             arity: ebb_core::table::subcommand_arity(&name).unwrap_or(0),
+            loading,
             name,
             calls: AtomicU64::new(0),
             ticks: AtomicU64::new(0),
@@ -128,6 +135,12 @@ pub fn slots_of(spec: &'static CommandSpec) -> Vec<usize> {
 /// The whole command name of a slot (`get`, `config|set`).
 pub fn slot_name(slot: usize) -> &'static str {
     table().slots.get(slot).map_or("NULL", |s| s.name.as_str())
+}
+
+/// Whether the command or subcommand in `slot` may run while the dataset
+/// loads (Redis's `loading` flag).
+pub fn allowed_while_loading(slot: usize) -> bool {
+    table().slots.get(slot).is_some_and(|s| s.loading)
 }
 
 /// The statistics slot of a command without subcommands (`None` for a

@@ -466,6 +466,13 @@ pub(crate) fn reply_for<'a>(
                     shared.exit_now();
                 }
                 let force = argv[1..].iter().any(|a| eq(a, "force"));
+                // While the data loads nothing is saved, as in Redis: the
+                // files on disk must not be replaced by half the data.
+                let (nosave, save) = if crate::loading::active() {
+                    (true, false)
+                } else {
+                    (nosave, save)
+                };
                 tracing::info!("User requested shutdown...");
                 if shared.writing_initial_aof() {
                     if !force {

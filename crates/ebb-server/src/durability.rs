@@ -343,17 +343,40 @@ fn kill_child(slot: &std::sync::atomic::AtomicI32, message: &str) -> bool {
 
 /// Loads the AOF (when enabled) or the snapshot at start. Errors are fatal
 /// and name the file and offset; a torn AOF tail is cut when allowed.
+///
+/// The data loads into a store of its own, which then takes the place of
+/// the (empty) live one: meanwhile connections are served, and the
+/// commands allowed while loading (INFO, CONFIG, CLIENT, …) find the
+/// keyspace lock free. What they changed of the live store's settings
+/// (CONFIG SET of an encoding threshold, CLIENT PAUSE) is kept.
 pub fn load_at_start(shared: &Arc<Shared>) -> Result<(), String> {
     let aof_on = shared.config.read().get_bool("appendonly");
-    let mut store = shared.store.lock();
+    let mut store = {
+        let live = shared.store.lock();
+        let mut s = Store::new(live.dbs.len());
+        s.cfg = live.cfg.clone();
+        s
+    };
+    load_into(shared, &mut store, aof_on)?;
+    let mut live = shared.store.lock();
+    store.cfg = live.cfg.clone();
+    store.expiry_paused_until = live.expiry_paused_until;
+    *live = store;
+    Ok(())
+}
+
+/// [`load_at_start`]'s loading, into `store`.
+fn load_into(shared: &Arc<Shared>, store: &mut Store, aof_on: bool) -> Result<(), String> {
     let now = now_ms();
-    crate::aof_dir::load_at_start(shared, &mut store, aof_on)?;
+    crate::loading::set_key_load_delay(shared.config.read().get_i64("key-load-delay"));
+    crate::aof_dir::load_at_start(shared, store, aof_on)?;
     if !aof_on {
         let path = shared.snapshot_path();
         if let Ok(data) = std::fs::read(&path) {
+            crate::loading::add_total(data.len() as u64);
             let body = snapshot::decode(&data)
                 .map_err(|e| format!("Can't load snapshot {}: {e}", path.display()))?;
-            let r = persist::replay(&mut store, body, now).map_err(|e| {
+            let r = persist::replay(store, body, now).map_err(|e| {
                 let why = match e {
                     persist::LoadError::Corrupt(off, why) => format!("at offset {off}: {why}"),
                     persist::LoadError::UnknownCommand(c) => format!("unknown command '{c}'"),
@@ -369,7 +392,7 @@ pub fn load_at_start(shared: &Arc<Shared>) -> Result<(), String> {
         }
     }
     // Members and keys that expired while the server was down go now,
-    // before the first client is served.
+    // before the loaded data is served.
     let mut fx = shared.effects();
     while store.sweep(now, usize::MAX, &mut fx) > 0 {}
     shared.log_propagated(&mut fx);

@@ -258,7 +258,7 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             let saved = shared.dirty_at_save.load(Ordering::Relaxed);
             let ok = |b: bool| if b { "ok" } else { "err" };
             let n = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
-            l(out, "loading", &0);
+            l(out, "loading", &u8::from(crate::loading::active()));
             l(out, "async_loading", &0);
             // Children write what they see at the fork; their copied pages
             // are not measured.
@@ -351,6 +351,7 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
                 l(out, "aof_pending_bio_fsync", &0);
                 l(out, "aof_delayed_fsync", &0);
             }
+            crate::loading::info_lines(out);
         }
         "stats" => {
             use crate::figures as f;

@@ -20,6 +20,7 @@ mod handshake;
 mod info;
 mod latency;
 mod listen;
+mod loading;
 mod notify;
 mod observe;
 mod outbuf;
@@ -184,20 +185,38 @@ async fn serve(cfg: Config) -> i32 {
         shared.config.read().get_bool("lua-enable-deprecated-api"),
         Ordering::Relaxed,
     );
-    if let Err(e) = durability::load_at_start(&shared) {
-        tracing::error!("{e}");
-        eprintln!("{e}");
-        return 1;
-    }
-    crate::script::load_libraries(&shared);
+    // Connections are served while the data loads (on a thread of its
+    // own), as in Redis: commands without the `loading` flag are refused
+    // with -LOADING until it is in place.
+    loading::begin();
     if let Err(e) = listen::serve_unix(&shared) {
         tracing::error!("{e}");
         return 1;
     }
-    if !listeners.is_empty() {
+    let port = if listeners.is_empty() {
+        None
+    } else {
         let port = listen::serve(&shared, listeners, &[]);
         // `port 0` asked for any free port: CONFIG GET names the one taken.
         let _ = shared.config.write().set("port", &port.to_string());
+        Some(port)
+    };
+    let loader = shared.clone();
+    match tokio::task::spawn_blocking(move || durability::load_at_start(&loader)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            tracing::error!("{e}");
+            eprintln!("{e}");
+            return 1;
+        }
+        Err(e) => {
+            tracing::error!("loading the data failed: {e}");
+            return 1;
+        }
+    }
+    crate::script::load_libraries(&shared);
+    loading::end();
+    if let Some(port) = port {
         // Machine-readable line the test harness waits for.
         println!("ebb-server ready port={port}");
         tracing::info!(port, "Ready to accept connections");

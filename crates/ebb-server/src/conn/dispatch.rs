@@ -37,6 +37,33 @@ fn busy_refusal(shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) -> Option<R
     Some(Reply::Error(shared.scripting.busy_reply().into()))
 }
 
+/// While the dataset loads at start, Redis's refusal of a command without
+/// the `loading` flag. DEBUG RELOAD, LOADAOF and POPULATE and CONFIG SET
+/// of the options that name or switch the data files are refused too:
+/// they would act on the empty keyspace the loaded one is about to
+/// replace. (SHUTDOWN then saves nothing, as in Redis.)
+fn loading_refusal(spec: &CommandSpec, slot: Option<usize>, argv: &[&[u8]]) -> Option<Reply> {
+    if !crate::loading::active() {
+        return None;
+    }
+    let allowed = slot.is_some_and(crate::cmdstats::allowed_while_loading);
+    let unsafe_now = match spec.name {
+        "debug" => ["reload", "loadaof", "populate"]
+            .iter()
+            .any(|s| argv[1].eq_ignore_ascii_case(s.as_bytes())),
+        "config" => {
+            argv[1].eq_ignore_ascii_case(b"set")
+                && argv[2..].iter().step_by(2).any(|o| {
+                    ["appendonly", "dir", "dbfilename"]
+                        .iter()
+                        .any(|n| o.eq_ignore_ascii_case(n.as_bytes()))
+                })
+        }
+        _ => false,
+    };
+    (!allowed || unsafe_now).then(|| Reply::Error(crate::loading::REFUSAL.into()))
+}
+
 /// A run of fast commands of one kind timed together (see
 /// [`Session::close_run`]).
 #[derive(Debug, Clone, Copy)]
@@ -302,6 +329,8 @@ impl Session {
         } else if let Some(r) = self.oom_refusal(shared, guard, spec, argv) {
             r
         } else if let Some(r) = self.subscribed_refusal(spec, slot) {
+            r
+        } else if let Some(r) = loading_refusal(spec, slot, argv) {
             r
         } else if let Some(r) = busy_refusal(shared, spec, argv) {
             r

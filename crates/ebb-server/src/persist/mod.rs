@@ -70,8 +70,26 @@ pub struct Replayed {
 }
 
 /// Replays RESP commands into `store`. Expired keys and members are dropped
-/// as they load, since commands run at the current time.
+/// as they load, since commands run at the current time. The bytes read
+/// count in the loading progress (INFO's `loading_loaded_bytes`).
 pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, LoadError> {
+    let mut reported = 0;
+    let r = replay_counted(store, data, now, &mut reported);
+    crate::loading::advance(data.len().saturating_sub(reported) as u64);
+    r
+}
+
+/// Commands replayed between two reports of the loading progress.
+const PROGRESS_EVERY: usize = 1024;
+
+/// [`replay`], reporting the bytes read every [`PROGRESS_EVERY`] commands
+/// (`reported`: how many so far).
+fn replay_counted(
+    store: &mut Store,
+    data: &[u8],
+    now: u64,
+    reported: &mut usize,
+) -> Result<Replayed, LoadError> {
     let mut buf = BytesMut::from(data);
     let limits = Limits {
         max_bulk_len: u64::MAX / 4,
@@ -154,6 +172,7 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
                     expired_keys +=
                         usize::from(apply(store, d, &ebb_core::args::views(&cmd), now, offset)?);
                     applied += 1;
+                    crate::loading::pace();
                 }
             }
             _ => {
@@ -168,11 +187,16 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
                         offset,
                     )?);
                     applied += 1;
+                    crate::loading::pace();
                 }
             }
         }
         if multi.is_none() {
             valid_len = end;
+        }
+        if applied % PROGRESS_EVERY == 0 && end > *reported {
+            crate::loading::advance((end - *reported) as u64);
+            *reported = end;
         }
     }
 }

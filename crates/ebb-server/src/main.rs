@@ -101,6 +101,7 @@ fn main() {
             .init(),
         process::LogTarget::Discard => logger.with_writer(std::io::sink).init(),
     }
+    process::install_panic_report();
     if let Some(p) = process::pidfile(&cfg, daemonized) {
         process::write_pidfile(p);
     }

@@ -121,3 +121,54 @@ static SOCKET: OnceLock<PathBuf> = OnceLock::new();
 pub fn note_socket_file(path: &str) {
     let _ = SOCKET.set(PathBuf::from(path));
 }
+
+/// Logs a panic as Redis logs a crash: a bug report in the server's log
+/// (the log file when one is set, where the default report on standard
+/// error would be lost), with the message, where it happened and a
+/// backtrace. The panic then goes on as before: a connection's ends that
+/// connection, and the server keeps serving the others.
+pub fn install_panic_report() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".into());
+        let place = info
+            .location()
+            .map_or_else(|| "unknown place".into(), |l| l.to_string());
+        let thread = std::thread::current();
+        let backtrace = std::backtrace::Backtrace::force_capture();
+        tracing::error!(
+            "{}",
+            bug_report(&message, &place, thread.name().unwrap_or("unnamed"), &backtrace.to_string())
+        );
+        default(info);
+    }));
+}
+
+/// The text of a bug report.
+fn bug_report(message: &str, place: &str, thread: &str, backtrace: &str) -> String {
+    format!(
+        "\n\n=== EBB BUG REPORT START: Cut & paste starting from here ===\n\
+         ebb-server {} panicked: {message}\n\
+         at {place}, thread '{thread}'\n\n\
+         ------ STACK TRACE ------\n{backtrace}\n\
+         === EBB BUG REPORT END. Make sure to include from START to END. ===\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_bug_report_names_the_panic_and_where() {
+        let r = super::bug_report("index out of bounds", "src/x.rs:1:2", "worker", "0: main");
+        assert!(r.contains("=== EBB BUG REPORT START"));
+        assert!(r.contains("panicked: index out of bounds\nat src/x.rs:1:2, thread 'worker'"));
+        assert!(r.contains("------ STACK TRACE ------\n0: main"));
+        assert!(r.trim_end().ends_with("=== EBB BUG REPORT END. Make sure to include from START to END. ==="));
+    }
+}

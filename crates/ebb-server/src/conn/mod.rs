@@ -310,10 +310,41 @@ async fn serve_stream<S: AsyncRead + AsyncWrite + Unpin>(
         multi_mem: 0,
         held: Default::default(),
     };
-    let _ = s.run(&mut stream, &mut rx).await;
+    let ended = {
+        let run = std::pin::pin!(s.run(&mut stream, &mut rx));
+        CatchUnwind(run).await
+    };
+    if ended.is_err() {
+        // A bug stopped a command (its report is in the log): the client
+        // goes as if it had closed, its subscriptions, watches and
+        // registration with it.
+        tracing::warn!(client = id, "client closed after an internal error");
+    }
     s.cleanup();
     s.forget_memory(&mut rx);
     shared.deregister(id);
+}
+
+/// A future whose panic is caught and returned as an error, so that a
+/// connection that ran into a bug is still cleaned up.
+struct CatchUnwind<F>(F);
+
+impl<F: std::future::Future + Unpin> std::future::Future for CatchUnwind<F> {
+    type Output = std::thread::Result<F::Output>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let inner = &mut self.0;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            std::pin::Pin::new(inner).poll(cx)
+        })) {
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Ok(std::task::Poll::Ready(v)) => std::task::Poll::Ready(Ok(v)),
+            Err(e) => std::task::Poll::Ready(Err(e)),
+        }
+    }
 }
 
 impl Session {

@@ -139,9 +139,10 @@ impl<'a> Ctx<'a> {
         let lfu = self.store.cfg.lfu;
         let paused = self.store.expiry_paused(now);
         // The common case, one lookup: the key is absent or nothing is due.
+        let loading = self.store.loading;
         match self.store.dbs[db].peek_mut(key) {
             None => return false,
-            Some(e) if !e.has_due(now) => {
+            Some(e) if loading || !e.has_due(now) => {
                 if !self.no_touch {
                     e.last_access = lfu.stamp(e.last_access, now);
                 }

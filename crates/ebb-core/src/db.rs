@@ -578,6 +578,11 @@ pub struct Store {
     /// their TTL read as gone but are not deleted, and the sweeper rests,
     /// so the dataset stays as it was (Redis's behaviour during a pause).
     pub expiry_paused_until: u64,
+    /// A log or snapshot is being replayed into the store: as in Redis, no
+    /// key expires meanwhile (a key whose TTL has passed is still there
+    /// for the commands after it, and `P*EXPIREAT` of a past time sets the
+    /// TTL rather than deleting); whatever is due goes once loading ends.
+    pub loading: bool,
 }
 
 /// Settings that affect command semantics or replies (encodings, limits).
@@ -642,6 +647,7 @@ impl Store {
             cfg: CoreConfig::default(),
             functions: Default::default(),
             expiry_paused_until: 0,
+            loading: false,
         }
     }
 

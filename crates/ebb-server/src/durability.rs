@@ -370,6 +370,7 @@ fn load_into(shared: &Arc<Shared>, store: &mut Store, aof_on: bool) -> Result<()
     let now = now_ms();
     crate::loading::set_key_load_delay(shared.config.read().get_i64("key-load-delay"));
     crate::aof_dir::load_at_start(shared, store, aof_on)?;
+    let mut snapshot_loaded = false;
     if !aof_on {
         let path = shared.snapshot_path();
         if let Ok(data) = std::fs::read(&path) {
@@ -384,19 +385,24 @@ fn load_into(shared: &Arc<Shared>, store: &mut Store, aof_on: bool) -> Result<()
                 format!("Bad snapshot {} {why}", path.display())
             })?;
             tracing::info!(commands = r.commands, "DB loaded from snapshot");
-            // As Redis reports a snapshot load: the keys kept, and those
-            // whose TTL had passed.
-            let keys: usize = store.dbs.iter().map(|d| d.len()).sum();
-            crate::figures::LOAD_KEYS_LOADED.store(keys as u64, Ordering::Relaxed);
-            crate::figures::LOAD_KEYS_EXPIRED.store(r.expired_keys as u64, Ordering::Relaxed);
+            snapshot_loaded = true;
         }
     }
     // Members and keys that expired while the server was down go now,
     // before the loaded data is served.
+    let keys = |s: &Store| s.dbs.iter().map(|d| d.len()).sum::<usize>();
+    let loaded = keys(store);
     let mut fx = shared.effects();
     while store.sweep(now, usize::MAX, &mut fx) > 0 {}
     shared.log_propagated(&mut fx);
     shared.flush_aof();
+    if snapshot_loaded {
+        // As Redis reports a snapshot load: the keys kept, and those whose
+        // time had passed.
+        let kept = keys(store);
+        crate::figures::LOAD_KEYS_LOADED.store(kept as u64, Ordering::Relaxed);
+        crate::figures::LOAD_KEYS_EXPIRED.store((loaded - kept) as u64, Ordering::Relaxed);
+    }
     Ok(())
 }
 

@@ -202,16 +202,29 @@ async fn serve(cfg: Config) -> i32 {
         let _ = shared.config.write().set("port", &port.to_string());
         Some(port)
     };
+    let (done, loaded) = tokio::sync::oneshot::channel();
     let loader = shared.clone();
-    match tokio::task::spawn_blocking(move || durability::load_at_start(&loader)).await {
+    let spawned = std::thread::Builder::new()
+        .name("ebb-loader".into())
+        // As the runtime's threads: loading may compile function libraries.
+        .stack_size(8 << 20)
+        .spawn(move || {
+            let _ = done.send(durability::load_at_start(&loader));
+        });
+    if let Err(e) = spawned {
+        tracing::error!("cannot start the loading thread: {e}");
+        return 1;
+    }
+    match loaded.await {
         Ok(Ok(())) => {}
         Ok(Err(e)) => {
             tracing::error!("{e}");
             eprintln!("{e}");
             return 1;
         }
-        Err(e) => {
-            tracing::error!("loading the data failed: {e}");
+        // The thread ended without an answer: a bug (its report is logged).
+        Err(_) => {
+            tracing::error!("loading the data failed");
             return 1;
         }
     }

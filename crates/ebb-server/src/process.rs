@@ -143,7 +143,12 @@ pub fn install_panic_report() {
         let backtrace = std::backtrace::Backtrace::force_capture();
         tracing::error!(
             "{}",
-            bug_report(&message, &place, thread.name().unwrap_or("unnamed"), &backtrace.to_string())
+            bug_report(
+                &message,
+                &place,
+                thread.name().unwrap_or("unnamed"),
+                &backtrace.to_string()
+            )
         );
         default(info);
     }));
@@ -169,6 +174,8 @@ mod tests {
         assert!(r.contains("=== EBB BUG REPORT START"));
         assert!(r.contains("panicked: index out of bounds\nat src/x.rs:1:2, thread 'worker'"));
         assert!(r.contains("------ STACK TRACE ------\n0: main"));
-        assert!(r.trim_end().ends_with("=== EBB BUG REPORT END. Make sure to include from START to END. ==="));
+        assert!(r
+            .trim_end()
+            .ends_with("=== EBB BUG REPORT END. Make sure to include from START to END. ==="));
     }
 }

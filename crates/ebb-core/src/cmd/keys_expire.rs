@@ -240,7 +240,7 @@ fn expire_generic(ctx: &mut Ctx, argv: &[&[u8]], t: TimeArg) -> CmdResult<Reply>
     if !cond.allows(current, when) {
         return Ok(Reply::Int(0));
     }
-    if when <= ctx.now as i64 {
+    if when <= ctx.now as i64 && !ctx.store.loading {
         ctx.delete(key);
         ctx.rewrite_as(vec![vec![
             Bytes::from_static(b"DEL"),
@@ -380,6 +380,18 @@ mod tests {
             h.run(&["EXPIRETIME", "k"]),
             Reply::Int(9_223_372_036_854_776)
         );
+    }
+
+    #[test]
+    fn while_loading_a_past_deadline_is_set_and_nothing_expires() {
+        let mut h = Harness::new();
+        h.store.loading = true;
+        h.run(&["RPUSH", "l", "a"]);
+        assert_eq!(h.run(&["PEXPIREAT", "l", "1000"]), Reply::Int(1));
+        assert_eq!(h.run(&["RPUSH", "l", "b"]), Reply::Int(2));
+        assert_eq!(h.run(&["PEXPIRETIME", "l"]), Reply::Int(1000));
+        h.store.loading = false;
+        assert_eq!(h.run(&["EXISTS", "l"]), Reply::Int(0));
     }
 
     #[test]

@@ -211,7 +211,7 @@ fn restore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
         t if absttl => Some(t as u64),
         t => Some(now.saturating_add(t as u64)),
     };
-    if at.is_some_and(|t| t <= now) {
+    if at.is_some_and(|t| t <= now) && !ctx.store.loading {
         // Already expired: only the old key goes.
         if deleted {
             ctx.modified(key);

@@ -64,17 +64,19 @@ pub struct Replayed {
     pub valid_len: usize,
     /// Whether the data ended in the middle of a record or transaction.
     pub truncated: bool,
-    /// Keys whose TTL had passed: their `PEXPIREAT` removed them as they
-    /// loaded.
-    pub expired_keys: usize,
 }
 
-/// Replays RESP commands into `store`. Expired keys and members are dropped
-/// as they load, since commands run at the current time. The bytes read
-/// count in the loading progress (INFO's `loading_loaded_bytes`).
+/// Replays RESP commands into `store`. As in Redis, no key expires while
+/// they load ([`Store::loading`]): a key whose TTL has passed stays for
+/// the commands after it and goes once loading is over (lazily, or by the
+/// sweep that follows a load at start). Members whose deadline has passed
+/// are dropped as they load. The bytes read count in the loading
+/// progress (INFO's `loading_loaded_bytes`).
 pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, LoadError> {
     let mut reported = 0;
+    let was = std::mem::replace(&mut store.loading, true);
     let r = replay_counted(store, data, now, &mut reported);
+    store.loading = was;
     crate::loading::advance(data.len().saturating_sub(reported) as u64);
     r
 }
@@ -99,7 +101,6 @@ fn replay_counted(
     };
     let mut db = 0usize;
     let mut applied = 0;
-    let mut expired_keys = 0;
     let mut valid_len = 0;
     // A MULTI block's commands, each with the database selected when it
     // was logged (a script's SELECT may switch it inside the block).
@@ -111,7 +112,6 @@ fn replay_counted(
                 commands: applied,
                 valid_len,
                 truncated: multi.is_some(),
-                expired_keys,
             });
         }
         // A timestamp annotation (`#TS:...`), as Redis writes with
@@ -130,7 +130,6 @@ fn replay_counted(
                         commands: applied,
                         valid_len,
                         truncated: true,
-                        expired_keys,
                     })
                 }
             }
@@ -148,7 +147,6 @@ fn replay_counted(
                     commands: applied,
                     valid_len,
                     truncated: true,
-                    expired_keys,
                 })
             }
             Err(e) => return Err(LoadError::Corrupt(offset, e.0)),
@@ -169,8 +167,7 @@ fn replay_counted(
             "multi" => multi = Some(Vec::new()),
             "exec" => {
                 for (d, cmd) in multi.take().unwrap_or_default() {
-                    expired_keys +=
-                        usize::from(apply(store, d, &ebb_core::args::views(&cmd), now, offset)?);
+                    apply(store, d, &ebb_core::args::views(&cmd), now, offset)?;
                     applied += 1;
                     crate::loading::pace();
                 }
@@ -179,13 +176,7 @@ fn replay_counted(
                 if let Some(q) = multi.as_mut() {
                     q.push((db, argv));
                 } else {
-                    expired_keys += usize::from(apply(
-                        store,
-                        db,
-                        &ebb_core::args::views(&argv),
-                        now,
-                        offset,
-                    )?);
+                    apply(store, db, &ebb_core::args::views(&argv), now, offset)?;
                     applied += 1;
                     crate::loading::pace();
                 }
@@ -201,15 +192,14 @@ fn replay_counted(
     }
 }
 
-/// Applies one command; true if it was a key TTL that had already passed,
-/// so that the key went as it loaded.
+/// Applies one command.
 fn apply(
     store: &mut Store,
     db: usize,
     argv: &[&[u8]],
     now: u64,
     offset: usize,
-) -> Result<bool, LoadError> {
+) -> Result<(), LoadError> {
     let Some(spec) = ebb_core::lookup(argv[0]) else {
         return Err(LoadError::UnknownCommand(
             String::from_utf8_lossy(argv[0]).into_owned(),
@@ -223,14 +213,12 @@ fn apply(
     }
     if spec.name == "function" {
         return crate::script::replay_function(store, argv)
-            .map(|()| false)
             .map_err(|e| LoadError::Corrupt(offset, format!("FUNCTION: {e}")));
     }
-    let key_ttl = matches!(spec.name, "pexpireat" | "expireat") && argv.len() > 1;
     let mut fx = Effects::default();
     let mut ctx = Ctx::new(store, db, now, &mut fx);
     ebb_core::execute(&mut ctx, spec, argv);
-    Ok(key_ttl && store.dbs[db].peek(argv[1]).is_none())
+    Ok(())
 }
 
 #[cfg(test)]
@@ -281,7 +269,6 @@ mod tests {
                 commands: 0,
                 valid_len: 0,
                 truncated: false,
-                expired_keys: 0,
             });
         assert!(r.truncated);
         assert_eq!(r.valid_len, good);
@@ -293,5 +280,29 @@ mod tests {
         assert!(
             matches!(replay(&mut Store::new(16), &bad, 0), Err(LoadError::Corrupt(o, _)) if o == good)
         );
+    }
+
+    #[test]
+    fn no_key_expires_while_the_log_replays() {
+        // Redis's "AOF+EXPIRE" case: a PEXPIREAT long past, then a write to
+        // the same key, which still finds the list (it goes after loading).
+        let mut data = Vec::new();
+        for c in [
+            &["RPUSH", "list", "foo"][..],
+            &["PEXPIREAT", "list", "1000"],
+            &["RPUSH", "list", "bar"],
+        ] {
+            encode_command(&cmd(c), &mut data);
+        }
+        let mut store = Store::new(16);
+        assert!(replay(&mut store, &data, 5_000).is_ok());
+        assert!(!store.loading);
+        let e = store.dbs[0]
+            .raw_get(b"list")
+            .map(|e| (e.expire_at(), e.value.member_count()));
+        assert_eq!(e, Some((Some(1000), 2)));
+        let mut fx = Effects::default();
+        store.sweep(5_000, usize::MAX, &mut fx);
+        assert!(store.dbs[0].raw_get(b"list").is_none());
     }
 }

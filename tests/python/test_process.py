@@ -199,3 +199,24 @@ def test_a_running_bgsave_shows_its_temp_file(tmp_path):
         assert not [p for p in os.listdir(tmp_path) if p.startswith("temp-")]
     finally:
         s.stop()
+
+
+def test_a_second_sigint_during_the_final_save_exits_at_once(tmp_path):
+    """Redis's "You insist": the shutdown's save is held by
+    rdb-key-save-delay (its temp file shows), and a second SIGINT exits
+    with status 1, the temp file removed and the old snapshot kept."""
+    import signal as sig
+
+    s = EbbServer("--dir", str(tmp_path), "--save", "3600 1", cwd=str(tmp_path))
+    c = s.client()
+    for i in range(20):
+        c.set(i, i)
+    c.config_set("rdb-key-save-delay", 100_000)  # 2 s for 20 keys
+    pid = s.proc.pid
+    temp = tmp_path / f"temp-{pid}.rdb"
+    s.proc.send_signal(sig.SIGINT)
+    assert wait_until(temp.exists, timeout=5)
+    s.proc.send_signal(sig.SIGINT)
+    assert s.proc.wait(5) == 1
+    assert not temp.exists()
+    assert not (tmp_path / "dump.ebb").exists()

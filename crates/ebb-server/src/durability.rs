@@ -125,7 +125,10 @@ impl Shared {
     pub fn save_now(&self, store: &Store) -> Result<(), String> {
         crate::figures::RDB_SAVES.fetch_add(1, Ordering::Relaxed);
         let data = snapshot::encode(store, now_ms());
-        snapshot::write_file(&self.snapshot_path(), &data).map_err(|e| e.to_string())?;
+        // `rdb-key-save-delay` holds a foreground save too (SAVE, the
+        // final save of a shutdown), as in Redis.
+        snapshot::write_file_after(&self.snapshot_path(), &data, self.save_delay(store))
+            .map_err(|e| e.to_string())?;
         self.saved();
         Ok(())
     }

@@ -255,9 +255,16 @@ async fn serve(cfg: Config) -> i32 {
         if !shared.shutdown_asked.load(Ordering::SeqCst) {
             continue;
         }
+        // A second SIGINT while the final save runs exits at once, as in
+        // Redis ("You insist"), leaving no temp file behind.
+        let insist = process::InsistOnSigint::arm(&persist::snapshot::temp_path(
+            &shared.snapshot_path(),
+            std::process::id(),
+        ));
         if shutdown(&shared) {
             return 0;
         }
+        drop(insist);
         shared.shutdown_asked.store(false, Ordering::SeqCst);
     }
 }

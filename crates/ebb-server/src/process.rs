@@ -179,3 +179,60 @@ mod tests {
             .ends_with("=== EBB BUG REPORT END. Make sure to include from START to END. ==="));
     }
 }
+
+/// The file a second SIGINT removes before exiting (see
+/// [`InsistOnSigint`]).
+static INSIST_REMOVES: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
+
+/// While a signalled shutdown saves, a second SIGINT exits at once (exit
+/// code 1) and removes the unfinished snapshot, as Redis does when the
+/// user insists. The runtime's threads may all be waiting for the
+/// keyspace the save holds, so this is a plain signal handler doing only
+/// what a handler may (unlink, write, _exit). Dropping it puts the
+/// previous handler back (the shutdown failed and the server goes on).
+pub struct InsistOnSigint {
+    previous: libc::sigaction,
+}
+
+extern "C" fn insist(_sig: libc::c_int) {
+    const MSG: &[u8] = b"You insist... exiting now.\n";
+    // SAFETY: write, unlink and _exit are async-signal-safe; the path was
+    // set before the handler was installed and is never changed.
+    unsafe {
+        libc::write(1, MSG.as_ptr().cast(), MSG.len());
+        if let Some(p) = INSIST_REMOVES.get() {
+            libc::unlink(p.as_ptr());
+        }
+        libc::_exit(1);
+    }
+}
+
+impl InsistOnSigint {
+    /// Installs the handler; `temp` is the file to remove.
+    pub fn arm(temp: &std::path::Path) -> Option<InsistOnSigint> {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::ffi::CString::new(temp.as_os_str().as_bytes()).ok()?;
+        let _ = INSIST_REMOVES.set(path);
+        // SAFETY: installs a handler for SIGINT (the handler above) and
+        // keeps the previous one to restore.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = insist as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            libc::sigemptyset(&mut action.sa_mask);
+            let mut previous: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(libc::SIGINT, &action, &mut previous) != 0 {
+                return None;
+            }
+            Some(InsistOnSigint { previous })
+        }
+    }
+}
+
+impl Drop for InsistOnSigint {
+    fn drop(&mut self) {
+        // SAFETY: restores the handler saved by `arm`.
+        unsafe {
+            libc::sigaction(libc::SIGINT, &self.previous, std::ptr::null_mut());
+        }
+    }
+}

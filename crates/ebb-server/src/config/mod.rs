@@ -53,6 +53,14 @@ const fn hidden(name: &'static str, default: &'static str, kind: Kind) -> Opt {
     }
 }
 
+/// A hidden option that ebb acts on.
+const fn hidden_effective(name: &'static str, default: &'static str, kind: Kind) -> Opt {
+    Opt {
+        hidden: true,
+        ..o(name, default, kind, true)
+    }
+}
+
 const POLICIES: &[&str] = &[
     "volatile-lru",
     "volatile-lfu",
@@ -218,9 +226,9 @@ static OPTIONS: &[Opt] = &[
     o("tls-port", "0", Kind::Int, false),
     hidden("locale-collate", "", Kind::Str),
     hidden("use-exit-on-panic", "no", Kind::Bool),
-    hidden("lua-enable-deprecated-api", "no", Kind::Bool),
-    hidden("rdb-key-save-delay", "0", Kind::Int),
-    hidden("key-load-delay", "0", Kind::Int),
+    hidden_effective("lua-enable-deprecated-api", "no", Kind::Bool),
+    hidden_effective("rdb-key-save-delay", "0", Kind::Int),
+    hidden_effective("key-load-delay", "0", Kind::Int),
     hidden("watchdog-period", "0", Kind::Int),
     hidden(
         "loading-process-events-interval-bytes",

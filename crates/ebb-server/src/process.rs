@@ -166,19 +166,6 @@ fn bug_report(message: &str, place: &str, thread: &str, backtrace: &str) -> Stri
     )
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_bug_report_names_the_panic_and_where() {
-        let r = super::bug_report("index out of bounds", "src/x.rs:1:2", "worker", "0: main");
-        assert!(r.contains("=== EBB BUG REPORT START"));
-        assert!(r.contains("panicked: index out of bounds\nat src/x.rs:1:2, thread 'worker'"));
-        assert!(r.contains("------ STACK TRACE ------\n0: main"));
-        assert!(r
-            .trim_end()
-            .ends_with("=== EBB BUG REPORT END. Make sure to include from START to END. ==="));
-    }
-}
 
 /// The file a second SIGINT removes before exiting (see
 /// [`InsistOnSigint`]).
@@ -234,5 +221,19 @@ impl Drop for InsistOnSigint {
         unsafe {
             libc::sigaction(libc::SIGINT, &self.previous, std::ptr::null_mut());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_bug_report_names_the_panic_and_where() {
+        let r = super::bug_report("index out of bounds", "src/x.rs:1:2", "worker", "0: main");
+        assert!(r.contains("=== EBB BUG REPORT START"));
+        assert!(r.contains("panicked: index out of bounds\nat src/x.rs:1:2, thread 'worker'"));
+        assert!(r.contains("------ STACK TRACE ------\n0: main"));
+        assert!(r
+            .trim_end()
+            .ends_with("=== EBB BUG REPORT END. Make sure to include from START to END. ==="));
     }
 }

@@ -325,10 +325,10 @@ pub fn categories(spec: &CommandSpec) -> Vec<&'static str> {
     // Where Redis files a command under categories other than its group's.
     let mut cats: Vec<&'static str> = match spec.name {
         "client" | "config" | "pubsub" | "object" | "memory" | "time" | "slowlog" | "latency"
-        | "acl" => {
+        | "acl" | "cluster" => {
             vec![]
         }
-        "command" => vec!["@connection"],
+        "command" | "readonly" | "readwrite" | "asking" | "wait" => vec!["@connection"],
         "info" => vec!["@dangerous"],
         "lastsave" | "role" => vec!["@admin", "@dangerous"],
         "keys" | "restore" => vec!["@keyspace", "@dangerous"],
@@ -375,6 +375,17 @@ pub fn categories(spec: &CommandSpec) -> Vec<&'static str> {
 /// Space-separated words as a set of simple strings.
 fn simple_words(words: &'static str) -> Reply {
     Reply::Set(words.split_ascii_whitespace().map(Reply::simple).collect())
+}
+
+/// Space-separated words as a set of bulk strings (Redis writes a
+/// command's tips so, its flags as simple strings).
+fn bulk_words(words: &'static str) -> Reply {
+    Reply::Set(
+        words
+            .split_ascii_whitespace()
+            .map(|w| Reply::Bulk(Bytes::from_static(w.as_bytes())))
+            .collect(),
+    )
 }
 
 /// A key specification as COMMAND INFO shows it.
@@ -443,7 +454,7 @@ fn info_entry(
         Reply::Int(keys.1 as i64),
         Reply::Int(keys.2 as i64),
         Reply::Set(categories),
-        simple_words(tips),
+        bulk_words(tips),
         key_specs_reply(specs),
         subs,
     ])

@@ -372,20 +372,14 @@ pub fn categories(spec: &CommandSpec) -> Vec<&'static str> {
     cats
 }
 
-/// Space-separated words as a set of simple strings.
-fn simple_words(words: &'static str) -> Reply {
-    Reply::Set(words.split_ascii_whitespace().map(Reply::simple).collect())
-}
-
-/// Space-separated words as a set of bulk strings (Redis writes a
-/// command's tips so, its flags as simple strings).
-fn bulk_words(words: &'static str) -> Reply {
-    Reply::Set(
-        words
-            .split_ascii_whitespace()
-            .map(|w| Reply::Bulk(Bytes::from_static(w.as_bytes())))
-            .collect(),
-    )
+/// Space-separated words as a set: simple strings, or bulk strings (Redis
+/// writes a command's flags the first way, its tips the second).
+fn word_set(words: &'static str, bulk: bool) -> Reply {
+    let word = |w: &'static str| match bulk {
+        true => Reply::Bulk(Bytes::from_static(w.as_bytes())),
+        false => Reply::simple(w),
+    };
+    Reply::Set(words.split_ascii_whitespace().map(word).collect())
 }
 
 /// A key specification as COMMAND INFO shows it.
@@ -449,12 +443,12 @@ fn info_entry(
     Reply::Array(vec![
         Reply::text(name),
         Reply::Int(arity as i64),
-        simple_words(flags),
+        word_set(flags, false),
         Reply::Int(keys.0 as i64),
         Reply::Int(keys.1 as i64),
         Reply::Int(keys.2 as i64),
         Reply::Set(categories),
-        bulk_words(tips),
+        word_set(tips, true),
         key_specs_reply(specs),
         subs,
     ])

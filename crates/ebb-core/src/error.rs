@@ -38,6 +38,9 @@ pub enum Error {
     TimeoutNotFloat,
     /// `ERR timeout is negative`.
     TimeoutNegative,
+    /// `ERR timeout is not an integer or out of range` (a timeout in
+    /// milliseconds, as WAIT takes it).
+    TimeoutNotInteger,
     /// `ERR string exceeds maximum allowed size (proto-max-bulk-len)`.
     StringTooLong,
     /// Blocking command found nothing: the server parks the client on
@@ -84,6 +87,7 @@ impl Error {
             Error::ScoreNaN => "ERR resulting score is not a number (NaN)".into(),
             Error::TimeoutNotFloat => "ERR timeout is not a float or out of range".into(),
             Error::TimeoutNegative => "ERR timeout is negative".into(),
+            Error::TimeoutNotInteger => "ERR timeout is not an integer or out of range".into(),
             Error::StringTooLong => {
                 "ERR string exceeds maximum allowed size (proto-max-bulk-len)".into()
             }

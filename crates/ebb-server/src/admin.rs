@@ -325,10 +325,10 @@ pub fn categories(spec: &CommandSpec) -> Vec<&'static str> {
     // Where Redis files a command under categories other than its group's.
     let mut cats: Vec<&'static str> = match spec.name {
         "client" | "config" | "pubsub" | "object" | "memory" | "time" | "slowlog" | "latency"
-        | "acl" => {
+        | "acl" | "cluster" => {
             vec![]
         }
-        "command" => vec!["@connection"],
+        "command" | "readonly" | "readwrite" | "asking" | "wait" => vec!["@connection"],
         "info" => vec!["@dangerous"],
         "lastsave" | "role" => vec!["@admin", "@dangerous"],
         "keys" | "restore" => vec!["@keyspace", "@dangerous"],
@@ -372,9 +372,14 @@ pub fn categories(spec: &CommandSpec) -> Vec<&'static str> {
     cats
 }
 
-/// Space-separated words as a set of simple strings.
-fn simple_words(words: &'static str) -> Reply {
-    Reply::Set(words.split_ascii_whitespace().map(Reply::simple).collect())
+/// Space-separated words as a set: simple strings, or bulk strings (Redis
+/// writes a command's flags the first way, its tips the second).
+fn word_set(words: &'static str, bulk: bool) -> Reply {
+    let word = |w: &'static str| match bulk {
+        true => Reply::Bulk(Bytes::from_static(w.as_bytes())),
+        false => Reply::simple(w),
+    };
+    Reply::Set(words.split_ascii_whitespace().map(word).collect())
 }
 
 /// A key specification as COMMAND INFO shows it.
@@ -438,12 +443,12 @@ fn info_entry(
     Reply::Array(vec![
         Reply::text(name),
         Reply::Int(arity as i64),
-        simple_words(flags),
+        word_set(flags, false),
         Reply::Int(keys.0 as i64),
         Reply::Int(keys.1 as i64),
         Reply::Int(keys.2 as i64),
         Reply::Set(categories),
-        simple_words(tips),
+        word_set(tips, true),
         key_specs_reply(specs),
         subs,
     ])

@@ -249,16 +249,18 @@ pub fn client<'a>(
         shared.set_pause(store, 0);
         Reply::Ok
     } else if eq(sub, "unblock") && (n == 3 || n == 4) {
+        // TIMEOUT: the reply the command gives when its time is up. The
+        // reason is checked before the id, as in Redis.
+        let error = match argv.get(3) {
+            None => None,
+            Some(m) if eq(m, "timeout") => None,
+            Some(m) if eq(m, "error") => Some(err("UNBLOCKED client unblocked via CLIENT UNBLOCK")),
+            Some(_) => return Some(err("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")),
+        };
         let Some(id) = parse_i64(argv[2]) else {
             return Some(Error::NotInteger.into());
         };
-        let reply = match argv.get(3) {
-            None => Reply::NilArray,
-            Some(m) if eq(m, "timeout") => Reply::NilArray,
-            Some(m) if eq(m, "error") => err("UNBLOCKED client unblocked via CLIENT UNBLOCK"),
-            Some(_) => return Some(err("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")),
-        };
-        Reply::Int(shared.unblock_with(id as u64, reply) as i64)
+        Reply::Int(shared.unblock_with(id as u64, error) as i64)
     } else if eq(sub, "tracking") && n >= 3 {
         tracking(s, shared, argv)
     } else if eq(sub, "caching") && n >= 3 {

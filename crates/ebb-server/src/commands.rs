@@ -66,6 +66,7 @@ pub fn run<'a>(
             }
             Flow::Continue
         }
+        "wait" => crate::cluster::wait(s, shared, guard, argv, out),
         "debug" if argv.len() == 3 && eq(argv[1], "protocol") => {
             debug_protocol(s, argv[2], out);
             Flow::Continue
@@ -354,7 +355,7 @@ pub(crate) fn reply_for<'a>(
         "function" => crate::script::function(shared, guard, argv),
         "publish" => Reply::Int(shared.publish(argv[1], argv[2]) as i64),
         "spublish" => Reply::Int(shared.spublish(argv[1], argv[2]) as i64),
-        "pubsub" => pubsub(shared, argv),
+        "pubsub" => crate::pubsub::pubsub_command(shared, argv),
         "client" => return crate::client::client(s, shared, guard, argv),
         "config" => crate::admin::config(shared, guard, argv, &s.entry),
         "command" => crate::admin::command(argv),
@@ -372,6 +373,8 @@ pub(crate) fn reply_for<'a>(
                 Reply::text(now.subsec_micros().to_string()),
             ])
         }
+        "cluster" | "readonly" | "readwrite" | "asking" => crate::cluster::disabled(),
+        "wait" => crate::cluster::wait_now(argv),
         "lastsave" => Reply::Int(shared.last_save.load(Ordering::Relaxed) as i64),
         // ebb has no replication: always a master without replicas.
         "role" => Reply::Array(vec![
@@ -766,42 +769,5 @@ pub(crate) fn serve_ready(shared: &Shared, store: &mut Store, ready: Vec<(usize,
         let mut fx = shared.effects();
         fx.ready = ready;
         shared.apply_effects(store, &mut fx);
-    }
-}
-
-fn pubsub(shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
-    let sub = &argv[1];
-    let shard = eq(sub, "shardchannels") || eq(sub, "shardnumsub");
-    if (eq(sub, "channels") || eq(sub, "shardchannels")) && argv.len() <= 3 {
-        Reply::bulks(shared.pubsub_channels(argv.get(2).map(|b| &b[..]), shard))
-    } else if eq(sub, "numsub") || eq(sub, "shardnumsub") {
-        let mut v = Vec::new();
-        for ch in &argv[2..] {
-            v.push(Reply::bulk(ch));
-            v.push(Reply::Int(shared.pubsub_numsub(ch, shard) as i64));
-        }
-        Reply::Array(v)
-    } else if eq(sub, "numpat") && argv.len() == 2 {
-        Reply::Int(shared.pubsub_numpat() as i64)
-    } else if eq(sub, "help") && argv.len() == 2 {
-        Reply::help(&[
-                "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                "CHANNELS [<pattern>]",
-                "    Return the currently active channels matching a <pattern> (default: '*').",
-                "NUMPAT",
-                "    Return number of subscriptions to patterns.",
-                "NUMSUB [<channel> ...]",
-                "    Return the number of subscribers for the specified channels, excluding",
-                "    pattern subscriptions(default: no channels).",
-                "SHARDCHANNELS [<pattern>]",
-                "    Return the currently active shard level channels matching a <pattern> (default: '*').",
-                "SHARDNUMSUB [<shardchannel> ...]",
-                "    Return the number of subscribers for the specified shard level channel(s)",
-                "HELP",
-                "    Prints this help.",
-        ])
-    } else {
-        // A known subcommand with arguments it does not take.
-        ebb_core::error::subcommand_syntax(sub, "pubsub").into()
     }
 }

@@ -8,6 +8,7 @@ mod alloc;
 mod aof_dir;
 mod client;
 mod client_evict;
+mod cluster;
 mod cmdstats;
 mod commands;
 mod config;

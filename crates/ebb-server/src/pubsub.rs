@@ -6,8 +6,10 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use crate::commands::eq;
 use crate::server::{ClientEntry, Msg, Shared};
 use ebb_core::glob::glob_match;
+use ebb_core::Reply;
 
 /// Pub/sub subscriptions.
 #[derive(Default)]
@@ -215,5 +217,43 @@ impl Shared {
     /// Number of distinct patterns subscribed.
     pub fn pubsub_numpat(&self) -> usize {
         self.pubsub.lock().patterns.len()
+    }
+}
+
+/// PUBSUB and its subcommands (arity checked before).
+pub fn pubsub_command(shared: &Shared, argv: &[&[u8]]) -> Reply {
+    let sub = &argv[1];
+    let shard = eq(sub, "shardchannels") || eq(sub, "shardnumsub");
+    if (eq(sub, "channels") || eq(sub, "shardchannels")) && argv.len() <= 3 {
+        Reply::bulks(shared.pubsub_channels(argv.get(2).map(|b| &b[..]), shard))
+    } else if eq(sub, "numsub") || eq(sub, "shardnumsub") {
+        let mut v = Vec::new();
+        for ch in &argv[2..] {
+            v.push(Reply::bulk(ch));
+            v.push(Reply::Int(shared.pubsub_numsub(ch, shard) as i64));
+        }
+        Reply::Array(v)
+    } else if eq(sub, "numpat") && argv.len() == 2 {
+        Reply::Int(shared.pubsub_numpat() as i64)
+    } else if eq(sub, "help") && argv.len() == 2 {
+        Reply::help(&[
+                "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "CHANNELS [<pattern>]",
+                "    Return the currently active channels matching a <pattern> (default: '*').",
+                "NUMPAT",
+                "    Return number of subscriptions to patterns.",
+                "NUMSUB [<channel> ...]",
+                "    Return the number of subscribers for the specified channels, excluding",
+                "    pattern subscriptions(default: no channels).",
+                "SHARDCHANNELS [<pattern>]",
+                "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+                "SHARDNUMSUB [<shardchannel> ...]",
+                "    Return the number of subscribers for the specified shard level channel(s)",
+                "HELP",
+                "    Prints this help.",
+        ])
+    } else {
+        // A known subcommand with arguments it does not take.
+        ebb_core::error::subcommand_syntax(sub, "pubsub").into()
     }
 }

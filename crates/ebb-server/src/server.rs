@@ -230,17 +230,17 @@ pub struct Stats {
 
 /// A client parked in a blocking command.
 pub(crate) struct Waiter {
-    client: u64,
+    pub(crate) client: u64,
     pub(crate) db: usize,
     pub(crate) argv: Vec<Bytes>,
     pub(crate) resp3: bool,
-    keys: Vec<Bytes>,
+    pub(crate) keys: Vec<Bytes>,
     pub(crate) tx: UnboundedSender<Msg>,
 }
 
 #[derive(Default)]
 pub(crate) struct Blocking {
-    next: u64,
+    pub(crate) next: u64,
     pub(crate) by_key: HashMap<(usize, Bytes), VecDeque<u64>>,
     pub(crate) waiters: HashMap<u64, Waiter>,
 }
@@ -283,7 +283,7 @@ pub struct Shared {
     watch_count: AtomicUsize,
     pub(crate) blocking: Mutex<Blocking>,
     /// Number of parked clients (read without the blocking lock).
-    waiting: AtomicUsize,
+    pub(crate) waiting: AtomicUsize,
     /// Statistics.
     pub stats: Stats,
     /// Values to free off the hot path.
@@ -610,60 +610,6 @@ impl Shared {
         }
     }
 
-    /// Parks a client on `keys`; returns the waiter id.
-    pub fn block(
-        &self,
-        client: u64,
-        db: usize,
-        argv: Vec<Bytes>,
-        resp3: bool,
-        keys: Vec<Bytes>,
-        tx: UnboundedSender<Msg>,
-    ) -> u64 {
-        let mut b = self.blocking.lock();
-        b.next += 1;
-        let id = b.next;
-        for k in &keys {
-            b.by_key.entry((db, k.clone())).or_default().push_back(id);
-        }
-        self.waiting.fetch_add(1, Ordering::Relaxed);
-        b.waiters.insert(
-            id,
-            Waiter {
-                client,
-                db,
-                argv,
-                resp3,
-                keys,
-                tx,
-            },
-        );
-        id
-    }
-
-    /// Removes a waiter (timeout, disconnect); false if it was already served.
-    pub fn unblock(&self, id: u64) -> bool {
-        let mut b = self.blocking.lock();
-        self.remove_waiter(&mut b, id).is_some()
-    }
-
-    /// Ends a client's block with `reply` (CLIENT UNBLOCK); false if not blocked.
-    pub fn unblock_with(&self, client: u64, reply: Reply) -> bool {
-        let mut b = self.blocking.lock();
-        let Some(id) = b
-            .waiters
-            .iter()
-            .find(|(_, w)| w.client == client)
-            .map(|(id, _)| *id)
-        else {
-            return false;
-        };
-        match self.remove_waiter(&mut b, id) {
-            Some(w) => w.tx.send(Msg::Unblocked(reply)).is_ok(),
-            None => false,
-        }
-    }
-
     /// Registers a connected client.
     pub fn register(&self, entry: Arc<ClientEntry>) {
         self.clients.lock().insert(entry.id, entry);
@@ -742,27 +688,6 @@ fn spawn_dropper() -> std::sync::mpsc::Sender<Garbage> {
             }
         });
     tx
-}
-
-impl Shared {
-    pub(crate) fn remove_waiter(&self, b: &mut Blocking, id: u64) -> Option<Waiter> {
-        let w = b.waiters.remove(&id)?;
-        self.waiting.fetch_sub(1, Ordering::Relaxed);
-        forget_waiter_keys(b, id, &w);
-        Some(w)
-    }
-}
-
-fn forget_waiter_keys(b: &mut Blocking, id: u64, w: &Waiter) {
-    for k in &w.keys {
-        let key = (w.db, k.clone());
-        if let Some(q) = b.by_key.get_mut(&key) {
-            q.retain(|x| *x != id);
-            if q.is_empty() {
-                b.by_key.remove(&key);
-            }
-        }
-    }
 }
 
 /// Copies the options command semantics depend on into the store.

@@ -1,13 +1,103 @@
-//! Serving clients parked in blocking commands once their keys receive
-//! elements: each waiter's command runs again under the store lock, in the
-//! order the clients blocked.
+//! Clients parked in blocking commands: parking and unparking them, and
+//! serving them once their keys receive elements (each waiter's command
+//! runs again under the store lock, in the order the clients blocked).
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::Ordering;
 
 use bytes::Bytes;
 use ebb_core::{Ctx, Error, Reply, Store};
+use tokio::sync::mpsc::UnboundedSender;
 
-use crate::server::{now_ms, Msg, Shared};
+use crate::server::{now_ms, Blocking, Msg, Shared, Waiter};
+
+impl Waiter {
+    /// What the command replies when its timeout ends (or CLIENT UNBLOCK
+    /// … TIMEOUT ends it early), as Redis answers by kind of block: WAIT
+    /// the number of replicas that acknowledged (ebb has none), a blocked
+    /// pop a null array.
+    fn timeout_reply(&self) -> Reply {
+        match self.argv.first() {
+            Some(name) if name.eq_ignore_ascii_case(b"wait") => Reply::Int(0),
+            _ => Reply::NilArray,
+        }
+    }
+}
+
+impl Shared {
+    /// Parks a client on `keys` (none for WAIT, which only a timeout or
+    /// CLIENT UNBLOCK ends); returns the waiter id.
+    pub fn block(
+        &self,
+        client: u64,
+        db: usize,
+        argv: Vec<Bytes>,
+        resp3: bool,
+        keys: Vec<Bytes>,
+        tx: UnboundedSender<Msg>,
+    ) -> u64 {
+        let mut b = self.blocking.lock();
+        b.next += 1;
+        let id = b.next;
+        for k in &keys {
+            b.by_key.entry((db, k.clone())).or_default().push_back(id);
+        }
+        self.waiting.fetch_add(1, Ordering::Relaxed);
+        b.waiters.insert(
+            id,
+            Waiter {
+                client,
+                db,
+                argv,
+                resp3,
+                keys,
+                tx,
+            },
+        );
+        id
+    }
+
+    /// Removes a waiter (disconnect, kill); false if it was already served.
+    pub fn unblock(&self, id: u64) -> bool {
+        let mut b = self.blocking.lock();
+        self.remove_waiter(&mut b, id).is_some()
+    }
+
+    /// Removes a waiter whose timeout ended: its reply for that, or `None`
+    /// if it was served just before.
+    pub fn time_out(&self, id: u64) -> Option<Reply> {
+        let mut b = self.blocking.lock();
+        self.remove_waiter(&mut b, id).map(|w| w.timeout_reply())
+    }
+
+    /// Ends a client's block (CLIENT UNBLOCK) with `error`, or with the
+    /// reply its command gives when it times out; false if not blocked.
+    pub fn unblock_with(&self, client: u64, error: Option<Reply>) -> bool {
+        let mut b = self.blocking.lock();
+        let Some(id) = b
+            .waiters
+            .iter()
+            .find(|(_, w)| w.client == client)
+            .map(|(id, _)| *id)
+        else {
+            return false;
+        };
+        match self.remove_waiter(&mut b, id) {
+            Some(w) => {
+                let reply = error.unwrap_or_else(|| w.timeout_reply());
+                w.tx.send(Msg::Unblocked(reply)).is_ok()
+            }
+            None => false,
+        }
+    }
+
+    pub(crate) fn remove_waiter(&self, b: &mut Blocking, id: u64) -> Option<Waiter> {
+        let w = b.waiters.remove(&id)?;
+        self.waiting.fetch_sub(1, Ordering::Relaxed);
+        forget_waiter_keys(b, id, &w);
+        Some(w)
+    }
+}
 
 impl Shared {
     /// Serves blocked clients waiting on keys that became ready, in the
@@ -118,4 +208,16 @@ fn ready_key_first(spec: &ebb_core::CommandSpec, argv: Vec<Bytes>, ready: &[u8])
         out[p] = k;
     }
     out
+}
+
+fn forget_waiter_keys(b: &mut Blocking, id: u64, w: &Waiter) {
+    for k in &w.keys {
+        let key = (w.db, k.clone());
+        if let Some(q) = b.by_key.get_mut(&key) {
+            q.retain(|x| *x != id);
+            if q.is_empty() {
+                b.by_key.remove(&key);
+            }
+        }
+    }
 }

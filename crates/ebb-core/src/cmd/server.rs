@@ -65,6 +65,13 @@ pub const COMMANDS: &[CommandSpec] = &[
     s("fcall", -3, "noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Invokes a function.").with_keys(script_keys),
     s("fcall_ro", -3, "readonly noscript stale skip_monitor no_mandatory_keys movablekeys", (0, 0, 0), "scripting", "Invokes a read-only function.").with_keys(script_keys),
     s("function", -2, "", (0, 0, 0), "scripting", "A container for function commands."),
+    // ebb is a standalone server without replicas: these answer as a Redis
+    // 7.0 without cluster support does, and WAIT as one with no replica.
+    s("cluster", -2, "", (0, 0, 0), "cluster", "A container for cluster commands"),
+    s("readonly", 1, "loading stale fast", (0, 0, 0), "cluster", "Enables read queries for a connection to a cluster replica node"),
+    s("readwrite", 1, "loading stale fast", (0, 0, 0), "cluster", "Disables read queries for a connection to a cluster replica node"),
+    s("asking", 1, "fast", (0, 0, 0), "cluster", "Sent by cluster clients after an -ASK redirect"),
+    s("wait", 3, "noscript", (0, 0, 0), "generic", "Wait for the synchronous replication of all the write commands sent in the context of the current connection"),
 ];
 
 /// Shard channels: in key positions for COMMAND INFO, but not keys.

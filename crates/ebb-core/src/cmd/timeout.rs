@@ -37,6 +37,18 @@ pub fn parse_timeout(arg: &[u8]) -> CmdResult<u64> {
     Ok(ms)
 }
 
+/// Parses a timeout given in milliseconds (WAIT's) as Redis reads one: a
+/// 64-bit integer in Redis's strict form (no sign `+`, no `-0`, no leading
+/// zeros), 0 meaning for ever, with `ERR timeout is not an integer or out
+/// of range` and `ERR timeout is negative`.
+pub fn parse_timeout_ms(arg: &[u8]) -> CmdResult<u64> {
+    match crate::args::parse_i64(arg) {
+        None => Err(Error::TimeoutNotInteger),
+        Some(ms) if ms < 0 => Err(Error::TimeoutNegative),
+        Some(ms) => Ok(ms as u64),
+    }
+}
+
 /// The magnitude of a parsed number, as far as a millisecond timeout
 /// needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -482,6 +494,28 @@ impl Big {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn millisecond_timeouts() {
+        let ms = |s: &str| parse_timeout_ms(s.as_bytes());
+        assert_eq!(ms("0"), Ok(0));
+        assert_eq!(ms("100"), Ok(100));
+        assert_eq!(ms("9223372036854775807"), Ok(i64::MAX as u64));
+        assert_eq!(ms("-1"), Err(Error::TimeoutNegative));
+        assert_eq!(ms("-9223372036854775808"), Err(Error::TimeoutNegative));
+        for bad in [
+            "",
+            "1.5",
+            "abc",
+            "-0",
+            "+5",
+            "01",
+            " 1",
+            "9223372036854775808",
+        ] {
+            assert_eq!(ms(bad), Err(Error::TimeoutNotInteger), "{bad:?}");
+        }
+    }
 
     fn ok(s: &str) -> u64 {
         parse_timeout(s.as_bytes()).unwrap_or_else(|e| panic!("{s}: {e:?}"))

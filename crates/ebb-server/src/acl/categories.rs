@@ -105,6 +105,33 @@ pub(crate) fn sub_categories(name: &str) -> Option<&'static str> {
         "acl|genpass" | "acl|whoami" | "acl|cat" | "acl|help" => "slow",
         "acl|dryrun" | "acl|users" | "acl|save" | "acl|load" | "acl|deluser" | "acl|getuser"
         | "acl|setuser" | "acl|list" | "acl|log" => "admin slow dangerous",
+        "cluster|countkeysinslot"
+        | "cluster|getkeysinslot"
+        | "cluster|help"
+        | "cluster|info"
+        | "cluster|keyslot"
+        | "cluster|links"
+        | "cluster|myid"
+        | "cluster|nodes"
+        | "cluster|shards"
+        | "cluster|slots" => "slow",
+        "cluster|addslots"
+        | "cluster|addslotsrange"
+        | "cluster|bumpepoch"
+        | "cluster|count-failure-reports"
+        | "cluster|delslots"
+        | "cluster|delslotsrange"
+        | "cluster|failover"
+        | "cluster|flushslots"
+        | "cluster|forget"
+        | "cluster|meet"
+        | "cluster|replicas"
+        | "cluster|replicate"
+        | "cluster|reset"
+        | "cluster|saveconfig"
+        | "cluster|set-config-epoch"
+        | "cluster|setslot"
+        | "cluster|slaves" => "admin slow dangerous",
         _ => return None,
     })
 }

@@ -7,7 +7,6 @@
 //! buffer limits.
 
 use bytes::{Buf, Bytes, BytesMut};
-use ebb_core::Reply;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
@@ -481,8 +480,8 @@ impl Session {
                     }
                 },
                 _ = &mut sleep => {
-                    if self.shared.unblock(waiter) {
-                        self.reply(&Reply::NilArray, out);
+                    if let Some(r) = self.shared.time_out(waiter) {
+                        self.reply(&r, out);
                         self.finish_blocked();
                         break;
                     }

@@ -93,7 +93,7 @@ def test_every_command_documents_its_arguments(r3):
         "bgrewriteaof", "dbsize", "debug", "discard", "exec", "lastsave", "multi",
         "quit", "randomkey", "reset", "save", "time", "unwatch", "role",
         "client", "command", "config", "memory", "object", "pubsub", "monitor", "slowlog", "latency",
-        "script", "function", "acl", "cluster", "readonly", "readwrite", "asking",
+        "script", "function", "acl", "cluster", "readonly", "readwrite", "asking", "module",
     }
     for name, d in all_docs.items():
         assert d["summary"] and d["group"] and d["since"], name

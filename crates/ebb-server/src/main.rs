@@ -22,6 +22,7 @@ mod info;
 mod latency;
 mod listen;
 mod loading;
+mod module_cmd;
 mod notify;
 mod observe;
 mod outbuf;

@@ -166,7 +166,6 @@ fn bug_report(message: &str, place: &str, thread: &str, backtrace: &str) -> Stri
     )
 }
 
-
 /// The file a second SIGINT removes before exiting (see
 /// [`InsistOnSigint`]).
 static INSIST_REMOVES: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();

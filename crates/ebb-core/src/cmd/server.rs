@@ -72,6 +72,9 @@ pub const COMMANDS: &[CommandSpec] = &[
     s("readwrite", 1, "loading stale fast", (0, 0, 0), "cluster", "Disables read queries for a connection to a cluster replica node"),
     s("asking", 1, "fast", (0, 0, 0), "cluster", "Sent by cluster clients after an -ASK redirect"),
     s("wait", 3, "noscript", (0, 0, 0), "generic", "Wait for the synchronous replication of all the write commands sent in the context of the current connection"),
+    // ebb is not redis-server and loads no Redis module: MODULE answers as
+    // a Redis 7.0 with none loaded, whose every load fails.
+    s("module", -2, "", (0, 0, 0), "server", "A container for module commands"),
 ];
 
 /// Shard channels: in key positions for COMMAND INFO, but not keys.

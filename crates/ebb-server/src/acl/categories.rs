@@ -132,6 +132,8 @@ pub(crate) fn sub_categories(name: &str) -> Option<&'static str> {
         | "cluster|set-config-epoch"
         | "cluster|setslot"
         | "cluster|slaves" => "admin slow dangerous",
+        "module|help" => "slow",
+        "module|list" | "module|load" | "module|loadex" | "module|unload" => "admin slow dangerous",
         _ => return None,
     })
 }

@@ -80,6 +80,8 @@ const ENDPOINT_TYPE: &[&str] = &["ip", "hostname", "unknown-endpoint"];
 const SANITIZE: &[&str] = &["no", "yes", "clients"];
 const TLS_AUTH: &[&str] = &["no", "yes", "optional"];
 const LOGLEVEL: &[&str] = &["debug", "verbose", "notice", "warning"];
+/// Who may run a protected action: `no` one, everybody, `local` clients.
+const PROTECTED: Kind = Kind::Enum(&["no", "yes", "local"]);
 const SUPERVISED: &[&str] = &["upstart", "systemd", "auto", "no"];
 
 static OPTIONS: &[Opt] = &[
@@ -206,9 +208,9 @@ static OPTIONS: &[Opt] = &[
     o("syslog-facility", "local0", Kind::Str, false),
     o("acllog-max-len", "128", Kind::Int, false),
     o("aclfile", "", Kind::Str, false),
-    o("enable-debug-command", "local", Kind::Str, false),
-    o("enable-protected-configs", "local", Kind::Str, false),
-    o("enable-module-command", "no", Kind::Str, false),
+    o("enable-debug-command", "local", PROTECTED, true),
+    o("enable-protected-configs", "local", PROTECTED, true),
+    o("enable-module-command", "no", PROTECTED, true),
     o("cluster-enabled", "no", Kind::Bool, false),
     o("tracking-table-max-keys", "1000000", Kind::Int, true),
     o("maxmemory-clients", "0", Kind::Memory, true),

@@ -316,7 +316,7 @@ impl Session {
             .map(|i| crate::cmdstats::sub_arity_ok(i, argv.len()))
         {
             Error::WrongArity(full.to_string()).into()
-        } else if let Some(r) = protected_refusal(shared, spec, &self.entry) {
+        } else if let Some(r) = protected_refusal(shared, spec, slot, &self.entry) {
             r
         } else if !self.authenticated && !spec.has(flag::NO_AUTH) {
             Reply::Error("NOAUTH Authentication required.".into())
@@ -749,16 +749,29 @@ pub fn protected_allowed(shared: &Shared, option: &str, client: &ClientEntry) ->
             && (client.unix || addr.starts_with("127.0.0.1:") || addr.starts_with("[::1]:")))
 }
 
-/// Redis's refusal of DEBUG where `enable-debug-command` does not allow it
-/// (ebb has no MODULE command, the other one Redis guards this way).
-fn protected_refusal(shared: &Shared, spec: &CommandSpec, client: &ClientEntry) -> Option<Reply> {
-    if spec.name != "debug" || protected_allowed(shared, "enable-debug-command", client) {
+/// Redis's refusal of a protected command (DEBUG; MODULE LOAD, LOADEX and
+/// UNLOAD) where its option (`enable-debug-command`,
+/// `enable-module-command`) does not allow it to this client.
+fn protected_refusal(
+    shared: &Shared,
+    spec: &CommandSpec,
+    slot: Option<usize>,
+    client: &ClientEntry,
+) -> Option<Reply> {
+    let (command, option) = match spec.name {
+        "debug" => ("DEBUG", "enable-debug-command"),
+        "module" if slot.is_some_and(crate::module_cmd::is_protected) => {
+            ("MODULE", "enable-module-command")
+        }
+        _ => return None,
+    };
+    if protected_allowed(shared, option, client) {
         return None;
     }
-    Some(Reply::Error(
-        "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", \
-         you can run it from a local connection, otherwise you need to set this option in the \
+    let text = format!(
+        "ERR {command} command not allowed. If the {option} option is set to \"local\", you \
+         can run it from a local connection, otherwise you need to set this option in the \
          configuration file, and then restart the server."
-            .into(),
-    ))
+    );
+    Some(Reply::Error(text.into()))
 }

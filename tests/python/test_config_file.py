@@ -525,3 +525,21 @@ def test_debug_config_rewrite_force_all_errors(tmp_path):
         assert str(e.value) == "CONFIG-REWRITE-FORCE-ALL failed: Bad address"
     finally:
         s.stop()
+
+
+def test_a_loadmodule_line_is_named_in_a_warning(tmp_path):
+    """ebb-server does not load Redis modules: a `loadmodule` line does not
+    stop the start, but the log says the module is not there (its
+    commands will be unknown), rather than nothing at all."""
+    log = tmp_path / "ebb.log"
+    s = start(tmp_path, "loadmodule /opt/redis/modules/rejson.so ARG1\n",
+              ["--logfile", str(log)])
+    try:
+        assert s.client().ping()
+        with pytest.raises(redis.ResponseError, match="unknown command 'JSON.SET'"):
+            s.client().execute_command("JSON.SET", "k", "$", "1")
+    finally:
+        s.stop()
+    text = log.read_text()
+    assert ("loadmodule /opt/redis/modules/rejson.so ARG1: ebb-server does not load "
+            "Redis modules; their commands will be unknown") in text

@@ -104,6 +104,11 @@ fn main() {
         process::LogTarget::Discard => logger.with_writer(std::io::sink).init(),
     }
     process::install_panic_report();
+    for m in &cfg.modules {
+        tracing::warn!(
+            "loadmodule {m}: ebb-server does not load Redis modules; their commands will be unknown"
+        );
+    }
     if let Some(p) = process::pidfile(&cfg, daemonized) {
         process::write_pidfile(p);
     }

@@ -369,6 +369,8 @@ pub struct Config {
     pub renames: Vec<(String, String)>,
     /// `user name rules…` lines, in order.
     pub users: Vec<Vec<String>>,
+    /// `loadmodule` lines (modules ebb-server does not load: warned at start).
+    pub modules: Vec<String>,
     /// Files being read through `include` (to refuse a loop).
     including: Vec<String>,
     /// A `save` line was read (file, include or command line): the first
@@ -390,6 +392,7 @@ impl Default for Config {
             file: None,
             renames: Vec::new(),
             users: Vec::new(),
+            modules: Vec::new(),
             including: Vec::new(),
             save_seen: false,
         }
@@ -523,6 +526,7 @@ impl Config {
                 continue;
             }
             if name == "loadmodule" {
+                self.modules.push(args.join(" "));
                 continue;
             }
             let value = args.join(" ");

@@ -332,6 +332,54 @@ class Raw:
         self.s.close()
 
 
+class Oracle:
+    """ebb-server and redis-server side by side: each request goes to both
+    on a fresh raw connection, and both raw replies come back."""
+
+    def __init__(self, ebb_port, redis_port):
+        self.ports = (ebb_port, redis_port)
+
+    def both(self, *args, resp3=False):
+        out = []
+        for port in self.ports:
+            r = Raw(port, resp3=resp3, timeout=5.0)
+            out.append(r.cmd(*args))
+            r.close()
+        return out
+
+    def each(self, fn):
+        return [fn(port) for port in self.ports]
+
+
+def typed_reply(raw):
+    """A raw reply parsed with its types kept (simple and bulk strings
+    differ), and sets and maps in a canonical order, for comparing two
+    servers' replies."""
+
+    def one(pos):
+        end = raw.index(b"\r\n", pos)
+        kind, body, nxt = raw[pos:pos + 1], raw[pos + 1:end], end + 2
+        if kind in (b"$", b"=", b"!"):
+            n = int(body)
+            if n < 0:
+                return ("$", None), nxt
+            return ("$", raw[nxt:nxt + n]), nxt + n + 2
+        if kind in (b"*", b"~", b"%", b">"):
+            n = int(body) * (2 if kind == b"%" else 1)
+            items = []
+            for _ in range(max(n, 0)):
+                v, nxt = one(nxt)
+                items.append(v)
+            if kind == b"%":
+                items = sorted(zip(items[::2], items[1::2]), key=repr)
+            elif kind == b"~":
+                items = sorted(items, key=repr)
+            return (kind, items), nxt
+        return (kind, body), nxt
+
+    return one(0)[0]
+
+
 @pytest.fixture
 def side_by_side(tmp_path):
     """Raw (bytes) clients of a fresh ebb-server and a fresh redis-server,

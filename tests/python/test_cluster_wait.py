@@ -19,7 +19,8 @@ import time
 import pytest
 import redis
 
-from conftest import AGAINST_REDIS, Raw, RedisServer, ebb_only, ebb_or_redis, raw_cmd, sha
+from conftest import (AGAINST_REDIS, Oracle, Raw, RedisServer, ebb_only, ebb_or_redis, raw_cmd,
+                      sha, typed_reply)
 
 DISABLED = b"-ERR This instance has cluster support disabled\r\n"
 
@@ -483,21 +484,6 @@ def test_commandstats_of_cluster_and_wait(c):
 # -------------------------------------------------- side by side with Redis
 
 
-class Oracle:
-    """ebb-server and redis-server, each with a raw connection per protocol."""
-
-    def __init__(self, ebb_port, redis_port):
-        self.ports = (ebb_port, redis_port)
-
-    def both(self, *args, resp3=False):
-        out = []
-        for port in self.ports:
-            r = Raw(port, resp3=resp3, timeout=5.0)
-            out.append(r.cmd(*args))
-            r.close()
-        return out
-
-
 @pytest.fixture(scope="module")
 def oracle(server, tmp_path_factory):
     if shutil.which("redis-server") is None:
@@ -594,38 +580,9 @@ def test_client_unblock_of_wait_matches_redis(oracle, resp3):
     assert _unblock_sequence(ebb_port, resp3) == _unblock_sequence(redis_port, resp3)
 
 
-def _typed(raw):
-    """A raw reply parsed with its types kept (simple and bulk strings
-    differ), sets and maps in a canonical order, and arrays of
-    subcommands (Redis lists them in its hash table's order) sorted."""
-
-    def one(pos):
-        end = raw.index(b"\r\n", pos)
-        kind, body, nxt = raw[pos:pos + 1], raw[pos + 1:end], end + 2
-        if kind in (b"$", b"=", b"!"):
-            n = int(body)
-            if n < 0:
-                return ("$", None), nxt
-            return ("$", raw[nxt:nxt + n]), nxt + n + 2
-        if kind in (b"*", b"~", b"%", b">"):
-            n = int(body) * (2 if kind == b"%" else 1)
-            items = []
-            for _ in range(max(n, 0)):
-                v, nxt = one(nxt)
-                items.append(v)
-            if kind == b"%":
-                items = sorted(zip(items[::2], items[1::2]), key=repr)
-            elif kind == b"~":
-                items = sorted(items, key=repr)
-            return (kind, items), nxt
-        return (kind, body), nxt
-
-    return one(0)[0]
-
-
 @pytest.mark.parametrize("resp3", [False, True])
 def test_command_info_of_cluster_matches_redis(oracle, resp3):
-    ours, theirs = (_typed(x) for x in oracle.both("COMMAND", "INFO", "cluster", resp3=resp3))
+    ours, theirs = (typed_reply(x) for x in oracle.both("COMMAND", "INFO", "cluster", resp3=resp3))
     # The container's subcommands, in Redis's hash-table order: compared sorted.
     for reply in (ours, theirs):
         entry = reply[1][0][1]
@@ -656,7 +613,7 @@ def _docs_without(reply):
 
 def test_command_docs_match_redis(oracle):
     for names in (["cluster"], ["wait", "readonly", "readwrite", "asking"]):
-        ours, theirs = (_docs_without(_typed(x))
+        ours, theirs = (_docs_without(typed_reply(x))
                         for x in oracle.both("COMMAND", "DOCS", *names, resp3=True))
         assert ours == theirs, names
 

@@ -22,8 +22,8 @@ import subprocess
 import pytest
 import redis
 
-from conftest import (AGAINST_REDIS, BIN, EbbServer, Raw, RedisServer, ebb_only, raw_cmd,
-                      wait_until)
+from conftest import (AGAINST_REDIS, BIN, EbbServer, Oracle, Raw, RedisServer, ebb_only, raw_cmd,
+                      typed_reply, wait_until)
 
 LOAD_FAILED = b"-ERR Error loading the extension. Please check the server logs.\r\n"
 NO_SUCH_MODULE = b"-ERR Error unloading module: no such module with that name\r\n"
@@ -457,24 +457,6 @@ def test_commandstats(logged):
 # -------------------------------------------------- side by side with Redis
 
 
-class Oracle:
-    """ebb-server and redis-server, each with a raw connection per request."""
-
-    def __init__(self, ebb_port, redis_port):
-        self.ports = (ebb_port, redis_port)
-
-    def both(self, *args, resp3=False):
-        out = []
-        for port in self.ports:
-            r = Raw(port, resp3=resp3, timeout=5.0)
-            out.append(r.cmd(*args))
-            r.close()
-        return out
-
-    def each(self, fn):
-        return [fn(port) for port in self.ports]
-
-
 def _needs_redis():
     if shutil.which("redis-server") is None:
         pytest.skip("needs redis-server")
@@ -574,37 +556,9 @@ def test_transactions_and_statistics_match_redis(request, which, resp3):
     assert ours == theirs
 
 
-def _typed(raw):
-    """A raw reply parsed with its types kept, sets and maps in a
-    canonical order."""
-
-    def one(pos):
-        end = raw.index(b"\r\n", pos)
-        kind, body, nxt = raw[pos:pos + 1], raw[pos + 1:end], end + 2
-        if kind in (b"$", b"=", b"!"):
-            n = int(body)
-            if n < 0:
-                return ("$", None), nxt
-            return ("$", raw[nxt:nxt + n]), nxt + n + 2
-        if kind in (b"*", b"~", b"%", b">"):
-            n = int(body) * (2 if kind == b"%" else 1)
-            items = []
-            for _ in range(max(n, 0)):
-                v, nxt = one(nxt)
-                items.append(v)
-            if kind == b"%":
-                items = sorted(zip(items[::2], items[1::2]), key=repr)
-            elif kind == b"~":
-                items = sorted(items, key=repr)
-            return (kind, items), nxt
-        return (kind, body), nxt
-
-    return one(0)[0]
-
-
 @pytest.mark.parametrize("resp3", [False, True])
 def test_command_info_of_module_matches_redis(oracle, resp3):
-    ours, theirs = (_typed(x) for x in oracle.both("COMMAND", "INFO", "module", resp3=resp3))
+    ours, theirs = (typed_reply(x) for x in oracle.both("COMMAND", "INFO", "module", resp3=resp3))
     # The subcommands come in Redis's hash-table order: compared sorted.
     for reply in (ours, theirs):
         entry = reply[1][0][1]
@@ -628,7 +582,7 @@ def _docs_without_complexity(reply):
 
 
 def test_command_docs_match_redis(oracle):
-    ours, theirs = (_docs_without_complexity(_typed(x))
+    ours, theirs = (_docs_without_complexity(typed_reply(x))
                     for x in oracle.both("COMMAND", "DOCS", "module", resp3=True))
     assert ours == theirs
 

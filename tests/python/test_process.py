@@ -3,6 +3,7 @@
 exit, and `logfile` receives the log (an unusable one stops the start)."""
 
 import os
+import socket
 import subprocess
 import time
 
@@ -220,3 +221,108 @@ def test_a_second_sigint_during_the_final_save_exits_at_once(tmp_path):
     assert s.proc.wait(5) == 1
     assert not temp.exists()
     assert not (tmp_path / "dump.ebb").exists()
+
+
+def _start_with_files_limit(tmp_path, soft, hard, *args):
+    """ebb-server under an open-files limit (RLIMIT_NOFILE), logging to a
+    file; returns the server and its log."""
+    import resource
+
+    log = tmp_path / "ebb.log"
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+    proc = subprocess.Popen(
+        [BIN, "--port", "0", "--dir", str(tmp_path), "--logfile", str(log), *args],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=str(tmp_path),
+        preexec_fn=limit)
+    from conftest import ready_port
+
+    port = ready_port(proc)
+    return proc, port, log
+
+
+def _may_raise_the_hard_limit():
+    """Whether this process may raise its hard open-files limit (a root
+    with CAP_SYS_RESOURCE): the server then raises it too, and nothing is
+    lowered."""
+    code = ("import resource\n"
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))\n"
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))\n")
+    return subprocess.run(["python3", "-c", code], capture_output=True).returncode == 0
+
+
+def test_maxclients_is_fitted_to_the_open_files_limit(tmp_path):
+    """As Redis at start: the open-files limit is raised for maxclients
+    plus 32 descriptors; when it cannot be (here the hard limit is 64),
+    maxclients is lowered to what fits, with Redis's warnings, so that the
+    clients past it get `max number of clients reached` instead of hanging
+    unaccepted. CONFIG SET maxclients past the limit is refused."""
+    if _may_raise_the_hard_limit():
+        pytest.skip("this process may raise its hard open-files limit")
+    proc, port, log = _start_with_files_limit(tmp_path, 64, 64)
+    try:
+        c = redis.Redis(port=port, decode_responses=True)
+        assert c.config_get("maxclients") == {"maxclients": "32"}
+        with pytest.raises(redis.ResponseError, match=(
+                "CONFIG SET failed \\(possibly related to argument 'maxclients'\\) - The "
+                "operating system is not able to handle the specified number of clients, "
+                "try with 32")):
+            c.config_set("maxclients", 1000)
+        assert c.config_set("maxclients", 10)
+        socks = []
+        replies = []
+        for _ in range(15):
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(b"PING\r\n")
+            replies.append(s.recv(100))
+            socks.append(s)
+        assert replies.count(b"+PONG\r\n") == 9  # c holds one of the ten
+        assert replies.count(b"-ERR max number of clients reached\r\n") == 6
+        for s in socks:
+            s.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    text = log.read_text()
+    assert "You requested maxclients of 10000 requiring at least 10032 max file descriptors." in text
+    assert "Server can't set maximum open files to 10032 because of OS error" in text
+    assert ("Current maximum open files is 64. maxclients has been reduced to 32 to compensate "
+            "for low ulimit. If you need higher maxclients increase 'ulimit -n'.") in text
+
+
+def test_the_open_files_limit_is_raised_up_to_the_hard_limit(tmp_path):
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard != resource.RLIM_INFINITY and hard < 10032:
+        pytest.skip("needs a hard open-files limit of at least 10032")
+    proc, port, log = _start_with_files_limit(tmp_path, 256, hard)
+    try:
+        c = redis.Redis(port=port, decode_responses=True)
+        assert c.config_get("maxclients") == {"maxclients": "10000"}
+        with open(f"/proc/{proc.pid}/limits") as f:
+            line = next(x for x in f if x.startswith("Max open files"))
+        assert line.split()[3] == "10032"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert ("Increased maximum number of open files to 10032 (it was originally set to 256)."
+            in log.read_text())
+
+
+def test_a_limit_too_low_for_any_client_stops_the_start(tmp_path):
+    import resource
+
+    if _may_raise_the_hard_limit():
+        pytest.skip("this process may raise its hard open-files limit")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (20, 20))
+
+    r = subprocess.run([BIN, "--port", "0", "--dir", str(tmp_path)], capture_output=True,
+                       text=True, timeout=10, preexec_fn=limit, cwd=str(tmp_path))
+    assert r.returncode == 1
+    assert ("Your current 'ulimit -n' of 20 is not enough for the server to start. Please "
+            "increase your open file limit to at least 10032. Exiting.") in r.stderr

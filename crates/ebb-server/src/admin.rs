@@ -192,6 +192,15 @@ pub fn config<'a>(
                 return err(format!("ERR CONFIG SET failed (possibly related to argument '{name}') - can't set immutable config"));
             }
         }
+        let clients = next.get_i64("maxclients").max(1) as u64;
+        let fit = if names.contains("maxclients") {
+            crate::process::raise_open_files(clients).clients
+        } else {
+            clients
+        };
+        if fit < clients {
+            return err(format!("ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating system is not able to handle the specified number of clients, try with {fit}"));
+        }
         if let Some(binds) = in_place {
             let port = u16::try_from(next.get_i64("port")).unwrap_or(0);
             let old = crate::listen::binds_of(&cfg);

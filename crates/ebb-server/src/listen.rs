@@ -241,6 +241,9 @@ async fn deny(mut stream: tokio::net::TcpStream) {
 }
 
 async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    // A failing accept (out of file descriptors) is retried every 10 ms
+    // and logged at most once a second.
+    let mut warned: Option<std::time::Instant> = None;
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {
@@ -257,7 +260,10 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
                 });
             }
             Err(e) => {
-                tracing::warn!(error = %e, "accept failed");
+                if warned.is_none_or(|t| t.elapsed().as_secs() >= 1) {
+                    tracing::warn!("Accepting client connection: accept: {e}");
+                    warned = Some(std::time::Instant::now());
+                }
                 tokio::time::sleep(std::time::Duration::from_millis(10)).await;
             }
         }
@@ -293,6 +299,7 @@ pub fn serve_unix(shared: &Arc<Shared>) -> Result<(), String> {
     tracing::info!(path = %path, "The server is now ready to accept connections at the Unix socket");
     let shared = shared.clone();
     tokio::spawn(async move {
+        let mut warned: Option<std::time::Instant> = None;
         loop {
             match listener.accept().await {
                 Ok((stream, _)) => {
@@ -303,7 +310,10 @@ pub fn serve_unix(shared: &Arc<Shared>) -> Result<(), String> {
                     );
                 }
                 Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
+                    if warned.is_none_or(|t| t.elapsed().as_secs() >= 1) {
+                        tracing::warn!("Accepting client connection: accept: {e}");
+                        warned = Some(std::time::Instant::now());
+                    }
                     tokio::time::sleep(std::time::Duration::from_millis(10)).await;
                 }
             }

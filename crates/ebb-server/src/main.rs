@@ -57,7 +57,7 @@ fn main() {
         );
         return;
     }
-    let cfg = match Config::from_args(&args) {
+    let mut cfg = match Config::from_args(&args) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{e}");
@@ -104,6 +104,7 @@ fn main() {
         process::LogTarget::Discard => logger.with_writer(std::io::sink).init(),
     }
     process::install_panic_report();
+    fit_maxclients(&mut cfg);
     for m in &cfg.modules {
         tracing::warn!(
             "loadmodule {m}: ebb-server does not load Redis modules; their commands will be unknown"
@@ -274,6 +275,49 @@ async fn serve(cfg: Config) -> i32 {
         drop(insist);
         shared.shutdown_asked.store(false, Ordering::SeqCst);
     }
+}
+
+/// Raises the open-files limit for `maxclients`, or lowers `maxclients`
+/// to what the limit allows, with Redis's log lines; a limit that leaves
+/// no room for any client stops the start.
+fn fit_maxclients(cfg: &mut Config) {
+    let asked = cfg.get_i64("maxclients").max(1) as u64;
+    let want = asked + process::RESERVED_FDS;
+    let fl = process::raise_open_files(asked);
+    if fl.clients >= asked {
+        if fl.now > fl.old {
+            tracing::info!(
+                "Increased maximum number of open files to {} (it was originally set to {}).",
+                fl.now,
+                fl.old
+            );
+        }
+        return;
+    }
+    if fl.now <= process::RESERVED_FDS {
+        let text = format!(
+            "Your current 'ulimit -n' of {} is not enough for the server to start. Please \
+             increase your open file limit to at least {want}. Exiting.",
+            fl.old
+        );
+        tracing::error!("{text}");
+        eprintln!("{text}");
+        std::process::exit(1);
+    }
+    let why = fl
+        .error
+        .map_or_else(|| "unknown".to_string(), |e| e.to_string());
+    tracing::warn!(
+        "You requested maxclients of {asked} requiring at least {want} max file descriptors."
+    );
+    tracing::warn!("Server can't set maximum open files to {want} because of OS error: {why}.");
+    tracing::warn!(
+        "Current maximum open files is {}. maxclients has been reduced to {} to compensate for \
+         low ulimit. If you need higher maxclients increase 'ulimit -n'.",
+        fl.now,
+        fl.clients
+    );
+    let _ = cfg.set("maxclients", &fl.clients.to_string());
 }
 
 /// A shutdown on a signal: false (and the server goes on) when the final

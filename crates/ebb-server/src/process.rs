@@ -223,6 +223,85 @@ impl Drop for InsistOnSigint {
     }
 }
 
+/// Descriptors kept beyond the clients' (Redis's `CONFIG_MIN_RESERVED_FDS`):
+/// listening sockets, the log, the AOF, snapshots.
+pub const RESERVED_FDS: u64 = 32;
+
+/// What [`raise_open_files`] found and did.
+pub struct FilesLimit {
+    /// The number of clients the open-files limit now allows (the one
+    /// asked for when it fits).
+    pub clients: u64,
+    /// The soft limit before.
+    pub old: u64,
+    /// The soft limit now.
+    pub now: u64,
+    /// Why it could not be raised to what `maxclients` needs.
+    pub error: Option<std::io::Error>,
+}
+
+/// Raises the open-files limit so that `maxclients` connections and
+/// [`RESERVED_FDS`] more fit, as Redis does at start and on CONFIG SET
+/// maxclients: both limits when the process may (root), else the soft one
+/// up to the hard one.
+pub fn raise_open_files(maxclients: u64) -> FilesLimit {
+    let want = maxclients.saturating_add(RESERVED_FDS);
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return FilesLimit {
+            clients: 1024 - RESERVED_FDS,
+            old: 1024,
+            now: 1024,
+            error: Some(std::io::Error::last_os_error()),
+        };
+    }
+    // `rlim_t` is u64 on the 64-bit targets ebb builds for.
+    #[allow(clippy::useless_conversion)]
+    let (old, hard) = (u64::from(lim.rlim_cur), u64::from(lim.rlim_max));
+    let set = |cur: u64, max: u64| {
+        let l = libc::rlimit {
+            rlim_cur: libc::rlim_t::try_from(cur).unwrap_or(libc::rlim_t::MAX),
+            rlim_max: libc::rlim_t::try_from(max).unwrap_or(libc::rlim_t::MAX),
+        };
+        // SAFETY: setrlimit reads the struct; a refusal leaves the limits.
+        unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &l) == 0 }
+    };
+    if old >= want {
+        return FilesLimit {
+            clients: maxclients,
+            old,
+            now: old,
+            error: None,
+        };
+    }
+    let mut error = None;
+    let now = if set(want, want.max(hard)) {
+        want
+    } else {
+        error = Some(std::io::Error::last_os_error());
+        let cap = hard.min(want);
+        if cap > old && set(cap, hard) {
+            cap
+        } else {
+            old
+        }
+    };
+    FilesLimit {
+        clients: if now >= want {
+            maxclients
+        } else {
+            now.saturating_sub(RESERVED_FDS)
+        },
+        old,
+        now,
+        error,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

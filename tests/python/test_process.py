@@ -326,3 +326,20 @@ def test_a_limit_too_low_for_any_client_stops_the_start(tmp_path):
     assert r.returncode == 1
     assert ("Your current 'ulimit -n' of 20 is not enough for the server to start. Please "
             "increase your open file limit to at least 10032. Exiting.") in r.stderr
+
+
+def test_no_connection_is_accepted_once_shutdown_closed_the_client(tmp_path):
+    """As Redis closes its listening sockets before it exits: once SHUTDOWN
+    NOSAVE has closed the client's connection (here while a script is
+    busy, where the exit is immediate), a new connection is refused, not
+    accepted by the kernel and then dropped."""
+    s = EbbServer("--dir", str(tmp_path), "--busy-reply-threshold", "100", cwd=str(tmp_path))
+    busy = socket.create_connection(("127.0.0.1", s.port))
+    busy.sendall(b"*3\r\n$4\r\nEVAL\r\n$17\r\nwhile true do end\r\n$1\r\n0\r\n")
+    time.sleep(0.3)
+    c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+    c.sendall(b"SHUTDOWN NOSAVE\r\n")
+    assert c.recv(100) == b""
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", s.port), timeout=5)
+    assert s.proc.wait(5) == 0

@@ -109,7 +109,11 @@ fn bind_one(spec: &str, backlog: u32) -> std::io::Result<TcpListener> {
             s.listen(backlog)
         });
         match bound {
-            Ok(l) => return Ok(l),
+            Ok(l) => {
+                use std::os::fd::AsRawFd;
+                crate::process::note_listener(l.as_raw_fd());
+                return Ok(l);
+            }
             Err(e) => last = e,
         }
     }
@@ -290,6 +294,10 @@ pub fn serve_unix(shared: &Arc<Shared>) -> Result<(), String> {
     let listener = tokio::net::UnixListener::bind(&path)
         .map_err(|e| format!("Failed opening Unix socket: {e}"))?;
     crate::process::note_socket_file(&path);
+    {
+        use std::os::fd::AsRawFd;
+        crate::process::note_listener(listener.as_raw_fd());
+    }
     let mode = u32::from_str_radix(&perm, 8).unwrap_or(0);
     if mode != 0 {
         use std::os::unix::fs::PermissionsExt;

@@ -106,11 +106,40 @@ pub fn write_pidfile(path: PathBuf) {
 /// Removes the pid file written at start and the Unix socket's file, if
 /// any (every way the server exits cleanly calls this).
 pub fn remove_files() {
+    stop_listening();
     if let Some(p) = WRITTEN.get() {
         let _ = std::fs::remove_file(p);
     }
     if let Some(p) = SOCKET.get() {
         let _ = std::fs::remove_file(p);
+    }
+}
+
+/// The listening sockets' descriptors (TCP and Unix), shut at exit.
+static LISTENING: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+/// Records a listening socket for [`stop_listening`].
+pub fn note_listener(fd: i32) {
+    if let Ok(mut l) = LISTENING.lock() {
+        l.push(fd);
+    }
+}
+
+/// Stops listening, as Redis closes its listening sockets before it
+/// exits: a client connecting while the process ends is refused rather
+/// than accepted by the kernel and then dropped. (A listening socket
+/// that is shut down stops listening; the descriptors themselves close
+/// with the process.)
+pub fn stop_listening() {
+    if let Ok(l) = LISTENING.lock() {
+        for &fd in l.iter() {
+            // SAFETY: shutdown on a descriptor only changes that socket's
+            // state; one replaced since (a rebind) is at worst a socket
+            // of this exiting process or not a socket (ENOTSOCK).
+            unsafe {
+                libc::shutdown(fd, libc::SHUT_RDWR);
+            }
+        }
     }
 }
 

@@ -78,6 +78,17 @@ class Loading:
         self.proc.wait()
 
 
+def progress(c):
+    """INFO persistence once the loader has sized the files to read (the
+    connection may come in the moment before)."""
+    for _ in range(200):
+        info = c.info("persistence")
+        if info["loading"] == 0 or info.get("loading_total_bytes"):
+            return info
+        time.sleep(0.005)
+    return info
+
+
 @pytest.fixture
 def snapshot(tmp_path):
     make_data(tmp_path)
@@ -88,7 +99,7 @@ def test_commands_are_refused_with_loading_until_the_data_is_in(snapshot):
     srv = Loading(snapshot)
     try:
         c = srv.client()
-        info = c.info("persistence")
+        info = progress(c)
         assert info["loading"] == 1 and info["async_loading"] == 0
         total = os.path.getsize(snapshot / "dump.ebb")
         assert info["loading_total_bytes"] == total
@@ -155,7 +166,7 @@ def test_an_append_only_file_loads_the_same_way(tmp_path):
     srv = Loading(tmp_path, "--appendonly", "yes")
     try:
         c = srv.client()
-        info = c.info("persistence")
+        info = progress(c)
         assert info["loading"] == 1 and info["loading_total_bytes"] == total
         with pytest.raises(redis.exceptions.BusyLoadingError):
             c.incr("counter")

@@ -358,7 +358,7 @@ pub(crate) fn reply_for<'a>(
         "pubsub" => crate::pubsub::pubsub_command(shared, argv),
         "client" => return crate::client::client(s, shared, guard, argv),
         "config" => crate::admin::config(shared, guard, argv, &s.entry),
-        "command" => crate::admin::command(argv),
+        "command" => crate::command_cmd::command(argv),
         "info" => {
             let store = guard.get_or_insert_with(|| shared.store.lock());
             let text = crate::info::info(shared, store, &argv[1..]);

@@ -10,6 +10,7 @@ mod client;
 mod client_evict;
 mod cluster;
 mod cmdstats;
+mod command_cmd;
 mod commands;
 mod config;
 mod conn;

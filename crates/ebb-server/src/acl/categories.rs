@@ -146,7 +146,7 @@ fn slot_categories(slot: usize) -> Vec<&'static str> {
     }
     let container = name.split('|').next().unwrap_or(name);
     match ebb_core::lookup(container.as_bytes()) {
-        Some(spec) => crate::admin::categories(spec)
+        Some(spec) => crate::command_cmd::categories(spec)
             .into_iter()
             .map(|c| c.trim_start_matches('@'))
             .collect(),

@@ -1,7 +1,9 @@
 //! CONFIG REWRITE: the configuration file changed as little as Redis
 //! changes it, and the quoting that lets a line read back whole.
 
-use super::{canonical, find, split_config_line, Config, Kind, Opt, OPTIONS};
+use super::checks::canonical;
+use super::options::{find, Kind, Opt, OPTIONS};
+use super::{split_config_line, Config};
 
 impl Config {
     /// The file text for CONFIG REWRITE, from the file as it is (`old`),

@@ -92,6 +92,40 @@ def test_round_trip_after_rewrite(server_factory):
     assert c.get("after") == "rewrite"
 
 
+@pytest.mark.parametrize("rewrite", [False, True])
+def test_member_deadline_passed_while_down_keeps_the_key_ttl(server_factory, rewrite):
+    """A member whose deadline passes while the server is down stays for the
+    rest of the log (it was live when those commands ran), so the key it
+    kept alive keeps its TTL and its later members; it goes once loaded."""
+    s = server_factory("--appendonly", "yes", "--appendfsync", "always")
+    c = s.client()
+    for key, add, expire in [
+        ("s", ("SADD", "s", "a"), ("SPEXPIRE", "s", 300, "MEMBERS", 1, "a")),
+        ("z", ("ZADD", "z", 1, "a"), ("ZPEXPIRE", "z", 300, "MEMBERS", 1, "a")),
+        ("h", ("HSET", "h", "a", 1), ("HPEXPIRE", "h", 300, "FIELDS", 1, "a")),
+    ]:
+        c.execute_command(*add)
+        c.execute_command(*expire)
+        if rewrite:
+            c.bgrewriteaof()
+            deadline = time.time() + 10
+            while c.info("persistence")["aof_rewrite_in_progress"] and time.time() < deadline:
+                time.sleep(0.02)
+        assert c.pexpire(key, HOUR_MS)
+    c.sadd("s", "b")
+    c.zadd("z", {"b": 2})
+    c.hset("h", "b", 2)
+    s.kill()
+    time.sleep(0.5)
+    s.start()
+    c = s.client()
+    assert c.smembers("s") == {"b"}
+    assert c.zrange("z", 0, -1) == ["b"]
+    assert c.hgetall("h") == {"b": "2"}
+    for key in ("s", "z", "h"):
+        assert 0 < c.pttl(key) <= HOUR_MS, key
+
+
 def test_bgsave_is_a_point_in_time_copy_under_writes(server_factory):
     """BGSAVE while transactions keep moving units between two keys and
     appending to a list: the snapshot holds one consistent instant (the

@@ -162,6 +162,20 @@ impl<'a> Ctx<'a> {
         live
     }
 
+    /// The time a member deadline must be after for a command to set it:
+    /// a deadline at or before it deletes the member at once. It is `now`,
+    /// except while a log or snapshot loads, where it is 0: as Redis does
+    /// with hash fields, a deadline that passed while the server was down
+    /// is set as it was, the member stays for the commands after it in
+    /// the file, and it goes once loading is over.
+    pub fn deadline_floor(&self) -> u64 {
+        if self.store.loading {
+            0
+        } else {
+            self.now
+        }
+    }
+
     /// Applies lazy expiry to `key`; false if it is absent.
     pub fn expire_key(&mut self, key: &[u8]) -> bool {
         self.expire_key_in(self.db, key)

@@ -247,7 +247,7 @@ pub fn expire_members<T: MemberTtl>(
     cond: Cond,
     members: &[&[u8]],
 ) -> CmdResult<Vec<i64>> {
-    let now = ctx.now;
+    let now = ctx.deadline_floor();
     let Some(v) = ctx.get_mut::<T>(key)? else {
         ctx.rewrite_as(Vec::new());
         return Ok(vec![NO_MEMBER; members.len()]);

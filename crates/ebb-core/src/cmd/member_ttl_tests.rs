@@ -569,3 +569,37 @@ fn deadlines_are_indexed_for_the_sweeper() {
     assert_eq!(h.store.dbs[0].next_due_members(NOW + 30), None);
     assert_eq!(h.store.dbs[0].next_due_members(NOW + 50), Some(b("s")));
 }
+
+/// While a log loads, a member deadline that has passed is set, not
+/// applied: the member stays for the commands after it (which were
+/// written while it was live), so the key and its TTL survive a restart
+/// after the deadline; it goes once loading is over.
+#[test]
+fn while_loading_a_past_member_deadline_is_set() {
+    let mut h = Harness::new();
+    let past = (h.now - 1000).to_string();
+    let later = (h.now + 60_000).to_string();
+    h.store.loading = true;
+    for (add, expire, read) in [
+        ("SADD s a", "SPEXPIREAT s {t} MEMBERS 1 a", "SCARD s"),
+        ("ZADD z 1 a", "ZPEXPIREAT z {t} MEMBERS 1 a", "ZCARD z"),
+        ("HSET h a 1", "HPEXPIREAT h {t} FIELDS 1 a", "HLEN h"),
+    ] {
+        run(&mut h, add);
+        let key = &add[5..6];
+        assert_eq!(run(&mut h, &expire.replace("{t}", &past)), ints(&[1]), "{expire}");
+        assert_eq!(run(&mut h, &format!("PEXPIREAT {key} {later}")), Reply::Int(1));
+        assert_eq!(run(&mut h, read), Reply::Int(1), "{read}");
+    }
+    run(&mut h, &format!("ZADDEX x PXAT {past} 1 a"));
+    run(&mut h, &format!("HSETEX y PXAT {past} FIELDS 1 a 1"));
+    assert_eq!(run(&mut h, "ZCARD x"), Reply::Int(1));
+    assert_eq!(run(&mut h, "HLEN y"), Reply::Int(1));
+    run(&mut h, "SADD s b");
+    h.store.loading = false;
+    assert_eq!(run(&mut h, "SMEMBERS s"), Reply::Set(vec![Reply::Bulk(b("b"))]));
+    assert_eq!(run(&mut h, "PEXPIRETIME s"), Reply::Int(h.now as i64 + 60_000));
+    for key in ["z", "h", "x", "y"] {
+        assert_eq!(run(&mut h, &format!("EXISTS {key}")), Reply::Int(0), "{key}");
+    }
+}

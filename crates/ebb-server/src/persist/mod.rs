@@ -69,8 +69,8 @@ pub struct Replayed {
 /// Replays RESP commands into `store`. As in Redis, no key expires while
 /// they load ([`Store::loading`]): a key whose TTL has passed stays for
 /// the commands after it and goes once loading is over (lazily, or by the
-/// sweep that follows a load at start). Members whose deadline has passed
-/// are dropped as they load. The bytes read count in the loading
+/// sweep that follows a load at start). Member deadlines likewise
+/// ([`ebb_core::Ctx::deadline_floor`]). The bytes read count in the loading
 /// progress (INFO's `loading_loaded_bytes`).
 pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, LoadError> {
     let mut reported = 0;

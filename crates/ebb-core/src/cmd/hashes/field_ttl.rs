@@ -182,7 +182,7 @@ fn hsetex_redis(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
         ctx.rewrite_as(Vec::new());
         return Ok(Reply::Int(0));
     }
-    let now = ctx.now;
+    let now = ctx.deadline_floor();
     let mut set = Vec::with_capacity(pairs.len() / 2);
     let mut log_pairs = Vec::with_capacity(pairs.len());
     let mut deleted = Vec::new();
@@ -387,7 +387,7 @@ pub(super) fn hgetex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
         (GetExpiry::Leave, 2)
     };
     let fields = fields_at(argv, pos, "hgetex")?;
-    let now = ctx.now;
+    let now = ctx.deadline_floor();
     let Some(h) = ctx.get_mut::<HashValue>(key)? else {
         ctx.rewrite_as(Vec::new());
         return Ok(Reply::Array(vec![Reply::Nil; fields.len()]));

@@ -218,7 +218,7 @@ pub(crate) fn zaddex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
         ctx.rewrite_as(Vec::new());
         return Ok(AddTally::default().reply(&cmd.flags));
     }
-    let now = ctx.now;
+    let now = ctx.deadline_floor();
     let track = ctx.logs() || ctx.notifies();
     match with_zset(ctx, cmd.key, |z| apply(z, &cmd, now, track))? {
         Ok(Some(done)) => report(ctx, &cmd, done),

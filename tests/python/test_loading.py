@@ -79,14 +79,9 @@ class Loading:
 
 
 def progress(c):
-    """INFO persistence once the loader has sized the files to read (the
-    connection may come in the moment before)."""
-    for _ in range(200):
-        info = c.info("persistence")
-        if info["loading"] == 0 or info.get("loading_total_bytes"):
-            return info
-        time.sleep(0.005)
-    return info
+    """INFO persistence: the files to read are sized before the first
+    connection is served, so `loading_total_bytes` is right at once."""
+    return c.info("persistence")
 
 
 @pytest.fixture
@@ -178,5 +173,46 @@ def test_an_append_only_file_loads_the_same_way(tmp_path):
     s = EbbServer("--dir", str(tmp_path), "--appendonly", "yes", cwd=str(tmp_path))
     try:
         assert s.client().get("counter") == "1"
+    finally:
+        s.stop()
+
+
+@pytest.mark.parametrize("sub", ["RELOAD", "LOADAOF"])
+def test_debug_reload_answers_other_clients_loading(tmp_path, sub):
+    """DEBUG RELOAD and DEBUG LOADAOF load with the keyspace locked; as in
+    Redis, other clients are answered -LOADING meanwhile (not left
+    waiting), and INFO-free commands run again once the data is in."""
+    s = EbbServer("--dir", str(tmp_path), "--appendonly", "yes", cwd=str(tmp_path))
+    try:
+        c = s.client()
+        p = c.pipeline(transaction=False)
+        for i in range(KEYS):
+            p.set(f"key:{i}", f"value:{i}")
+        p.execute()
+        c.config_set("key-load-delay", 3_000_000 // KEYS)
+        done = []
+        t = threading.Thread(target=lambda: done.append(c.execute_command("DEBUG", sub)))
+        other = Raw(s.port, timeout=10)
+        t.start()
+        # A command that comes before DEBUG has started waits for it, as
+        # it would wait for any command before it: come once it has.
+        time.sleep(0.5)
+        seen = None
+        end = time.time() + 5
+        while time.time() < end and not done:
+            seen = other.cmd("GET", "key:1")
+            if seen.startswith(b"-LOADING"):
+                break
+            time.sleep(0.01)
+        assert seen == b"-" + LOADING.encode() + b"\r\n"
+        # INFO answers meanwhile (with the figures of an empty keyspace).
+        assert b"\r\nloading:1\r\n" in other.cmd("INFO", "persistence")
+        t.join(10)
+        assert done == ["OK"]
+        assert other.cmd("GET", "key:1") == b"$7\r\nvalue:1\r\n"
+        other.close()
+        c.config_set("key-load-delay", 0)
+        assert c.dbsize() == KEYS
+        assert c.info("persistence")["loading"] == 0
     finally:
         s.stop()

@@ -338,15 +338,22 @@ impl Shared {
                 ))
             }
         };
-        let mut st = self.aof.lock();
-        st.manifest = m;
-        if !set.keep_history {
-            let _ = manifest::delete_history(&set.dir, &set.prefix, &mut st.manifest);
-        }
+        let m = {
+            let mut st = self.aof.lock();
+            st.manifest = m;
+            if !set.keep_history {
+                let _ = manifest::delete_history(&set.dir, &set.prefix, &mut st.manifest);
+            }
+            st.manifest.clone()
+        };
         for db in store.dbs.iter_mut() {
             db.clear();
         }
-        let (total, base) = load_files(&set, &st.manifest, store)?;
+        // The log is not held while the files load: every connection
+        // takes it after its batch, and nothing can be logged meanwhile
+        // (the keyspace is locked).
+        let (total, base) = load_files(&set, &m, store)?;
+        let mut st = self.aof.lock();
         st.current_size = total;
         st.base_size = base;
         Ok(())
@@ -433,6 +440,22 @@ fn io_text(e: &std::io::Error) -> String {
     }
 }
 
+/// The bytes the load at start will read, as far as the files on disk
+/// tell before it begins (INFO's `loading_total_bytes` from the first
+/// moment, as Redis sizes its file before it serves anyone): the files
+/// the AOF manifest lists, or the snapshot.
+pub fn bytes_to_load(shared: &Shared, aof_on: bool) -> u64 {
+    let size = |p: &std::path::Path| fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    if !aof_on {
+        return size(&shared.snapshot_path());
+    }
+    let set = shared.aof_settings();
+    match manifest::read(&set.dir, &set.prefix) {
+        Ok(Some(m)) => m.live().map(|f| size(&set.dir.join(&f.name))).sum(),
+        _ => 0,
+    }
+}
+
 /// Reads the manifest (None when there is none); a bad one is fatal, its
 /// problem logged as Redis does.
 fn read_manifest(set: &Settings) -> Result<Option<Manifest>, String> {
@@ -466,7 +489,7 @@ fn load_files(set: &Settings, m: &Manifest, store: &mut Store) -> Result<(u64, u
     if total == 0 {
         return Ok((0, 0));
     }
-    crate::loading::add_total(total);
+    crate::loading::set_total(total);
     let files = m.live().count();
     let now = now_ms();
     let mut base_size = 0;

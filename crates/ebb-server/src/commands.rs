@@ -360,6 +360,19 @@ pub(crate) fn reply_for<'a>(
         "config" => crate::admin::config(shared, guard, argv, &s.entry),
         "command" => crate::command_cmd::command(argv),
         "info" => {
+            if guard.is_none() && crate::loading::active() {
+                // DEBUG RELOAD or LOADAOF holds the keyspace while it
+                // loads: INFO answers at once (Redis answers it while it
+                // loads), with the figures of an empty keyspace.
+                match shared.store.try_lock() {
+                    Some(g) => *guard = Some(g),
+                    None => {
+                        let empty = Store::new(0);
+                        let text = crate::info::info(shared, &empty, &argv[1..]);
+                        return Some(Reply::Verbatim(text.into()));
+                    }
+                }
+            }
             let store = guard.get_or_insert_with(|| shared.store.lock());
             let text = crate::info::info(shared, store, &argv[1..]);
             Reply::Verbatim(text.into())

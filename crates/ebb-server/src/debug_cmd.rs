@@ -88,7 +88,11 @@ pub fn debug<'a>(
         // directory's manifest lists (as the AOF or BGREWRITEAOF left them).
         shared.flush_aof();
         let store = guard.get_or_insert_with(|| shared.store.lock());
-        match shared.reload_aof(store) {
+        let mark = crate::loading::Mark::new(shared.config.read().get_i64("key-load-delay"));
+        // The worker goes on serving the other clients (-LOADING) meanwhile.
+        let loaded = tokio::task::block_in_place(|| shared.reload_aof(store));
+        drop(mark);
+        match loaded {
             Ok(()) => {
                 // As Redis: the reload itself is no change to save.
                 let dirty = shared.stats.dirty.load(Ordering::Relaxed);
@@ -102,7 +106,8 @@ pub fn debug<'a>(
             }
         }
     } else if eq(sub, "reload") {
-        debug_reload(shared, guard, argv)
+        // The worker goes on serving the other clients (-LOADING) meanwhile.
+        tokio::task::block_in_place(|| debug_reload(shared, guard, argv))
     } else if eq(sub, "protocol") && argv.len() == 3 {
         // Reached from scripts only (a connection's DEBUG PROTOCOL writes
         // its reply itself).
@@ -284,6 +289,8 @@ fn debug_reload<'a>(
     let Ok(body) = crate::persist::snapshot::decode(&data) else {
         return err("ERR Error trying to load the RDB dump");
     };
+    let _loading = crate::loading::Mark::new(shared.config.read().get_i64("key-load-delay"));
+    crate::loading::set_total(body.len() as u64);
     if flush {
         for db in store.dbs.iter_mut() {
             db.clear();

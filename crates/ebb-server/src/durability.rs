@@ -377,7 +377,7 @@ fn load_into(shared: &Arc<Shared>, store: &mut Store, aof_on: bool) -> Result<()
     if !aof_on {
         let path = shared.snapshot_path();
         if let Ok(data) = std::fs::read(&path) {
-            crate::loading::add_total(data.len() as u64);
+            crate::loading::set_total(data.len() as u64);
             let body = snapshot::decode(&data)
                 .map_err(|e| format!("Can't load snapshot {}: {e}", path.display()))?;
             let r = persist::replay(store, body, now).map_err(|e| {
@@ -414,6 +414,11 @@ pub async fn run_background(shared: Arc<Shared>) {
     let mut last_rule_check = std::time::Instant::now();
     loop {
         tokio::time::sleep(Duration::from_millis(1000)).await;
+        if crate::loading::active() {
+            // DEBUG LOADAOF holds the log while it loads: waiting for it
+            // would stall a thread that answers clients (-LOADING).
+            continue;
+        }
         // The fsync runs on a blocking thread, outside the log's lock: a
         // slow disk never stalls the threads serving clients.
         let handle = match shared.aof.lock().log.as_mut() {

@@ -61,9 +61,31 @@ pub fn end() {
     ACTIVE.store(false, Ordering::SeqCst);
 }
 
-/// A file of `bytes` is to be loaded.
-pub fn add_total(bytes: u64) {
-    TOTAL.fetch_add(bytes, Ordering::Relaxed);
+/// The files to load hold `bytes` (all of them: one source is loaded,
+/// the AOF's files or the snapshot).
+pub fn set_total(bytes: u64) {
+    TOTAL.store(bytes, Ordering::Relaxed);
+}
+
+/// Marks the dataset as loading while DEBUG RELOAD or DEBUG LOADAOF loads
+/// it (the keyspace locked meanwhile): other clients get `-LOADING`, as
+/// Redis answers them while it loads, instead of waiting unanswered, and
+/// INFO shows the progress. Loading is over when the mark is dropped.
+pub struct Mark(());
+
+impl Mark {
+    /// Loading starts, `key-load-delay` (see [`pace`]) as now set.
+    pub fn new(key_load_delay: i64) -> Mark {
+        set_key_load_delay(key_load_delay);
+        begin();
+        Mark(())
+    }
+}
+
+impl Drop for Mark {
+    fn drop(&mut self) {
+        end();
+    }
 }
 
 /// `bytes` more were loaded.

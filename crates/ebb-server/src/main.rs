@@ -199,6 +199,10 @@ async fn serve(cfg: Config) -> i32 {
     // own), as in Redis: commands without the `loading` flag are refused
     // with -LOADING until it is in place.
     loading::begin();
+    loading::set_total(aof_dir::bytes_to_load(
+        &shared,
+        shared.config.read().get_bool("appendonly"),
+    ));
     if let Err(e) = listen::serve_unix(&shared) {
         tracing::error!("{e}");
         return 1;

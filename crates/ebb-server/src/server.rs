@@ -409,12 +409,13 @@ impl Shared {
 
     /// A fresh effects record for one command or sweep.
     /// The store, for background work (active expiry, save rules): `None`
-    /// while a script runs past `busy-reply-threshold` holding it (the
-    /// work waits for the next tick instead of stalling the thread that
-    /// answers clients).
+    /// while a script runs past `busy-reply-threshold` holding it, or while
+    /// the dataset loads (DEBUG RELOAD holds it then), so that the work
+    /// waits for the next tick instead of stalling the thread that answers
+    /// clients.
     pub fn store_unless_busy(&self) -> Option<parking_lot::MutexGuard<'_, Store>> {
         loop {
-            if self.scripting.busy() {
+            if self.scripting.busy() || crate::loading::active() {
                 return None;
             }
             if let Some(g) = self.store.try_lock_for(std::time::Duration::from_millis(5)) {

@@ -75,10 +75,23 @@ pub struct Replayed {
 pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, LoadError> {
     let mut reported = 0;
     let was = std::mem::replace(&mut store.loading, true);
+    SKIPPED_SCRIPTS.with(|n| n.set(0));
     let r = replay_counted(store, data, now, &mut reported);
     store.loading = was;
+    let skipped = SKIPPED_SCRIPTS.with(|n| n.get());
+    if skipped > 0 {
+        tracing::warn!(
+            "{skipped} script call(s) (EVAL, EVALSHA, FCALL) in the loaded file were not \
+             replayed: ebb logs a script's effects and replays those, not scripts"
+        );
+    }
     crate::loading::advance(data.len().saturating_sub(reported) as u64);
     r
+}
+
+thread_local! {
+    /// Server-level commands (scripts) a replay met and did not run.
+    static SKIPPED_SCRIPTS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// Commands replayed between two reports of the loading progress.
@@ -211,6 +224,11 @@ fn apply(
             format!("wrong number of arguments for '{}'", spec.name),
         ));
     }
+    if matches!(spec.exec, ebb_core::table::Exec::Server) && spec.name != "function" {
+        // A script as an older Redis logged it: not run (see `replay`).
+        SKIPPED_SCRIPTS.with(|n| n.set(n.get() + 1));
+        return Ok(());
+    }
     if spec.name == "function" {
         return crate::script::replay_function(store, argv)
             .map_err(|e| LoadError::Corrupt(offset, format!("FUNCTION: {e}")));
@@ -253,6 +271,22 @@ mod tests {
         assert!(store.dbs[0].raw_get(b"a").is_some());
         assert!(store.dbs[0].raw_get(b"b").is_none());
         assert!(store.dbs[2].raw_get(b"b").is_some());
+    }
+
+    #[test]
+    fn replay_counts_the_scripts_it_does_not_run() {
+        let mut data = Vec::new();
+        for c in [
+            &["EVAL", "redis.call('set', KEYS[1], 'x')", "1", "s"][..],
+            &["SET", "a", "1"],
+        ] {
+            encode_command(&cmd(c), &mut data);
+        }
+        let mut store = Store::new(16);
+        assert!(replay(&mut store, &data, 0).is_ok());
+        assert_eq!(SKIPPED_SCRIPTS.with(|n| n.get()), 1);
+        assert!(store.dbs[0].raw_get(b"a").is_some());
+        assert!(store.dbs[0].raw_get(b"s").is_none());
     }
 
     #[test]

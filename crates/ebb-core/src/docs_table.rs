@@ -74,6 +74,7 @@ pub static DOCS: &[(&str, &str, &str, &str)] = &[
     ("info", "1.0.0", "[section...]", ""),
     ("keys", "1.0.0", "pattern:pattern", ""),
     ("lastsave", "1.0.0", "", ""),
+    ("lolwut", "5.0.0", "[VERSION version:int]", ""),
     ("role", "2.8.12", "", ""),
     ("lcs", "7.0.0", "key1:key key2:key0 [LEN] [IDX] [MINMATCHLEN len:int] [WITHMATCHLEN]", ""),
     ("lindex", "1.0.0", "key:key index:int", ""),

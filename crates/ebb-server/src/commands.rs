@@ -377,6 +377,7 @@ pub(crate) fn reply_for<'a>(
             let text = crate::info::info(shared, store, &argv[1..]);
             Reply::Verbatim(text.into())
         }
+        "lolwut" => crate::lolwut::lolwut(argv),
         "time" => {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)

@@ -30,6 +30,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     s("config", -2, "", (0, 0, 0), "server", "A container for server configuration commands."),
     s("command", -1, "loading stale", (0, 0, 0), "server", "Returns detailed information about all commands."),
     s("time", 1, "loading stale fast", (0, 0, 0), "server", "Returns the server time."),
+    s("lolwut", -1, "readonly fast", (0, 0, 0), "server", "Displays computer art and the server version."),
     s("debug", -2, "admin noscript loading stale", (0, 0, 0), "server", "A container for debugging commands."),
     s("shutdown", -1, "admin noscript loading stale no_multi allow_busy", (0, 0, 0), "server", "Synchronously saves the database(s) to disk and shuts down the server."),
     s("lastsave", 1, "loading stale fast", (0, 0, 0), "server", "Returns the Unix timestamp of the last successful save to disk."),

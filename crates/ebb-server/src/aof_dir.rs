@@ -260,6 +260,7 @@ impl Shared {
             st.log = None;
         }
         self.aof_write_ok.store(true, Ordering::Relaxed);
+        self.aof_fsync_ok.store(true, Ordering::Relaxed);
         let busy = if self.bgsave_running.load(Ordering::SeqCst) {
             Some("there is already another background operation")
         } else if crate::commands::in_exec() {

@@ -99,10 +99,48 @@ impl Shared {
             if sleep > 0 {
                 std::thread::sleep(Duration::from_micros(sleep));
             }
-            if let Err(e) = st.flush() {
-                tracing::error!(error = %e, "error writing the append only file");
-                self.aof_write_ok.store(false, Ordering::Relaxed);
+            let always = st.log.as_ref().is_some_and(|a| a.fsync == Fsync::Always);
+            match st.flush() {
+                Ok(()) => {
+                    if !self.aof_write_ok.load(Ordering::Relaxed) {
+                        self.aof_write_ok.store(true, Ordering::Relaxed);
+                        tracing::warn!("AOF write error looks solved, Redis can write again.");
+                    }
+                }
+                Err(e) => {
+                    drop(st);
+                    self.aof_write_failed(&e, always);
+                }
             }
+        }
+    }
+
+    /// A write of the AOF failed (the commands stay pending). With
+    /// `appendfsync always` the process exits, as Redis does: replies
+    /// already computed cannot be taken back, and the promise was that an
+    /// acknowledged write is on disk. Otherwise writes are refused
+    /// (`-MISCONF`) until a later try succeeds; the error is logged at
+    /// most every 30 seconds.
+    fn aof_write_failed(&self, e: &std::io::Error, always: bool) {
+        let errno = e.raw_os_error().unwrap_or(libc::EIO);
+        self.aof_errno.store(errno, Ordering::Relaxed);
+        let why = crate::misconf::errno_text(errno);
+        if always {
+            tracing::warn!("Error writing to the AOF file: {why}");
+            tracing::warn!(
+                "Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting..."
+            );
+            self.kill_save_child();
+            self.kill_rewrite_on_exit();
+            crate::process::remove_files();
+            std::process::exit(1);
+        }
+        self.aof_write_ok.store(false, Ordering::Relaxed);
+        static LAST_LOG: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let now = now_ms() / 1000;
+        if now.saturating_sub(LAST_LOG.load(Ordering::Relaxed)) > 30 {
+            LAST_LOG.store(now, Ordering::Relaxed);
+            tracing::warn!("Error writing to the AOF file: {why}");
         }
     }
 
@@ -149,6 +187,7 @@ impl Shared {
             return false;
         }
         crate::figures::RDB_SAVES.fetch_add(1, Ordering::Relaxed);
+        self.last_bgsave_try.store(now_ms() / 1000, Ordering::Relaxed);
         crate::figures::started(&crate::figures::RDB_STARTED);
         let path = self.snapshot_path();
         let delay = self.save_delay(store);
@@ -432,8 +471,28 @@ pub async fn run_background(shared: Arc<Shared>) {
             Ok(None) => Ok(()),
             Err(e) => Err(e),
         };
-        if let Err(e) = synced {
-            tracing::error!(error = %e, "fsync of the append only file failed");
+        // A failed fsync refuses writes (-MISCONF) until one succeeds.
+        match synced {
+            Err(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                shared.aof_errno.store(errno, Ordering::Relaxed);
+                // Tried again next second.
+                if let Some(a) = shared.aof.lock().log.as_mut() {
+                    a.unsynced = true;
+                }
+                if shared.aof_fsync_ok.swap(false, Ordering::Relaxed) {
+                    tracing::warn!(
+                        "Error syncing the append only file: {}",
+                        crate::misconf::errno_text(errno)
+                    );
+                }
+            }
+            Ok(()) => shared.aof_fsync_ok.store(true, Ordering::Relaxed),
+        }
+        // Commands a failed write left pending are tried again even when
+        // no client writes (they are refused meanwhile).
+        if !shared.aof_write_ok.load(Ordering::Relaxed) {
+            shared.flush_aof();
         }
         if last_rule_check.elapsed() < Duration::from_secs(1) {
             continue;
@@ -457,9 +516,13 @@ pub async fn run_background(shared: Arc<Shared>) {
             .split_whitespace()
             .filter_map(|w| w.parse().ok())
             .collect();
-        let due = nums
-            .chunks(2)
-            .any(|c| c.len() == 2 && since >= c[0] && changes >= c[1] && changes > 0);
+        // After a failed save, the rules try again only 5 seconds on.
+        let retry = shared.last_bgsave_ok.load(Ordering::Relaxed)
+            || (now_ms() / 1000).saturating_sub(shared.last_bgsave_try.load(Ordering::Relaxed)) > 5;
+        let due = retry
+            && nums
+                .chunks(2)
+                .any(|c| c.len() == 2 && since >= c[0] && changes >= c[1] && changes > 0);
         // One child at a time, as in Redis: a scheduled rewrite or
         // snapshot starts once the other has ended.
         let busy = |s: &Shared| {

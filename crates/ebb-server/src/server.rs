@@ -311,6 +311,13 @@ pub struct Shared {
     pub aof: crate::persist::aof::AofSlot,
     /// Whether the last AOF write succeeded.
     pub aof_write_ok: AtomicBool,
+    /// Whether the last background fsync of the AOF succeeded.
+    pub aof_fsync_ok: AtomicBool,
+    /// The OS error of the last failed AOF write or fsync.
+    pub aof_errno: std::sync::atomic::AtomicI32,
+    /// When the last background save started (Unix seconds): after a
+    /// failed one, save rules try again only 5 seconds later, as Redis.
+    pub last_bgsave_try: AtomicU64,
     /// A BGSAVE runs.
     pub bgsave_running: AtomicBool,
     /// The process writing a BGSAVE snapshot (0: none), killed by a
@@ -392,6 +399,9 @@ impl Shared {
             last_save: AtomicU64::new(now_ms() / 1000),
             aof: crate::persist::aof::AofSlot::new(),
             aof_write_ok: AtomicBool::new(true),
+            aof_fsync_ok: AtomicBool::new(true),
+            aof_errno: std::sync::atomic::AtomicI32::new(0),
+            last_bgsave_try: AtomicU64::new(0),
             bgsave_running: AtomicBool::new(false),
             bgsave_child: std::sync::atomic::AtomicI32::new(0),
             rewrite_running: AtomicBool::new(false),

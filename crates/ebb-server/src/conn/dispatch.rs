@@ -328,6 +328,10 @@ impl Session {
             r
         } else if let Some(r) = self.oom_refusal(shared, guard, spec, argv) {
             r
+        } else if let Some(r) = crate::misconf::refusal_for(shared, spec, argv, || {
+            self.queued_any(|sp, a| crate::misconf::writes(shared, sp, a))
+        }) {
+            r
         } else if let Some(r) = self.subscribed_refusal(spec, slot) {
             r
         } else if let Some(r) = loading_refusal(spec, slot, argv) {

@@ -141,13 +141,23 @@ impl Aof {
     }
 
     /// Writes pending commands, fsyncing when the policy is `always`;
-    /// returns the bytes written.
+    /// returns the bytes written. A write that fails leaves the commands
+    /// pending for the next try, and whatever part of them reached the
+    /// file is cut off again (else the next try would write it twice).
     pub fn flush(&mut self) -> std::io::Result<u64> {
         let ready = self.held.unwrap_or(self.pending.len());
         if ready == 0 {
             return Ok(0);
         }
-        self.file.write_all(&self.pending[..ready])?;
+        if let Err(e) = self.file.write_all(&self.pending[..ready]) {
+            if let Err(t) = self.file.set_len(self.size) {
+                tracing::warn!(
+                    "Could not remove short write from the append-only file. \
+                     The AOF may be refused the next time the server starts. ftruncate: {t}"
+                );
+            }
+            return Err(e);
+        }
         self.size += ready as u64;
         self.pending.drain(..ready);
         if self.held.is_some() {

@@ -110,6 +110,13 @@ impl Call<'_, '_> {
                 return refuse(crate::acl::script_denied(d));
             }
         }
+        // A script's first write is refused while the data cannot be
+        // persisted; once it has written, it runs to its end.
+        if spec.is_write() && !self.wrote {
+            if let Some(e) = crate::misconf::disk_error(self.shared) {
+                return Err((err(crate::misconf::refusal(&e)), Some(slot)));
+            }
+        }
         let store = self.guard.get_or_insert_with(|| self.shared.store.lock());
         if !self.allow_oom && spec.has(flag::DENYOOM) && crate::evict::limited() {
             if let Err(e) = crate::evict::make_room(self.shared, store) {

@@ -323,6 +323,33 @@ fn engine(slot: &mut Option<Engine>) -> Result<&mut Engine, Reply> {
     slot.as_mut().ok_or_else(|| err("ERR no Lua engine"))
 }
 
+/// Whether a script command is a write in Redis's command flags: a
+/// `#!lua` script (or a function) that does not declare `no-writes`.
+/// A script without a `#!lua` line is not; its first write is checked
+/// as it runs.
+pub fn declares_write(shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) -> bool {
+    match spec.name {
+        "eval" | "eval_ro" => matches!(
+            argv.get(1).map(|b| shebang(b)),
+            Some(Ok((skip, no_writes, _))) if skip > 0 && !no_writes
+        ),
+        "evalsha" | "evalsha_ro" => {
+            let Some(sha) = argv.get(1) else {
+                return false;
+            };
+            let sha = String::from_utf8_lossy(sha).to_ascii_lowercase();
+            let slot = shared.scripting.engine.lock();
+            slot.as_ref()
+                .and_then(|e| e.cache.get(&sha))
+                .is_some_and(|s| s.declared && !s.no_writes)
+        }
+        "fcall" | "fcall_ro" => argv
+            .get(1)
+            .is_some_and(|name| functions::declares_write(shared, name)),
+        _ => false,
+    }
+}
+
 /// Whether EVAL, EVALSHA or FCALL may write (what CLIENT PAUSE WRITE
 /// holds): unless the script's `#!lua` line or the function declares
 /// `no-writes`. False for every other command.
@@ -411,6 +438,9 @@ pub fn eval<'a>(
             if let Err(e) = crate::evict::make_room(shared, store) {
                 return e.into();
             }
+        }
+        if let Some(e) = crate::misconf::disk_error(shared) {
+            return err(crate::misconf::script_refusal(&e));
         }
         if spec.name.ends_with("_ro") {
             return err("ERR Can not execute a script with write flag using *_ro command.");

@@ -362,6 +362,15 @@ pub fn load_libraries(shared: &Shared) {
 
 /// Whether the function `name` may write (it does not declare
 /// `no-writes`); true for an unknown one.
+/// Whether the function `name` exists and may write (no `no-writes`).
+pub(super) fn declares_write(shared: &Shared, name: &[u8]) -> bool {
+    let slot = shared.scripting.functions.lock();
+    let key = String::from_utf8_lossy(name).to_ascii_lowercase();
+    slot.as_ref()
+        .and_then(|e| e.by_name.get(&key))
+        .is_some_and(|f| f.flags & NO_WRITES == 0)
+}
+
 pub(super) fn may_write(shared: &Shared, name: &[u8]) -> bool {
     let slot = shared.scripting.functions.lock();
     let key = String::from_utf8_lossy(name).to_ascii_lowercase();
@@ -412,6 +421,11 @@ pub fn fcall<'a>(
     }
     if numkeys < 0 {
         return err("ERR Number of keys can't be negative");
+    }
+    if may_write {
+        if let Some(e) = crate::misconf::disk_error(shared) {
+            return err(crate::misconf::script_refusal(&e));
+        }
     }
     if may_write && read_only {
         return err("ERR Can not execute a script with write flag using *_ro command.");

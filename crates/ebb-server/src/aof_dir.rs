@@ -27,7 +27,6 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::durability::{fork_child, wait_child};
 use crate::persist::aof::{Aof, AofState, Fsync};
 use crate::persist::manifest::{self, FileKind, Manifest};
 use crate::persist::{self, LoadError};
@@ -117,43 +116,21 @@ impl Shared {
         let delay = self.save_delay(store);
         let data_dir = self.data_dir();
         let ts = set.timestamps;
-        let me = self.clone();
-        match fork_child(|| {
-            std::thread::sleep(delay);
-            let tmp = data_dir.join(format!("temp-rewriteaof-bg-{}.aof", std::process::id()));
-            write_rewrite(&tmp, store, ts).is_ok()
-        }) {
-            Ok(pid) => {
-                tracing::info!("Background append only file rewriting started by pid {pid}");
-                self.rewrite_child.store(pid, Ordering::SeqCst);
-                std::thread::spawn(move || {
-                    let ok = wait_child(pid);
-                    let _ = me.rewrite_child.compare_exchange(
-                        pid,
-                        0,
-                        Ordering::SeqCst,
-                        Ordering::SeqCst,
-                    );
-                    let written = if ok {
-                        Ok(())
-                    } else {
-                        Err(std::io::Error::other("the rewriting process failed"))
-                    };
-                    let tmp = me.rewrite_tmp_path(pid);
-                    me.rewrite_done(job, &tmp, written);
-                });
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "fork failed; rewriting from a copy of the keyspace");
-                let copy = store.clone();
-                std::thread::spawn(move || {
-                    let tmp = me.rewrite_tmp_path(std::process::id() as i32);
-                    let written = write_rewrite(&tmp, &copy, ts);
-                    drop(copy);
-                    me.rewrite_done(job, &tmp, written);
-                });
-            }
-        }
+        self.write_in_background(
+            store,
+            |s| &s.rewrite_child,
+            ("rewriting", "Background append only file rewriting started"),
+            move |store| {
+                std::thread::sleep(delay);
+                // The writer's own pid: the child's, or this process's.
+                let tmp = data_dir.join(format!("temp-rewriteaof-bg-{}.aof", std::process::id()));
+                write_rewrite(&tmp, store, ts).map_err(|e| e.to_string())
+            },
+            move |me, written, pid| {
+                let tmp = me.rewrite_tmp_path(pid);
+                me.rewrite_done(job, &tmp, written.map_err(std::io::Error::other));
+            },
+        );
         Ok(())
     }
 

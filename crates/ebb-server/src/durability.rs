@@ -191,41 +191,60 @@ impl Shared {
         crate::figures::started(&crate::figures::RDB_STARTED);
         let path = self.snapshot_path();
         let delay = self.save_delay(store);
-        let child = fork_child(|| {
-            let data = snapshot::encode(store, now_ms());
-            snapshot::write_file_after(&path, &data, delay).is_ok()
-        });
+        self.write_in_background(
+            store,
+            |s| &s.bgsave_child,
+            ("saving", "Background saving started"),
+            move |store| {
+                let data = snapshot::encode(store, now_ms());
+                snapshot::write_file_after(&path, &data, delay).map_err(|e| e.to_string())
+            },
+            |me, written, _| me.bgsave_done(written),
+        );
+        true
+    }
+
+    /// Writes the keyspace as it is now in the background, in a forked
+    /// child that sees it through copy-on-write pages (its pid in `child`
+    /// while it runs), or, if fork fails, from a copy made under the lock
+    /// in a thread. `names` are the job's name for the fork warning and
+    /// the log line of a child started. `done` then runs on a thread of
+    /// its own with the outcome and the writer's process id.
+    pub(crate) fn write_in_background(
+        self: &Arc<Self>,
+        store: &Store,
+        child: fn(&Shared) -> &std::sync::atomic::AtomicI32,
+        names: (&'static str, &'static str),
+        write: impl Fn(&Store) -> Result<(), String> + Send + 'static,
+        done: impl FnOnce(&Arc<Shared>, Result<(), String>, libc::pid_t) + Send + 'static,
+    ) {
         let me = self.clone();
-        match child {
+        let (what, started) = names;
+        match fork_child(|| write(store).is_ok()) {
             Ok(pid) => {
-                self.bgsave_child.store(pid, Ordering::SeqCst);
+                tracing::info!("{started} by pid {pid}");
+                child(self).store(pid, Ordering::SeqCst);
                 std::thread::spawn(move || {
                     let ok = wait_child(pid);
-                    let _ = me.bgsave_child.compare_exchange(
-                        pid,
-                        0,
-                        Ordering::SeqCst,
-                        Ordering::SeqCst,
-                    );
-                    me.bgsave_done(if ok {
+                    let _ = child(&me).compare_exchange(pid, 0, Ordering::SeqCst, Ordering::SeqCst);
+                    let written = if ok {
                         Ok(())
                     } else {
-                        Err("the saving process failed".to_string())
-                    });
+                        Err(format!("the {what} process failed"))
+                    };
+                    done(&me, written, pid);
                 });
             }
             Err(e) => {
-                tracing::warn!(error = %e, "fork failed; saving from a copy of the keyspace");
+                tracing::warn!(error = %e, "fork failed; {what} from a copy of the keyspace");
                 let copy = store.clone();
                 std::thread::spawn(move || {
-                    let data = snapshot::encode(&copy, now_ms());
+                    let written = write(&copy);
                     drop(copy);
-                    let r = snapshot::write_file(&path, &data).map_err(|e| e.to_string());
-                    me.bgsave_done(r);
+                    done(&me, written, std::process::id() as libc::pid_t);
                 });
             }
         }
-        true
     }
 
     /// How long a background save or rewrite child waits before writing:

@@ -343,3 +343,49 @@ def test_no_connection_is_accepted_once_shutdown_closed_the_client(tmp_path):
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", s.port), timeout=5)
     assert s.proc.wait(5) == 0
+
+
+def cmdline(pid):
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        return f.read().rstrip(b"\0").replace(b"\0", b" ").decode()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/cmdline"), reason="needs /proc")
+def test_the_process_title_follows_the_template(tmp_path):
+    conf = tmp_path / "ebb.conf"
+    conf.write_text('save ""\n')
+    s = EbbServer(str(conf), "--dir", str(tmp_path), cwd=str(tmp_path))
+    try:
+        pid = s.proc.pid
+        # Redis's default template: "{title} {listen-addr} {server-mode}".
+        assert cmdline(pid) == f"{BIN} 127.0.0.1:{s.port}"
+        c = s.client()
+        template = "TEST {title} {listen-addr} {port} {tls-port} {unixsocket} {config-file}"
+        assert c.config_set("proc-title-template", template)
+        words = cmdline(pid).split()
+        assert words == ["TEST", BIN, f"127.0.0.1:{s.port}", str(s.port), "0", str(conf)]
+        for bad in ("{invalid-var}", "{title", "abc {", "{title}", ""):
+            with pytest.raises(redis.ResponseError, match="template format is invalid"):
+                c.config_set("proc-title-template", bad)
+        assert c.config_get("proc-title-template") == {"proc-title-template": template}
+        # A background save's child shows its job.
+        c.config_set("rdb-key-save-delay", 2_000_000)
+        c.set("k", "v")
+        c.bgsave()
+        child = wait_until(lambda: subprocess.run(
+            ["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split())
+        assert child
+        kid = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
+                             text=True).stdout.split()[0]
+        assert cmdline(kid).split()[:2] == ["TEST", "ebb-rdb-bgsave"]
+    finally:
+        s.stop()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/cmdline"), reason="needs /proc")
+def test_set_proc_title_no_leaves_the_command_line(tmp_path):
+    s = EbbServer("--set-proc-title", "no", "--appendonly", "no", cwd=str(tmp_path))
+    try:
+        assert cmdline(s.proc.pid) == " ".join([BIN, *s.args])
+    finally:
+        s.stop()

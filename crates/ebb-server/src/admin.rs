@@ -242,6 +242,13 @@ pub fn config<'a>(
             shared.collect_aof_history();
         }
         let cfg = shared.config.read();
+        if argv[2..].iter().step_by(2).any(|o| {
+            ["proc-title-template", "port", "bind", "unixsocket"]
+                .iter()
+                .any(|n| eq(o, n))
+        }) {
+            crate::proctitle::update(&cfg);
+        }
         *shared.notify.write() =
             crate::notify::parse_flags(&cfg.get("notify-keyspace-events").unwrap_or_default())
                 .unwrap_or_default();

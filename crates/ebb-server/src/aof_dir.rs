@@ -119,7 +119,11 @@ impl Shared {
         self.write_in_background(
             store,
             |s| &s.rewrite_child,
-            ("rewriting", "Background append only file rewriting started"),
+            (
+                "rewriting",
+                "Background append only file rewriting started",
+                "ebb-aof-rewrite",
+            ),
             move |store| {
                 std::thread::sleep(delay);
                 // The writer's own pid: the child's, or this process's.

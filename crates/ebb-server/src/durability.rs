@@ -194,7 +194,7 @@ impl Shared {
         self.write_in_background(
             store,
             |s| &s.bgsave_child,
-            ("saving", "Background saving started"),
+            ("saving", "Background saving started", "ebb-rdb-bgsave"),
             move |store| {
                 let data = snapshot::encode(store, now_ms());
                 snapshot::write_file_after(&path, &data, delay).map_err(|e| e.to_string())
@@ -207,20 +207,26 @@ impl Shared {
     /// Writes the keyspace as it is now in the background, in a forked
     /// child that sees it through copy-on-write pages (its pid in `child`
     /// while it runs), or, if fork fails, from a copy made under the lock
-    /// in a thread. `names` are the job's name for the fork warning and
-    /// the log line of a child started. `done` then runs on a thread of
+    /// in a thread. `names` are the job's name for the fork warning, the
+    /// log line of a child started, and the child's process title. `done` then runs on a thread of
     /// its own with the outcome and the writer's process id.
     pub(crate) fn write_in_background(
         self: &Arc<Self>,
         store: &Store,
         child: fn(&Shared) -> &std::sync::atomic::AtomicI32,
-        names: (&'static str, &'static str),
+        names: (&'static str, &'static str, &'static str),
         write: impl Fn(&Store) -> Result<(), String> + Send + 'static,
         done: impl FnOnce(&Arc<Shared>, Result<(), String>, libc::pid_t) + Send + 'static,
     ) {
         let me = self.clone();
-        let (what, started) = names;
-        match fork_child(|| write(store).is_ok()) {
+        let (what, started, job) = names;
+        let title = crate::proctitle::title_for(&self.config.read(), Some(job));
+        match fork_child(|| {
+            if let Some(t) = &title {
+                crate::proctitle::write(t);
+            }
+            write(store).is_ok()
+        }) {
             Ok(pid) => {
                 tracing::info!("{started} by pid {pid}");
                 child(self).store(pid, Ordering::SeqCst);

@@ -25,6 +25,7 @@ mod listen;
 mod loading;
 mod lolwut;
 mod misconf;
+mod proctitle;
 mod module_cmd;
 mod notify;
 mod observe;
@@ -51,6 +52,8 @@ use crate::server::Shared;
 static GLOBAL: alloc::Counting = alloc::Counting;
 
 fn main() {
+    // Before anything else: it rewrites the environment.
+    proctitle::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "-v" || a == "--version") {
         println!(
@@ -67,6 +70,7 @@ fn main() {
             std::process::exit(1);
         }
     };
+    proctitle::set_config_file(cfg.file.as_deref());
     if let Err(e) = rename::install(&cfg.renames) {
         eprintln!("*** FATAL CONFIG FILE ERROR *** {e}");
         std::process::exit(1);
@@ -217,6 +221,7 @@ async fn serve(cfg: Config) -> i32 {
         let _ = shared.config.write().set("port", &port.to_string());
         Some(port)
     };
+    proctitle::update(&shared.config.read());
     let (done, loaded) = tokio::sync::oneshot::channel();
     let loader = shared.clone();
     let spawned = std::thread::Builder::new()

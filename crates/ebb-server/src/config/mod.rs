@@ -354,6 +354,9 @@ impl Config {
             v
         };
         checks::aof_names(cname, &v)?;
+        if cname == "proc-title-template" && !crate::proctitle::valid_template(&v) {
+            return Err("template format is invalid or contains unknown variables".into());
+        }
         if cname == "replicaof" && !v.is_empty() && !v.eq_ignore_ascii_case("no one") {
             let words: Vec<&str> = v.split_ascii_whitespace().collect();
             if words.len() != 2 {

@@ -72,9 +72,11 @@ def test_logfile_appends(tmp_path):
     logfile.write_text("earlier line\n")
     s = EbbServer("--dir", str(tmp_path), "--logfile", str(logfile), cwd=str(tmp_path))
     wait_until(lambda: "Ready to accept connections" in logfile.read_text())
+    assert s.client().execute_command("DEBUG", "LOG", "### a marker") == "OK"
     s.stop()
     text = logfile.read_text()
     assert text.startswith("earlier line\n") and "bye bye" in text
+    assert "DEBUG LOG: ### a marker" in text
 
 
 def test_a_log_on_a_pipe_is_plain_text(tmp_path):

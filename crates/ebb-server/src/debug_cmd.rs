@@ -33,6 +33,11 @@ pub fn debug<'a>(
         let us = parse_i64(argv[2]).unwrap_or(0).max(0) as u64;
         crate::durability::AOF_FLUSH_SLEEP_US.store(us, Ordering::Relaxed);
         Reply::Ok
+    } else if eq(sub, "log") && argv.len() == 3 {
+        // A line in the server's log (Redis's test harness marks each
+        // test's start with it).
+        tracing::warn!("DEBUG LOG: {}", lossy(argv[2]));
+        Reply::Ok
     } else if eq(sub, "set-active-expire") && argv.len() == 3 {
         set_switch(&shared.active_expire, argv[2])
     } else if eq(sub, "pause-cron") && argv.len() == 3 {
@@ -157,6 +162,8 @@ pub fn debug<'a>(
             "    keywords not listed in original configuration file or default values.",
             "LOADAOF",
             "    Flush the AOF buffers on disk and reload the AOF in memory.",
+            "LOG <message>",
+            "    Write <message> to the server log.",
             "OBJECT <key>",
             "    Show low level info about the `key` and associated value.",
             "POPULATE <count> [<prefix>] [<size>]",

@@ -187,7 +187,8 @@ impl Shared {
             return false;
         }
         crate::figures::RDB_SAVES.fetch_add(1, Ordering::Relaxed);
-        self.last_bgsave_try.store(now_ms() / 1000, Ordering::Relaxed);
+        self.last_bgsave_try
+            .store(now_ms() / 1000, Ordering::Relaxed);
         crate::figures::started(&crate::figures::RDB_STARTED);
         let path = self.snapshot_path();
         let delay = self.save_delay(store);

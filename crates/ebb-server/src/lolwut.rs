@@ -30,7 +30,8 @@ impl Canvas {
     }
 
     fn index(&self, x: i64, y: i64) -> Option<usize> {
-        (x >= 0 && y >= 0 && x < self.width && y < self.height).then(|| (x + y * self.width) as usize)
+        (x >= 0 && y >= 0 && x < self.width && y < self.height)
+            .then(|| (x + y * self.width) as usize)
     }
 
     fn set(&mut self, x: i64, y: i64, color: u8) {
@@ -72,7 +73,8 @@ impl Canvas {
         let radius = (side / std::f32::consts::SQRT_2).round();
         let corners: Vec<(i64, i64)> = (0..4)
             .map(|j| {
-                let k = std::f32::consts::FRAC_PI_4 + angle + j as f32 * std::f32::consts::FRAC_PI_2;
+                let k =
+                    std::f32::consts::FRAC_PI_4 + angle + j as f32 * std::f32::consts::FRAC_PI_2;
                 (
                     (k.sin() * radius + x as f32).round() as i64,
                     (k.cos() * radius + y as f32).round() as i64,
@@ -219,7 +221,13 @@ fn skyline(cols: i64, rows: i64) -> String {
             } else {
                 h / 2 + rng.gen_range(0..h.max(1)) / 3
             };
-            let b = Building { left: offset, width, height, windows: false, color };
+            let b = Building {
+                left: offset,
+                width,
+                height,
+                windows: false,
+                color,
+            };
             building(&mut canvas, &b, &mut rng);
             offset += if color == 2 { width / 2 } else { width + 1 };
         }
@@ -233,7 +241,13 @@ fn skyline(cols: i64, rows: i64) -> String {
             width += width % 3;
         }
         let height = h / 3 + rng.gen_range(0..h.max(1)) / 2;
-        let b = Building { left: offset, width, height, windows: true, color: 0 };
+        let b = Building {
+            left: offset,
+            width,
+            height,
+            windows: true,
+            color: 0,
+        };
         building(&mut canvas, &b, &mut rng);
         offset += width + 5;
     }
@@ -340,11 +354,17 @@ mod tests {
         let t = text(&["lolwut", "version", "5", "4", "2", "2"]);
         let (art, caption) = t.split_once("\n\n").unwrap_or_default();
         assert_eq!(art, "⠀⡤⡤⡄\n⠀⠯⠯⠇");
-        assert_eq!(caption, format!("Georg Nees - schotter, plotter on paper, 1968. Redis ver. {REDIS_VERSION}\n"));
+        assert_eq!(
+            caption,
+            format!("Georg Nees - schotter, plotter on paper, 1968. Redis ver. {REDIS_VERSION}\n")
+        );
         let t = text(&["lolwut", "version", "5"]);
         let lines: Vec<&str> = t.lines().collect();
         assert!(lines.len() > 20);
-        assert!(lines.iter().take(lines.len() - 2).all(|l| l.chars().count() == 66));
+        assert!(lines
+            .iter()
+            .take(lines.len() - 2)
+            .all(|l| l.chars().count() == 66));
     }
 
     #[test]
@@ -352,7 +372,9 @@ mod tests {
         let t = text(&["lolwut", "VERSION", "6", "30", "10"]);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines.len(), 12);
-        assert!(lines[..10].iter().all(|l| l.matches("\x1b[0m").count() == 30));
+        assert!(lines[..10]
+            .iter()
+            .all(|l| l.matches("\x1b[0m").count() == 30));
         assert!(t.ends_with(&format!("hikikomori. Redis ver. {REDIS_VERSION}\n")));
         // Extremes are clamped, never refused.
         assert!(text(&["lolwut", "version", "6", "0", "-5"]).contains("Plaguemon"));

@@ -24,8 +24,8 @@ pub enum DiskError {
 /// all is well (every write command asks).
 pub fn disk_error(shared: &Shared) -> Option<DiskError> {
     let saved = shared.last_bgsave_ok.load(Ordering::Relaxed);
-    let aof_ok = shared.aof_write_ok.load(Ordering::Relaxed)
-        && shared.aof_fsync_ok.load(Ordering::Relaxed);
+    let aof_ok =
+        shared.aof_write_ok.load(Ordering::Relaxed) && shared.aof_fsync_ok.load(Ordering::Relaxed);
     if saved && aof_ok {
         return None;
     }
@@ -88,9 +88,10 @@ pub fn script_refusal(e: &DiskError) -> String {
 pub fn writes(shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) -> bool {
     spec.is_write()
         || (spec.name == "function"
-            && ["load", "delete", "flush", "restore"]
-                .iter()
-                .any(|s| argv.get(1).is_some_and(|a| a.eq_ignore_ascii_case(s.as_bytes()))))
+            && ["load", "delete", "flush", "restore"].iter().any(|s| {
+                argv.get(1)
+                    .is_some_and(|a| a.eq_ignore_ascii_case(s.as_bytes()))
+            }))
         || (spec.group == "scripting" && crate::script::declares_write(shared, spec, argv))
 }
 
@@ -121,6 +122,8 @@ mod tests {
             refusal(&DiskError::Aof(errno_text(5))),
             "MISCONF Errors writing to the AOF file: Input/output error"
         );
-        assert!(refusal(&DiskError::Snapshot).contains("(stop-writes-on-bgsave-error option). Please"));
+        assert!(
+            refusal(&DiskError::Snapshot).contains("(stop-writes-on-bgsave-error option). Please")
+        );
     }
 }

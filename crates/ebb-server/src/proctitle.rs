@@ -27,7 +27,9 @@ static START: Mutex<(String, String)> = Mutex::new((String::new(), String::new()
 /// area for the title. Call first thing in `main`, before any thread
 /// exists (the environment is rewritten).
 pub fn init() {
-    let argv0 = std::env::args().next().unwrap_or_else(|| "ebb-server".into());
+    let argv0 = std::env::args()
+        .next()
+        .unwrap_or_else(|| "ebb-server".into());
     START.lock().0 = argv0;
     #[cfg(target_os = "linux")]
     if let Some((start, end)) = linux::free_area() {
@@ -80,7 +82,10 @@ fn variable(name: &str, title: &str, cfg: &Config) -> Option<String> {
         "listen-addr" => {
             if port != 0 {
                 let binds = crate::listen::binds_of(cfg);
-                let first = binds.first().map(|b| b.trim_start_matches('-')).unwrap_or("*");
+                let first = binds
+                    .first()
+                    .map(|b| b.trim_start_matches('-'))
+                    .unwrap_or("*");
                 format!("{first}:{port}")
             } else {
                 format!("unixsocket:{}", cfg.get("unixsocket").unwrap_or_default())
@@ -111,7 +116,11 @@ pub fn title_for(cfg: &Config, job: Option<&str>) -> Option<String> {
         Some(t) => t.to_string(),
         None => START.lock().0.clone(),
     };
-    expand(&cfg.get("proc-title-template").unwrap_or_default(), &name, cfg)
+    expand(
+        &cfg.get("proc-title-template").unwrap_or_default(),
+        &name,
+        cfg,
+    )
 }
 
 /// Sets the server's title from the configuration.
@@ -124,7 +133,10 @@ pub fn update(cfg: &Config) {
 /// Writes `text` as the command line, cut to the room there is. Takes no
 /// lock (a forked child calls it).
 pub fn write(text: &str) {
-    let (start, len) = (AREA_START.load(Ordering::Relaxed), AREA_LEN.load(Ordering::Relaxed));
+    let (start, len) = (
+        AREA_START.load(Ordering::Relaxed),
+        AREA_LEN.load(Ordering::Relaxed),
+    );
     if start == 0 || len < 2 {
         return;
     }
@@ -175,10 +187,7 @@ mod linux {
         use std::ffi::CString;
         use std::os::unix::ffi::OsStrExt;
         for (k, v) in std::env::vars_os() {
-            let (Ok(k), Ok(v)) = (
-                CString::new(k.as_bytes()),
-                CString::new(v.as_bytes()),
-            ) else {
+            let (Ok(k), Ok(v)) = (CString::new(k.as_bytes()), CString::new(v.as_bytes())) else {
                 return false;
             };
             // SAFETY: called before any thread exists (see `init`), with
@@ -204,16 +213,24 @@ mod tests {
             expand("{title} {listen-addr} {server-mode}", "ebb-server", &cfg).as_deref(),
             Some("ebb-server ::1:7000")
         );
-        assert_eq!(expand("x {{ {port} {tls-port}", "t", &cfg).as_deref(), Some("x { 7000 0"));
+        assert_eq!(
+            expand("x {{ {port} {tls-port}", "t", &cfg).as_deref(),
+            Some("x { 7000 0")
+        );
         assert_eq!(expand("{invalid-var}", "t", &cfg), None);
         assert_eq!(expand("{title", "t", &cfg), None);
         assert_eq!(expand("abc {", "t", &cfg), None);
-        assert!(valid_template("TEST {title} {listen-addr} {port} {tls-port} {unixsocket} {config-file}"));
+        assert!(valid_template(
+            "TEST {title} {listen-addr} {port} {tls-port} {unixsocket} {config-file}"
+        ));
         assert!(!valid_template("{invalid-var}"));
         assert!(!valid_template("{title}"));
         assert!(!valid_template("   "));
         let _ = cfg.set("port", "0");
         let _ = cfg.set("unixsocket", "/tmp/s.sock");
-        assert_eq!(expand("{listen-addr}", "t", &cfg).as_deref(), Some("unixsocket:/tmp/s.sock"));
+        assert_eq!(
+            expand("{listen-addr}", "t", &cfg).as_deref(),
+            Some("unixsocket:/tmp/s.sock")
+        );
     }
 }

@@ -587,8 +587,15 @@ fn while_loading_a_past_member_deadline_is_set() {
     ] {
         run(&mut h, add);
         let key = &add[5..6];
-        assert_eq!(run(&mut h, &expire.replace("{t}", &past)), ints(&[1]), "{expire}");
-        assert_eq!(run(&mut h, &format!("PEXPIREAT {key} {later}")), Reply::Int(1));
+        assert_eq!(
+            run(&mut h, &expire.replace("{t}", &past)),
+            ints(&[1]),
+            "{expire}"
+        );
+        assert_eq!(
+            run(&mut h, &format!("PEXPIREAT {key} {later}")),
+            Reply::Int(1)
+        );
         assert_eq!(run(&mut h, read), Reply::Int(1), "{read}");
     }
     run(&mut h, &format!("ZADDEX x PXAT {past} 1 a"));
@@ -597,9 +604,19 @@ fn while_loading_a_past_member_deadline_is_set() {
     assert_eq!(run(&mut h, "HLEN y"), Reply::Int(1));
     run(&mut h, "SADD s b");
     h.store.loading = false;
-    assert_eq!(run(&mut h, "SMEMBERS s"), Reply::Set(vec![Reply::Bulk(b("b"))]));
-    assert_eq!(run(&mut h, "PEXPIRETIME s"), Reply::Int(h.now as i64 + 60_000));
+    assert_eq!(
+        run(&mut h, "SMEMBERS s"),
+        Reply::Set(vec![Reply::Bulk(b("b"))])
+    );
+    assert_eq!(
+        run(&mut h, "PEXPIRETIME s"),
+        Reply::Int(h.now as i64 + 60_000)
+    );
     for key in ["z", "h", "x", "y"] {
-        assert_eq!(run(&mut h, &format!("EXISTS {key}")), Reply::Int(0), "{key}");
+        assert_eq!(
+            run(&mut h, &format!("EXISTS {key}")),
+            Reply::Int(0),
+            "{key}"
+        );
     }
 }

@@ -60,6 +60,18 @@ pub(crate) fn repr(out: &mut String, arg: &[u8]) {
     out.push('"');
 }
 
+/// What a hidden argument shows as, in MONITOR and the slow log.
+const REDACTED: &[u8] = b"(redacted)";
+
+/// The arguments of `argv` that MONITOR and the slow log hide, as Redis
+/// hides them: MIGRATE's credentials.
+fn redacted(spec: &CommandSpec, argv: &[&[u8]]) -> Vec<usize> {
+    match spec.name {
+        "migrate" => ebb_core::cmd::migrate::redacted_positions(argv),
+        _ => Vec::new(),
+    }
+}
+
 /// Sends `argv`, run by client `from` (`addr`, database `db`), to every
 /// monitor but `from`. Like Redis, administrative commands and those
 /// carrying credentials are not shown.
@@ -71,9 +83,13 @@ pub fn feed(from: u64, db: usize, addr: &str, spec: &CommandSpec, argv: &[&[u8]]
         .duration_since(UNIX_EPOCH)
         .unwrap_or(Duration::ZERO);
     let mut line = format!("{}.{:06} [{db} {addr}]", t.as_secs(), t.subsec_micros());
-    for a in argv {
+    let hidden = redacted(spec, argv);
+    for (i, a) in argv.iter().enumerate() {
         line.push(' ');
-        repr(&mut line, a);
+        match hidden.contains(&i) {
+            true => repr(&mut line, REDACTED),
+            false => repr(&mut line, a),
+        }
     }
     let m = MONITORS.lock().unwrap_or_else(|e| e.into_inner());
     for (id, tx) in m.iter() {
@@ -129,6 +145,7 @@ pub fn record(took: Duration, spec: &CommandSpec, argv: &[&[u8]], client: &Clien
     }
     const MAX_ARGS: usize = 32;
     const MAX_STRING: usize = 128;
+    let hidden = redacted(spec, argv);
     let mut args = Vec::with_capacity(argv.len().min(MAX_ARGS));
     for (i, a) in argv.iter().enumerate() {
         if i == MAX_ARGS - 1 && argv.len() > MAX_ARGS {
@@ -138,7 +155,9 @@ pub fn record(took: Duration, spec: &CommandSpec, argv: &[&[u8]], client: &Clien
             )));
             break;
         }
-        if a.len() > MAX_STRING {
+        if hidden.contains(&i) {
+            args.push(Bytes::from_static(REDACTED));
+        } else if a.len() > MAX_STRING {
             let mut s = a[..MAX_STRING].to_vec();
             s.extend_from_slice(format!("... ({} more bytes)", a.len() - MAX_STRING).as_bytes());
             args.push(Bytes::from(s));

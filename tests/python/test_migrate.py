@@ -472,6 +472,11 @@ def test_argument_errors_match_redis(st, tmp_path):
             if argv[0] == "RESTORE-ASKING" and argv[2] == "x":
                 continue  # the payload is checked differently (formats differ)
             assert reply_of(a, argv) == reply_of(rc, argv), argv
+        for line in (["MIGRATE", "h", "1", "", "0", "5", "COPY", "AUTH2", "u", "p", "KEYS", "a", "b"],
+                     ["MIGRATE", "h", "1", "", "0", "5", "AUTH", "keys", "KEYS", "a"],
+                     ["MIGRATE", "h", "1", "", "0", "5"]):
+            q = ["COMMAND", "GETKEYSANDFLAGS", *line]
+            assert reply_of(a, q) == reply_of(rc, q), line
         # Both fail to reach a closed port or a bad name the same way.
         port = closed_port()
         rc.set("k", "v")

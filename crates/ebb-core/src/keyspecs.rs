@@ -305,6 +305,9 @@ pub fn flags_at(name: &str, argv: &[&[u8]], pos: usize) -> &'static [&'static st
         "set" => return &["OW", "update"],
         "bitfield" if bitfield_writes(argv) => return RW_ACCESS_UPDATE,
         "bitfield" => return &["RO", "access"],
+        // Its second specification is incomplete: Redis takes MIGRATE's
+        // keys from its own key finder, which flags each key alike.
+        "migrate" => return &["RW", "access", "delete"],
         _ => {}
     }
     let mut specs = specs_of(name);
@@ -800,6 +803,14 @@ mod tests {
         assert_eq!(flags_at("set", &set, 1), vec!["OW", "update"]);
         let set_get = argv(&["set", "k", "v", "get"]);
         assert_eq!(flags_at("set", &set_get, 1), vec!["RW", "access", "update"]);
+        let mig = argv(&[
+            "migrate", "h", "1", "", "0", "5", "auth", "keys", "keys", "a",
+        ]);
+        let specs = key_specs("migrate");
+        assert_eq!(positions(&specs[1], &mig), Some(vec![9]));
+        assert_eq!(flags_at("migrate", &mig, 9), vec!["RW", "access", "delete"]);
+        let one = argv(&["migrate", "h", "1", "k", "0", "5"]);
+        assert_eq!(positions(&specs[1], &one), Some(vec![]));
         let sort = argv(&["sort", "k1", "store", "k2"]);
         assert_eq!(flags_at("sort", &sort, 1), vec!["RO", "access"]);
         assert_eq!(flags_at("sort", &sort, 3), vec!["OW", "update"]);

@@ -99,6 +99,7 @@ def test_command_info_matches_redis_for_every_shared_command(both):
     "smove a b m", "rename a b", "copy a b", "georadius_ro", "get", "ping",
     "lcs a b", "zinterstore d 1 a", "sintercard 2 a b", "bitop and d a b",
     "getex k persist", "spublish ch m",
+    "migrate h 1 k 0 5", "migrate h 1 x 0 5 keys a b", "restore-asking k 0 p",
 ])
 def test_getkeysandflags_matches_redis(both, line):
     e, r = both

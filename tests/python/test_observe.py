@@ -8,7 +8,7 @@ import time
 import pytest
 import redis
 
-from conftest import raw_cmd
+from conftest import Raw, raw_cmd
 
 
 def read_lines(sock, n, timeout=5):
@@ -44,6 +44,48 @@ def test_monitor_streams_commands_with_redis_quoting(ebb, r):
         s.close()
     # The monitor is gone with its connection; the server carries on.
     assert r.set("after", "1")
+
+
+def test_credentials_show_redacted(ebb, r):
+    """As Redis 7.0: AUTH, HELLO AUTH and MIGRATE AUTH/AUTH2 are shown in
+    MONITOR and the slow log with their credentials as "(redacted)"."""
+    r.config_set("slowlog-log-slower-than", 0)
+    s = socket.create_connection(("127.0.0.1", ebb.port))
+    try:
+        s.sendall(b"MONITOR\r\n")
+        assert read_lines(s, 1) == [b"+OK"]
+        raw_cmd(r, "SLOWLOG", "RESET")
+        read_lines(s, 1)
+        c = Raw(ebb.port)
+        calls = [
+            ("AUTH", "not-real"),
+            ("AUTH", "user", "pw"),
+            ("HELLO", "2", "AUTH", "user", "pw", "SETNAME", "n"),
+            ("MIGRATE", "127.0.0.1", ebb.port, "absent", "9", "500", "AUTH", "pw"),
+            ("MIGRATE", "127.0.0.1", ebb.port, "absent", "9", "500", "AUTH2", "user", "pw"),
+        ]
+        for call in calls:
+            c.cmd(*call)
+        c.close()
+        lines = read_lines(s, len(calls))
+        tails = [l.split(b"] ", 1)[1] for l in lines]
+        assert tails == [
+            b'"AUTH" "(redacted)"',
+            b'"AUTH" "(redacted)" "(redacted)"',
+            b'"HELLO" "2" "AUTH" "(redacted)" "(redacted)" "SETNAME" "n"',
+            b'"MIGRATE" "127.0.0.1" "%d" "absent" "9" "500" "AUTH" "(redacted)"' % ebb.port,
+            b'"MIGRATE" "127.0.0.1" "%d" "absent" "9" "500" "AUTH2" "(redacted)" "(redacted)"'
+            % ebb.port,
+        ]
+        logged = [[a if isinstance(a, bytes) else a.encode() for a in e[3]]
+                  for e in raw_cmd(r, "SLOWLOG", "GET", -1)]
+        assert not any(b"pw" in a or b"user" in a or b"not-real" in a
+                       for e in logged for a in e)
+        assert sum(e.count(b"(redacted)") for e in logged) == 8
+    finally:
+        s.close()
+        r.config_set("slowlog-log-slower-than", 10000)
+        raw_cmd(r, "SLOWLOG", "RESET")
 
 
 def test_slowlog_records_commands_over_the_threshold(r):

@@ -10,7 +10,8 @@
 //!   key-spec indexes in order; a trailing number sets one explicitly, on a
 //!   key (`key2:key0`) or on a pattern naming keys (`pattern:pattern1`).
 //!   A colon followed by anything else is part of the name (`ip:port`).
-//! - An upper-case word (`NX`, `WITHSCORES`, `LIB-NAME`) is a pure token.
+//! - An upper-case word (`NX`, `WITHSCORES`, `LIB-NAME`) is a pure token;
+//!   `""` is the empty string as a token.
 //! - `[ … ]` is optional, `( … )` groups, `{ … }` forces a block even around
 //!   one argument; `a|b|c` inside a group makes a one-of.
 //! - Inside a group, a leading token binds to what follows it: `EX seconds`
@@ -248,6 +249,15 @@ impl Parser<'_> {
     /// A word: a pure token or a typed argument, with its repeat mark.
     fn simple(&mut self, w: &str) -> Result<Item, String> {
         let (w, multiple, multiple_token) = strip_repeat(w);
+        if w == "\"\"" {
+            // The empty string as a token (MIGRATE's key argument).
+            let mut a = Arg::new("", ArgType::PureToken);
+            a.token = Some(String::new());
+            return Ok(Item {
+                arg: a,
+                bare_token: false,
+            });
+        }
         let is_token = w.bytes().any(|c| c.is_ascii_uppercase())
             && !w.bytes().any(|c| c.is_ascii_lowercase() || c == b':');
         let mut arg = if is_token {
@@ -388,6 +398,7 @@ fn render_arg(a: &Arg) -> String {
         _ => a.name.clone(),
     };
     let mut s = match (&a.token, body.is_empty()) {
+        (Some(t), true) if t.is_empty() => "\"\"".to_string(),
         (Some(t), true) => t.clone(),
         (Some(t), false) => format!("{t} {body}"),
         (None, _) => body.clone(),

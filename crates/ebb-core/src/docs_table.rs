@@ -31,6 +31,8 @@ pub static DOCS: &[(&str, &str, &str, &str)] = &[
     ("copy", "6.2.0", "source:key destination:key [DB destination-db:int] [REPLACE]", ""),
     ("dump", "2.6.0", "key:key", ""),
     ("restore", "2.6.0", "key:key ttl:int serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds:int] [FREQ frequency:int]", ""),
+    ("restore-asking", "3.0.0", "key:key ttl:int serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds:int] [FREQ frequency:int]", ""),
+    ("migrate", "2.6.0", "host port:int key_or_empty_string=(key:key|empty_string=\"\") destination-db:int timeout:int [COPY] [REPLACE] authentication=[[AUTH password]|username_password=[AUTH2 username password]] [KEYS key:key...]", ""),
     ("dbsize", "1.0.0", "", ""),
     ("debug", "1.0.0", "", ""),
     ("decr", "1.0.0", "key:key", ""),

@@ -7,7 +7,9 @@
 //! A key specification is written `flags:begin:find`, several joined by `;`:
 //!
 //! - `flags`: space-separated (`RO access`, `RW insert`, `OW update`, …);
-//! - `begin`: `iN`, the first key is argument N; `u`, unknown;
+//! - `begin`: `iN`, the first key is argument N; `kWORD,S`, the argument
+//!   after the keyword WORD, searched for from argument S (from the end
+//!   when negative, backwards); `u`, unknown;
 //! - `find`: `rL,S,M`, a range (last key L relative to the first, or from
 //!   the end when negative, step S, limit M); `nI,F,S`, a key count at I
 //!   (relative to the begin position), the first key at F, step S; `u`,
@@ -18,6 +20,12 @@
 pub enum Begin {
     /// At this argument.
     Index(i64),
+    /// After this keyword, searched for from `startfrom` (from the end,
+    /// backwards, when negative).
+    Keyword {
+        keyword: &'static str,
+        startfrom: i64,
+    },
     /// Not known from the arguments' positions alone.
     Unknown,
 }
@@ -80,6 +88,13 @@ fn parse_one(text: &'static str) -> Option<KeySpec> {
     let flags = parts.next()?.split_ascii_whitespace().collect();
     let begin = match parts.next()? {
         "u" => Begin::Unknown,
+        b if b.starts_with('k') => {
+            let (keyword, from) = b[1..].split_once(',')?;
+            Begin::Keyword {
+                keyword,
+                startfrom: number(from)?,
+            }
+        }
         b => Begin::Index(number(b.strip_prefix('i')?)?),
     };
     let find = match parts.next()? {
@@ -148,12 +163,39 @@ pub fn subcommand(name: &str) -> Option<SubInfo> {
     })
 }
 
+/// Where a specification's keys begin in `argv`: `None` when that is not
+/// known from the arguments, `Some(None)` when its keyword is not there.
+/// A keyword is searched for as Redis does, forwards from a positive
+/// start, backwards from a negative one (counted from the end).
+fn begin_at(spec: &KeySpec, argv: &[&[u8]]) -> Option<Option<i64>> {
+    let argc = argv.len() as i64;
+    match spec.begin {
+        Begin::Index(i) => Some(Some(i)),
+        Begin::Unknown => None,
+        Begin::Keyword { keyword, startfrom } => {
+            let (start, forwards) = if startfrom > 0 {
+                (startfrom, true)
+            } else {
+                (argc + startfrom, false)
+            };
+            let mut i = start;
+            while i >= 1 && i < argc {
+                if argv[i as usize].eq_ignore_ascii_case(keyword.as_bytes()) {
+                    return Some(Some(i + 1));
+                }
+                i += if forwards { 1 } else { -1 };
+            }
+            Some(None)
+        }
+    }
+}
+
 /// The argument positions a specification names in `argv` (the command's
 /// name first), when its positions follow from the arguments alone.
 pub fn positions(spec: &KeySpec, argv: &[&[u8]]) -> Option<Vec<usize>> {
     let argc = argv.len() as i64;
-    let Begin::Index(start) = spec.begin else {
-        return None;
+    let Some(start) = begin_at(spec, argv)? else {
+        return Some(Vec::new());
     };
     if start >= argc {
         return Some(Vec::new());
@@ -207,8 +249,9 @@ pub fn positions_by_specs(name: &str, argv: &[&[u8]]) -> Option<Vec<usize>> {
     let argc = argv.len() as i64;
     let mut out = Vec::new();
     for spec in specs.iter().filter(keys) {
-        let Begin::Index(start) = spec.begin else {
-            return None;
+        let Some(start) = begin_at(spec, argv)? else {
+            // Its keyword is not there: it names no key.
+            continue;
         };
         let (first, last, step) = match spec.find {
             Find::Unknown => return None,
@@ -262,6 +305,9 @@ pub fn flags_at(name: &str, argv: &[&[u8]], pos: usize) -> &'static [&'static st
         "set" => return &["OW", "update"],
         "bitfield" if bitfield_writes(argv) => return RW_ACCESS_UPDATE,
         "bitfield" => return &["RO", "access"],
+        // Its second specification is incomplete: Redis takes MIGRATE's
+        // keys from its own key finder, which flags each key alike.
+        "migrate" => return &["RW", "access", "delete"],
         _ => {}
     }
     let mut specs = specs_of(name);
@@ -406,6 +452,7 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ("lset", "", "RW update:i1:r0,1,0"),
     ("ltrim", "", "RW delete:i1:r0,1,0"),
     ("mget", "request_policy:multi_shard", "RO access:i1:r-1,1,0"),
+    ("migrate", "nondeterministic_output", "RW access delete:i3:r0,1,0;RW access delete incomplete:kKEYS,-2:r-1,1,0"),
     ("move", "", "RW access update:i1:r0,1,0"),
     ("mset", "request_policy:multi_shard response_policy:all_succeeded", "OW update:i1:r-1,2,0"),
     ("msetnx", "request_policy:multi_shard response_policy:agg_min", "OW insert:i1:r-1,2,0"),
@@ -421,6 +468,7 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ("rename", "", "RW access delete:i1:r0,1,0;OW update:i2:r0,1,0"),
     ("renamenx", "", "RW access delete:i1:r0,1,0;OW insert:i2:r0,1,0"),
     ("restore", "", "OW update:i1:r0,1,0"),
+    ("restore-asking", "", "OW update:i1:r0,1,0"),
     ("rpop", "", "RW access delete:i1:r0,1,0"),
     ("rpoplpush", "", "RW access delete:i1:r0,1,0;RW insert:i2:r0,1,0"),
     ("rpush", "", "RW insert:i1:r0,1,0"),
@@ -755,6 +803,14 @@ mod tests {
         assert_eq!(flags_at("set", &set, 1), vec!["OW", "update"]);
         let set_get = argv(&["set", "k", "v", "get"]);
         assert_eq!(flags_at("set", &set_get, 1), vec!["RW", "access", "update"]);
+        let mig = argv(&[
+            "migrate", "h", "1", "", "0", "5", "auth", "keys", "keys", "a",
+        ]);
+        let specs = key_specs("migrate");
+        assert_eq!(positions(&specs[1], &mig), Some(vec![9]));
+        assert_eq!(flags_at("migrate", &mig, 9), vec!["RW", "access", "delete"]);
+        let one = argv(&["migrate", "h", "1", "k", "0", "5"]);
+        assert_eq!(positions(&specs[1], &one), Some(vec![]));
         let sort = argv(&["sort", "k1", "store", "k2"]);
         assert_eq!(flags_at("sort", &sort, 1), vec!["RO", "access"]);
         assert_eq!(flags_at("sort", &sort, 3), vec!["OW", "update"]);

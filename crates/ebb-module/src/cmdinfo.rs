@@ -113,7 +113,8 @@ pub fn key_flag_bits(words: &[&str]) -> u64 {
 fn key_spec(s: &keyspecs::KeySpec) -> KeySpec {
     let (begin_search_type, pos) = match s.begin {
         Begin::Index(i) => (BS_INDEX, i as c_int),
-        Begin::Unknown => (BS_UNKNOWN, 0),
+        // No module command begins at a keyword (only MIGRATE does).
+        Begin::Unknown | Begin::Keyword { .. } => (BS_UNKNOWN, 0),
     };
     let (find_keys_type, fk) = match s.find {
         Find::Range { last, step, limit } => (

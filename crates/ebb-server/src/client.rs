@@ -642,6 +642,7 @@ pub async fn buffer_cron(shared: Arc<Shared>) {
             continue;
         }
         shared.tracking.enforce_limit(&shared.clients);
+        crate::migrate::close_idle();
         for c in clients {
             crate::outbuf::check_soft(&c, now);
             // A blocked command holds its connection's buffers until it

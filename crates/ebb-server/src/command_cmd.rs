@@ -30,7 +30,7 @@ pub fn categories(spec: &CommandSpec) -> Vec<&'static str> {
         "command" | "readonly" | "readwrite" | "asking" | "wait" => vec!["@connection"],
         "info" => vec!["@dangerous"],
         "lastsave" | "role" => vec!["@admin", "@dangerous"],
-        "keys" | "restore" => vec!["@keyspace", "@dangerous"],
+        "keys" | "restore" | "restore-asking" | "migrate" => vec!["@keyspace", "@dangerous"],
         "dbsize" => vec!["@keyspace"],
         "flushdb" | "flushall" | "swapdb" => vec!["@keyspace", "@dangerous"],
         "sort" | "sort_ro" => vec!["@set", "@sortedset", "@list", "@dangerous"],
@@ -83,7 +83,7 @@ fn word_set(words: &'static str, bulk: bool) -> Reply {
 
 /// A key specification as COMMAND INFO shows it.
 fn key_spec_reply(spec: &keyspecs::KeySpec) -> Reply {
-    let typed = |kind: &str, fields: Vec<(&str, i64)>| {
+    let typed_with = |kind: &str, fields: Vec<(&str, Reply)>| {
         Reply::Map(vec![
             (Reply::text("type"), Reply::text(kind)),
             (
@@ -91,14 +91,30 @@ fn key_spec_reply(spec: &keyspecs::KeySpec) -> Reply {
                 Reply::Map(
                     fields
                         .into_iter()
-                        .map(|(k, v)| (Reply::text(k), Reply::Int(v)))
+                        .map(|(k, v)| (Reply::text(k), v))
                         .collect(),
                 ),
             ),
         ])
     };
+    let typed = |kind: &str, fields: Vec<(&str, i64)>| {
+        typed_with(
+            kind,
+            fields
+                .into_iter()
+                .map(|(k, v)| (k, Reply::Int(v)))
+                .collect(),
+        )
+    };
     let begin = match spec.begin {
         keyspecs::Begin::Index(i) => typed("index", vec![("index", i)]),
+        keyspecs::Begin::Keyword { keyword, startfrom } => typed_with(
+            "keyword",
+            vec![
+                ("keyword", Reply::text(keyword)),
+                ("startfrom", Reply::Int(startfrom)),
+            ],
+        ),
         keyspecs::Begin::Unknown => typed("unknown", vec![]),
     };
     let find = match spec.find {

@@ -389,6 +389,7 @@ pub(crate) fn reply_for<'a>(
         }
         "cluster" | "readonly" | "readwrite" | "asking" => crate::cluster::disabled(),
         "wait" => crate::cluster::wait_now(argv),
+        "migrate" => crate::migrate::migrate(shared, guard, s.db, now_ms(), argv),
         "module" => crate::module_cmd::module(argv),
         "lastsave" => Reply::Int(shared.last_save.load(Ordering::Relaxed) as i64),
         // ebb has no replication: always a master without replicas.

@@ -403,7 +403,11 @@ fn section(out: &mut String, sec: &str, shared: &Arc<Shared>, store: &Store) {
             );
             l(out, "latest_fork_usec", &n(&f::LATEST_FORK_USEC));
             l(out, "total_forks", &n(&crate::durability::FORKS));
-            l(out, "migrate_cached_sockets", &0);
+            l(
+                out,
+                "migrate_cached_sockets",
+                &crate::migrate::cached_count(),
+            );
             l(out, "slave_expires_tracked_keys", &0);
             for name in [
                 "active_defrag_hits",

@@ -24,6 +24,7 @@ mod latency;
 mod listen;
 mod loading;
 mod lolwut;
+mod migrate;
 mod misconf;
 mod module_cmd;
 mod notify;

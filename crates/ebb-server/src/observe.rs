@@ -60,20 +60,70 @@ pub(crate) fn repr(out: &mut String, arg: &[u8]) {
     out.push('"');
 }
 
+/// What a hidden argument shows as, in MONITOR and the slow log.
+const REDACTED: &[u8] = b"(redacted)";
+
+/// The arguments of `argv` that MONITOR and the slow log hide, as Redis
+/// 7.0 hides them: credentials, as far as the command reads its arguments
+/// before an error (AUTH of more than three arguments is refused before
+/// anything is hidden).
+fn redacted(spec: &CommandSpec, argv: &[&[u8]]) -> Vec<usize> {
+    match spec.name {
+        "migrate" => ebb_core::cmd::migrate::redacted_positions(argv),
+        "auth" if argv.len() <= 3 => (1..argv.len()).collect(),
+        "hello" => hello_redacted(argv),
+        _ => Vec::new(),
+    }
+}
+
+/// HELLO's AUTH user name and password, read as HELLO reads its options
+/// (a protocol version that is not 2 or 3, an unknown option or an
+/// invalid SETNAME stops it).
+fn hello_redacted(argv: &[&[u8]]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let proto_ok = argv
+        .get(1)
+        .is_none_or(|v| matches!(ebb_core::args::parse_i64(v), Some(2 | 3)));
+    if !proto_ok {
+        return out;
+    }
+    let mut j = 2;
+    while j < argv.len() {
+        let more = argv.len() - 1 - j;
+        if argv[j].eq_ignore_ascii_case(b"auth") && more >= 2 {
+            out.extend([j + 1, j + 2]);
+            j += 2;
+        } else if argv[j].eq_ignore_ascii_case(b"setname")
+            && more >= 1
+            && argv[j + 1].iter().all(|c| (b'!'..=b'~').contains(c))
+        {
+            j += 1;
+        } else {
+            break;
+        }
+        j += 1;
+    }
+    out
+}
+
 /// Sends `argv`, run by client `from` (`addr`, database `db`), to every
-/// monitor but `from`. Like Redis, administrative commands and those
-/// carrying credentials are not shown.
+/// monitor but `from`. Like Redis 7.0, administrative commands are not
+/// shown, and credentials (AUTH, HELLO, MIGRATE) show as `(redacted)`.
 pub fn feed(from: u64, db: usize, addr: &str, spec: &CommandSpec, argv: &[&[u8]]) {
-    if spec.has(flag::ADMIN) || matches!(spec.name, "auth" | "hello" | "monitor" | "config") {
+    if spec.has(flag::ADMIN) || matches!(spec.name, "monitor" | "config") {
         return;
     }
     let t = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or(Duration::ZERO);
     let mut line = format!("{}.{:06} [{db} {addr}]", t.as_secs(), t.subsec_micros());
-    for a in argv {
+    let hidden = redacted(spec, argv);
+    for (i, a) in argv.iter().enumerate() {
         line.push(' ');
-        repr(&mut line, a);
+        match hidden.contains(&i) {
+            true => repr(&mut line, REDACTED),
+            false => repr(&mut line, a),
+        }
     }
     let m = MONITORS.lock().unwrap_or_else(|e| e.into_inner());
     for (id, tx) in m.iter() {
@@ -129,6 +179,7 @@ pub fn record(took: Duration, spec: &CommandSpec, argv: &[&[u8]], client: &Clien
     }
     const MAX_ARGS: usize = 32;
     const MAX_STRING: usize = 128;
+    let hidden = redacted(spec, argv);
     let mut args = Vec::with_capacity(argv.len().min(MAX_ARGS));
     for (i, a) in argv.iter().enumerate() {
         if i == MAX_ARGS - 1 && argv.len() > MAX_ARGS {
@@ -138,7 +189,9 @@ pub fn record(took: Duration, spec: &CommandSpec, argv: &[&[u8]], client: &Clien
             )));
             break;
         }
-        if a.len() > MAX_STRING {
+        if hidden.contains(&i) {
+            args.push(Bytes::from_static(REDACTED));
+        } else if a.len() > MAX_STRING {
             let mut s = a[..MAX_STRING].to_vec();
             s.extend_from_slice(format!("... ({} more bytes)", a.len() - MAX_STRING).as_bytes());
             args.push(Bytes::from(s));

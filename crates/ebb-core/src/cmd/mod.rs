@@ -17,6 +17,7 @@ pub mod lists;
 pub mod lists_blocking;
 pub mod member_ttl;
 pub mod member_ttl_compat;
+pub mod migrate;
 pub mod restore;
 pub mod server;
 pub mod sets;
@@ -38,6 +39,7 @@ pub const FAMILIES: &[&[CommandSpec]] = &[
     keys_expire::COMMANDS,
     keys_object::COMMANDS,
     restore::COMMANDS,
+    migrate::COMMANDS,
     sort::COMMANDS,
     strings::COMMANDS,
     bits::COMMANDS,

@@ -157,7 +157,7 @@ fn dump(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
 /// [FREQ frequency]` → OK. `ttl` is milliseconds from now (a Unix time in
 /// milliseconds with ABSTTL; 0 for none). FREQ sets the access counter
 /// under an `-lfu` eviction policy, IDLETIME the access time otherwise.
-fn restore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
+pub(crate) fn restore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = &argv[1];
     let (mut replace, mut absttl) = (false, false);
     let mut idle: Option<i64> = None;

@@ -172,6 +172,15 @@ impl Call<'_, '_> {
     }
 
     fn server(&mut self, spec: &CommandSpec, argv: &[&[u8]]) -> Reply {
+        if spec.name == "migrate" {
+            // The script's database and time; its DEL is logged inside
+            // the script's block.
+            if !self.logged_multi {
+                self.shared.log_block_begin(self.db);
+                self.logged_multi = true;
+            }
+            return crate::migrate::migrate(self.shared, self.guard, self.db, self.now, argv);
+        }
         if spec.name == "select" {
             return match ebb_core::cmd::keys::parse_db_index(argv[1], self.shared.databases) {
                 Err(e) => e.into(),

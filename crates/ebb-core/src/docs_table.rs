@@ -160,6 +160,7 @@ pub static DOCS: &[(&str, &str, &str, &str)] = &[
     ("sunsubscribe", "7.0.0", "[shardchannel...]", ""),
     ("swapdb", "4.0.0", "index1:int index2:int", ""),
     ("time", "2.6.0", "", ""),
+    ("lolwut", "5.0.0", "[VERSION version:int]", ""),
     ("touch", "3.2.1", "key:key...", ""),
     ("ttl", "1.0.0", "key:key", ""),
     ("type", "1.0.0", "key:key", ""),

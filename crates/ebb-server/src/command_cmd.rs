@@ -24,7 +24,7 @@ pub fn categories(spec: &CommandSpec) -> Vec<&'static str> {
     // Where Redis files a command under categories other than its group's.
     let mut cats: Vec<&'static str> = match spec.name {
         "client" | "config" | "pubsub" | "object" | "memory" | "time" | "slowlog" | "latency"
-        | "acl" | "cluster" | "module" => {
+        | "acl" | "cluster" | "module" | "lolwut" => {
             vec![]
         }
         "command" | "readonly" | "readwrite" | "asking" | "wait" => vec!["@connection"],

@@ -23,6 +23,7 @@ mod info;
 mod latency;
 mod listen;
 mod loading;
+mod lolwut;
 mod module_cmd;
 mod notify;
 mod observe;

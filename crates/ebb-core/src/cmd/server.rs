@@ -32,6 +32,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     s("time", 1, "loading stale fast", (0, 0, 0), "server", "Returns the server time."),
     s("debug", -2, "admin noscript loading stale", (0, 0, 0), "server", "A container for debugging commands."),
     s("shutdown", -1, "admin noscript loading stale no_multi allow_busy", (0, 0, 0), "server", "Synchronously saves the database(s) to disk and shuts down the server."),
+    s("lolwut", -1, "readonly fast", (0, 0, 0), "server", "Display some computer art and the Redis version"),
     s("lastsave", 1, "loading stale fast", (0, 0, 0), "server", "Returns the Unix timestamp of the last successful save to disk."),
     s("role", 1, "noscript loading stale fast", (0, 0, 0), "server", "Returns the replication role."),
     s("save", 1, "admin noscript no_async_loading no_multi", (0, 0, 0), "server", "Synchronously saves the database(s) to disk."),

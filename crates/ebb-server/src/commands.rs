@@ -67,6 +67,16 @@ pub fn run<'a>(
             Flow::Continue
         }
         "wait" => crate::cluster::wait(s, shared, guard, argv, out),
+        "debug" if argv.len() == 3 && eq(argv[1], "error") => {
+            // Written as given (the text need not be UTF-8), and, as in
+            // Redis, neither an error reply in INFO errorstats nor a failed
+            // call.
+            if s.replies_on() {
+                out.extend_from_slice(&crate::debug_cmd::error_line(argv[2]));
+                out.extend_from_slice(b"\r\n");
+            }
+            Flow::Continue
+        }
         "debug" if argv.len() == 3 && eq(argv[1], "protocol") => {
             debug_protocol(s, argv[2], out);
             Flow::Continue
@@ -671,6 +681,12 @@ fn exec<'a>(
                 "ssubscribe" => Part::Reply(err(
                     "ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client",
                 )),
+                // Written as given and not counted, as outside EXEC.
+                "debug" if argv.len() == 3 && eq(argv[1], "error") => {
+                    let mut raw = BytesMut::from(&crate::debug_cmd::error_line(argv[2])[..]);
+                    raw.extend_from_slice(b"\r\n");
+                    Part::Raw(raw)
+                }
                 // Redis 7.0 runs the others, their replies inside EXEC's.
                 "subscribe" | "psubscribe" | "unsubscribe" | "punsubscribe" | "sunsubscribe" => {
                     let mut raw = BytesMut::new();

@@ -13,7 +13,7 @@ use crate::server::Shared;
 
 type Guard<'a> = Option<MutexGuard<'a, Store>>;
 
-/// DEBUG SLEEP / SET-ACTIVE-EXPIRE / OBJECT / DIGEST / DIGEST-VALUE / RELOAD / HELP.
+/// DEBUG SLEEP / SET-ACTIVE-EXPIRE / OBJECT / DIGEST / DIGEST-VALUE / ERROR / RELOAD / HELP.
 pub fn debug<'a>(
     s: &mut Session,
     shared: &'a Arc<Shared>,
@@ -144,6 +144,14 @@ pub fn debug<'a>(
             Some(text) => Reply::Verbatim(text.into()),
             None => err("ERR maxmemory-clients is disabled."),
         }
+    } else if eq(sub, "error") && argv.len() == 3 {
+        // From a script (a connection's DEBUG ERROR, and one inside EXEC,
+        // write their reply themselves, see `error_line`).
+        Reply::Error(
+            String::from_utf8_lossy(&error_line(argv[2])[1..])
+                .into_owned()
+                .into(),
+        )
     } else if eq(sub, "populate") && (3..=5).contains(&argv.len()) {
         populate(s, shared, guard, argv)
     } else if eq(sub, "help") && argv.len() == 2 {
@@ -155,6 +163,9 @@ pub fn debug<'a>(
             "    Output a hex signature representing the current DB content.",
             "DIGEST-VALUE <key> [<key> ...]",
             "    Output a hex signature of the values of all the specified keys.",
+            "ERROR <string>",
+            "    Return a Redis protocol error with <string> as message. Useful for clients",
+            "    unit tests to simulate Redis errors.",
             "CLIENT-EVICTION",
             "    Show the evictable clients grouped by memory (powers of two).",
             "CONFIG-REWRITE-FORCE-ALL",
@@ -199,6 +210,19 @@ pub fn debug<'a>(
     } else {
         ebb_core::error::subcommand_syntax(sub, "debug").into()
     }
+}
+
+/// DEBUG ERROR's reply line without its CRLF: `-` and the text as given,
+/// with no `ERR` prefix added (the client names the error's kind) and each
+/// CR or LF made a space so that the line stays one line.
+pub(crate) fn error_line(text: &[u8]) -> Vec<u8> {
+    let mut line = Vec::with_capacity(text.len() + 1);
+    line.push(b'-');
+    line.extend(
+        text.iter()
+            .map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }),
+    );
+    line
 }
 
 /// DEBUG POPULATE count [prefix] [size]: creates string keys

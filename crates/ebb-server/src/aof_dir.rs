@@ -244,7 +244,7 @@ impl Shared {
         self.aof_fsync_ok.store(true, Ordering::Relaxed);
         let busy = if self.bgsave_running.load(Ordering::SeqCst) {
             Some("there is already another background operation")
-        } else if crate::commands::in_exec() {
+        } else if crate::exec::in_exec() {
             Some("during a transaction")
         } else if self.rewrite_running.load(Ordering::SeqCst) {
             Some("while an earlier AOF rewrite was still ending")

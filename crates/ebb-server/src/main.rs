@@ -17,6 +17,7 @@ mod conn;
 mod debug_cmd;
 mod durability;
 mod evict;
+mod exec;
 mod figures;
 mod handshake;
 mod info;

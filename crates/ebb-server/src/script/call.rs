@@ -157,7 +157,7 @@ impl Call<'_, '_> {
             self.logged_multi = true;
         }
         let store = self.guard.get_or_insert_with(|| shared.store.lock());
-        crate::commands::run_core_deferred(
+        crate::exec::run_core_deferred(
             shared,
             store,
             self.db,

@@ -73,7 +73,7 @@ pub(super) fn run_script<'a>(
         shared.log_block_end(call.db);
     }
     if let Some(store) = call.guard.as_mut() {
-        crate::commands::serve_ready(shared, store, std::mem::take(&mut call.ready));
+        crate::exec::serve_ready(shared, store, std::mem::take(&mut call.ready));
     }
     let resp = call.resp;
     let client_resp3 = call.s.resp3;

@@ -187,3 +187,43 @@ def test_a_forged_payload_only_builds_a_value(r):
         assert str(e.value) == "Bad data format"
     assert r.exists("x", "other") == 0
     assert sorted(r.smembers("ok")) == [b"a", b"b"]
+
+
+@ebb_only
+def test_a_payload_whose_members_all_expired_restores_nothing(r):
+    """Like a key whose TTL has passed: RESTORE answers OK and creates
+    nothing (with REPLACE the old key goes)."""
+    r.execute_command("SADDEX", "s", 1, "a", "b")
+    d = r.dump("s")
+    wait_until(lambda: not r.exists("s"))
+    assert r.restore("s", 0, d) in (True, b"OK")
+    assert r.exists("s") == 0
+    r.set("old", "v")
+    assert r.restore("old", 0, d, replace=True) in (True, b"OK")
+    assert r.exists("old") == 0
+
+
+@ebb_only
+def test_replayed_restore_keeps_members_whose_deadline_passed_meanwhile(tmp_path):
+    """A RESTORE in the log rebuilds its value as the log's own commands
+    are replayed: a member deadline that passed while the server was down
+    is set, and the commands after it (here an HPERSIST) still find it."""
+    s = EbbServer("--dir", str(tmp_path), "--appendonly", "yes", cwd=str(tmp_path))
+    try:
+        r = s.client(decode_responses=False)
+        r.hset("h", mapping={"f1": "v1", "f2": "v2"})
+        r.execute_command("HPEXPIRE", "h", 1500, "FIELDS", 1, "f1")
+        d = r.dump("h")
+        r.delete("h")
+        r.restore("h", 0, d)
+        assert r.execute_command("HPERSIST", "h", "FIELDS", 1, "f1") == [1]
+        time.sleep(1.7)
+        assert r.hgetall("h") == {b"f1": b"v1", b"f2": b"v2"}
+        assert r.execute_command("DEBUG", "LOADAOF") in (True, b"OK")
+        assert r.hgetall("h") == {b"f1": b"v1", b"f2": b"v2"}
+        s.stop()
+        s.start()
+        r = s.client(decode_responses=False)
+        assert r.hgetall("h") == {b"f1": b"v1", b"f2": b"v2"}
+    finally:
+        s.stop()

@@ -207,10 +207,23 @@ def test_debug_reload_answers_other_clients_loading(tmp_path, sub):
         assert seen == b"-" + LOADING.encode() + b"\r\n"
         # INFO answers meanwhile (with the figures of an empty keyspace).
         assert b"\r\nloading:1\r\n" in other.cmd("INFO", "persistence")
+        # Commands allowed while loading that need the keyspace wait for
+        # it, but do not hold up the other clients' answers.
+        waiting = [Raw(s.port, timeout=10) for _ in range(3)]
+        for w, cmd in zip(waiting, (["WATCH", "x"], ["CONFIG", "SET", "maxmemory", "0"],
+                                    ["DEBUG", "DIGEST"])):
+            w.send(*cmd)
+        time.sleep(0.2)
+        quick = Raw(s.port, timeout=1)
+        assert quick.cmd("PING") == b"-" + LOADING.encode() + b"\r\n"
+        quick.close()
         t.join(10)
         assert done == ["OK"]
         assert other.cmd("GET", "key:1") == b"$7\r\nvalue:1\r\n"
         other.close()
+        assert [w.read()[:1] for w in waiting] == [b"+", b"+", b"+"]
+        for w in waiting:
+            w.close()
         c.config_set("key-load-delay", 0)
         assert c.dbsize() == KEYS
         assert c.info("persistence")["loading"] == 0

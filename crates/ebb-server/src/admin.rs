@@ -220,7 +220,7 @@ pub fn config<'a>(
             let port = crate::listen::serve(shared, fresh, &keep);
             tracing::info!(port, "Listening anew after CONFIG SET");
         }
-        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let store = guard.get_or_insert_with(|| shared.lock_store());
         if aof_now && !aof_was {
             if let Err(e) = shared.enable_aof(store) {
                 return err(format!(

@@ -338,6 +338,11 @@ impl Shared {
         let mut st = self.aof.lock();
         st.current_size = total;
         st.base_size = base;
+        // A torn tail cut off while loading shortened the file being
+        // appended to.
+        if let Some(a) = st.log.as_mut() {
+            a.refresh_size();
+        }
         Ok(())
     }
 }

@@ -241,11 +241,11 @@ pub fn client<'a>(
         shared
             .pause_writes_only
             .store(writes_only, Ordering::Relaxed);
-        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let store = guard.get_or_insert_with(|| shared.lock_store());
         shared.set_pause(store, now_ms().saturating_add(ms as u64));
         Reply::Ok
     } else if eq(sub, "unpause") && n == 2 {
-        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let store = guard.get_or_insert_with(|| shared.lock_store());
         shared.set_pause(store, 0);
         Reply::Ok
     } else if eq(sub, "unblock") && (n == 3 || n == 4) {

@@ -331,7 +331,7 @@ pub(crate) fn reply_for<'a>(
                     }
                     return Some(Reply::Ok);
                 }
-                let store = guard.get_or_insert_with(|| shared.store.lock());
+                let store = guard.get_or_insert_with(|| shared.lock_store());
                 for k in &argv[1..] {
                     let key = Bytes::copy_from_slice(k);
                     // Expire it first, so an already-dead key does not abort EXEC.
@@ -377,7 +377,7 @@ pub(crate) fn reply_for<'a>(
                     }
                 }
             }
-            let store = guard.get_or_insert_with(|| shared.store.lock());
+            let store = guard.get_or_insert_with(|| shared.lock_store());
             let text = crate::info::info(shared, store, &argv[1..]);
             Reply::Verbatim(text.into())
         }
@@ -406,7 +406,7 @@ pub(crate) fn reply_for<'a>(
             if shared.bgsave_running.load(Ordering::Relaxed) {
                 err("ERR Background save already in progress")
             } else {
-                let store = guard.get_or_insert_with(|| shared.store.lock());
+                let store = guard.get_or_insert_with(|| shared.lock_store());
                 match shared.save_now(store) {
                     Ok(()) => Reply::Ok,
                     Err(e) => err(format!("ERR {e}")),
@@ -430,7 +430,7 @@ pub(crate) fn reply_for<'a>(
                         err("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
                     }
                 } else {
-                    let store = guard.get_or_insert_with(|| shared.store.lock());
+                    let store = guard.get_or_insert_with(|| shared.lock_store());
                     if shared.bgsave(store) {
                         Reply::Simple("Background saving started".into())
                     } else {
@@ -450,7 +450,7 @@ pub(crate) fn reply_for<'a>(
                 crate::figures::AOF_REWRITE_FAILURES.store(0, Ordering::Relaxed);
                 Reply::Simple("Background append only file rewriting scheduled".into())
             } else {
-                let store = guard.get_or_insert_with(|| shared.store.lock());
+                let store = guard.get_or_insert_with(|| shared.lock_store());
                 match shared.bgrewrite(store) {
                     Ok(()) => Reply::Simple("Background append only file rewriting started".into()),
                     Err(e) => err(e),
@@ -509,7 +509,7 @@ pub(crate) fn reply_for<'a>(
                 // here, the keyspace still locked, so nothing runs after
                 // the final snapshot; a snapshot that fails keeps the
                 // server up (unless FORCE), as in Redis.
-                let store = guard.get_or_insert_with(|| shared.store.lock());
+                let store = guard.get_or_insert_with(|| shared.lock_store());
                 if shared.persist_on_shutdown(store, nosave, save).is_err() && !force {
                     tracing::warn!("Error trying to save the DB, can't exit.");
                     return Some(err("ERR Errors trying to SHUTDOWN. Check logs."));

@@ -24,7 +24,7 @@ pub fn debug<'a>(
     if eq(sub, "sleep") && argv.len() == 3 {
         let secs = parse_f64(argv[2]).unwrap_or(0.0).max(0.0);
         // Like Redis, DEBUG SLEEP stalls the whole keyspace.
-        let _store = guard.get_or_insert_with(|| shared.store.lock());
+        let _store = guard.get_or_insert_with(|| shared.lock_store());
         std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(3600.0)));
         Reply::Ok
     } else if eq(sub, "aof-flush-sleep") && argv.len() == 3 {
@@ -47,7 +47,7 @@ pub fn debug<'a>(
     } else if eq(sub, "object") && argv.len() == 3 {
         // Looks at the table as it is: a key past its TTL that nobody has
         // touched yet is still shown, as in Redis.
-        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let store = guard.get_or_insert_with(|| shared.lock_store());
         match store.dbs[s.db].raw_get(argv[2]) {
             Some(e) => {
                 let enc = ebb_core::cmd::keys_object::encoding_name(&e.value, &store.cfg);
@@ -59,12 +59,12 @@ pub fn debug<'a>(
         }
     } else if eq(sub, "digest") && argv.len() == 2 {
         use ebb_core::cmd::debug_digest;
-        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let store = guard.get_or_insert_with(|| shared.lock_store());
         let d = debug_digest::dataset_digest(store.dbs.iter(), crate::server::now_ms());
         Reply::Simple(lossy(&debug_digest::hex(&d)).into())
     } else if eq(sub, "digest-value") {
         use ebb_core::cmd::debug_digest;
-        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let store = guard.get_or_insert_with(|| shared.lock_store());
         let now = crate::server::now_ms();
         Reply::Array(
             argv[2..]
@@ -92,7 +92,11 @@ pub fn debug<'a>(
         // Empties the dataset and loads it back from the files the AOF
         // directory's manifest lists (as the AOF or BGREWRITEAOF left them).
         shared.flush_aof();
-        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let store = guard.get_or_insert_with(|| shared.lock_store());
+        // What batches logged before the keyspace was taken is written
+        // now: nothing can be logged while it is held, so the files stay
+        // as they are while they load.
+        shared.flush_aof();
         let mark = crate::loading::Mark::new(shared.config.read().get_i64("key-load-delay"));
         // The worker goes on serving the other clients (-LOADING) meanwhile.
         let loaded = tokio::task::block_in_place(|| shared.reload_aof(store));
@@ -252,7 +256,7 @@ fn populate<'a>(
     let Some(set) = ebb_core::lookup(b"set") else {
         return err("ERR no SET command");
     };
-    let store = guard.get_or_insert_with(|| shared.store.lock());
+    let store = guard.get_or_insert_with(|| shared.lock_store());
     let mut cmd = vec![
         Bytes::from_static(b"SET"),
         Bytes::new(),
@@ -303,7 +307,7 @@ fn debug_reload<'a>(
             return err("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
         }
     }
-    let store = guard.get_or_insert_with(|| shared.store.lock());
+    let store = guard.get_or_insert_with(|| shared.lock_store());
     let now = crate::server::now_ms();
     let data = if save {
         let data = crate::persist::snapshot::encode(store, now);

@@ -94,23 +94,35 @@ impl Shared {
             return;
         }
         let mut st = self.aof.lock();
-        if st.log.as_ref().is_some_and(|a| a.has_pending()) {
-            let sleep = AOF_FLUSH_SLEEP_US.load(Ordering::Relaxed);
-            if sleep > 0 {
-                std::thread::sleep(Duration::from_micros(sleep));
+        // The write-error state changes under the log's lock only, so a
+        // success and a failure cannot cross.
+        let solved = |ok: &std::sync::atomic::AtomicBool| {
+            if !ok.load(Ordering::Relaxed) {
+                ok.store(true, Ordering::Relaxed);
+                tracing::warn!("AOF write error looks solved, Redis can write again.");
             }
-            let always = st.log.as_ref().is_some_and(|a| a.fsync == Fsync::Always);
-            match st.flush() {
-                Ok(()) => {
-                    if !self.aof_write_ok.load(Ordering::Relaxed) {
-                        self.aof_write_ok.store(true, Ordering::Relaxed);
-                        tracing::warn!("AOF write error looks solved, Redis can write again.");
-                    }
+        };
+        if !st.log.as_ref().is_some_and(|a| a.has_pending()) {
+            // Nothing waits (what a failed write left went with a rewrite
+            // that then wrote the whole data set as a new base).
+            solved(&self.aof_write_ok);
+            return;
+        }
+        let sleep = AOF_FLUSH_SLEEP_US.load(Ordering::Relaxed);
+        if sleep > 0 {
+            std::thread::sleep(Duration::from_micros(sleep));
+        }
+        let always = st.log.as_ref().is_some_and(|a| a.fsync == Fsync::Always);
+        match st.flush() {
+            Ok(()) => solved(&self.aof_write_ok),
+            Err(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                self.aof_errno.store(errno, Ordering::Relaxed);
+                if !always {
+                    self.aof_write_ok.store(false, Ordering::Relaxed);
                 }
-                Err(e) => {
-                    drop(st);
-                    self.aof_write_failed(&e, always);
-                }
+                drop(st);
+                self.aof_write_failed(errno, always);
             }
         }
     }
@@ -121,9 +133,7 @@ impl Shared {
     /// acknowledged write is on disk. Otherwise writes are refused
     /// (`-MISCONF`) until a later try succeeds; the error is logged at
     /// most every 30 seconds.
-    fn aof_write_failed(&self, e: &std::io::Error, always: bool) {
-        let errno = e.raw_os_error().unwrap_or(libc::EIO);
-        self.aof_errno.store(errno, Ordering::Relaxed);
+    fn aof_write_failed(&self, errno: i32, always: bool) {
         let why = crate::misconf::errno_text(errno);
         if always {
             tracing::warn!("Error writing to the AOF file: {why}");
@@ -135,7 +145,6 @@ impl Shared {
             crate::process::remove_files();
             std::process::exit(1);
         }
-        self.aof_write_ok.store(false, Ordering::Relaxed);
         static LAST_LOG: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let now = now_ms() / 1000;
         if now.saturating_sub(LAST_LOG.load(Ordering::Relaxed)) > 30 {

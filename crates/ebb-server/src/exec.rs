@@ -68,7 +68,7 @@ pub(crate) fn exec<'a>(
     }
     // (A transaction that may grow memory over maxmemory was refused
     // before EXEC ran: see the session's dispatch.)
-    let store = guard.get_or_insert_with(|| shared.store.lock());
+    let store = guard.get_or_insert_with(|| shared.lock_store());
     // Expiry of a watched key (or of one of its members) counts as a change.
     let now = now_ms();
     for (db, key) in s.watched.clone() {
@@ -145,7 +145,7 @@ pub(crate) fn exec<'a>(
                 Part::Reply(Reply::Array(vec![Reply::bulk(b"pong"), Reply::bulk(msg)]))
             }
             Exec::Core(_) => {
-                let store = guard.get_or_insert_with(|| shared.store.lock());
+                let store = guard.get_or_insert_with(|| shared.lock_store());
                 Part::Reply(run_core_deferred(
                     shared,
                     store,
@@ -223,7 +223,7 @@ pub(crate) fn exec<'a>(
         shared.log_raw(s.db, &[Bytes::from_static(b"EXEC")]);
     }
     if !ready.is_empty() {
-        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let store = guard.get_or_insert_with(|| shared.lock_store());
         serve_ready(shared, store, ready);
     }
     Ok(replies)

@@ -78,7 +78,7 @@ pub fn migrate<'a>(
         Ok(m) => m,
         Err(e) => return e.into(),
     };
-    let store = guard.get_or_insert_with(|| shared.store.lock());
+    let store = guard.get_or_insert_with(|| shared.lock_store());
     let mut fx = shared.effects();
     let items = {
         let mut ctx = Ctx::new(store, db, now, &mut fx);

@@ -417,7 +417,6 @@ impl Shared {
         })
     }
 
-    /// A fresh effects record for one command or sweep.
     /// The store, for background work (active expiry, save rules): `None`
     /// while a script runs past `busy-reply-threshold` holding it, or while
     /// the dataset loads (DEBUG RELOAD holds it then), so that the work
@@ -434,6 +433,25 @@ impl Shared {
         }
     }
 
+    /// The keyspace, for a client's command. While DEBUG RELOAD or
+    /// LOADAOF holds it to load the data, the wait first hands this
+    /// thread's other connections to another thread, so that they keep
+    /// being answered (`-LOADING`) instead of waiting behind this one.
+    pub fn lock_store(&self) -> parking_lot::MutexGuard<'_, Store> {
+        if let Some(g) = self.store.try_lock() {
+            return g;
+        }
+        if crate::loading::active() {
+            use tokio::runtime::{Handle, RuntimeFlavor};
+            if Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread)
+            {
+                return tokio::task::block_in_place(|| self.store.lock());
+            }
+        }
+        self.store.lock()
+    }
+
+    /// A fresh effects record for one command or sweep.
     pub fn effects(&self) -> Effects {
         Effects {
             skip_member_names: !self.notify.member_names(),

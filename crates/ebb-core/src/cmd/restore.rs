@@ -73,7 +73,17 @@ pub fn payload(value: &Value, now: u64) -> Vec<u8> {
 /// payload is damaged or not ebb's. The Redis module loads its snapshots
 /// this way.
 pub fn value_of_payload(data: &[u8], now: u64) -> Option<Value> {
-    rebuild(&Store::new(1), body(data)?, now)
+    match rebuild(&Store::new(1), body(data)?, now)? {
+        Rebuilt::Value(v) => Some(v),
+        Rebuilt::AllExpired => None,
+    }
+}
+
+/// What a payload's commands built.
+enum Rebuilt {
+    Value(Value),
+    /// Every member's deadline had passed: nothing is left.
+    AllExpired,
 }
 
 /// A payload's command stream, if its magic and checksum hold.
@@ -118,9 +128,12 @@ const REBUILD: &[&str] = &[
 /// Rebuilds the value of a payload's command stream in a scratch keyspace
 /// with the same settings; one command at a time, so nothing is held but
 /// the value being built.
-fn rebuild(store: &Store, body: &[u8], now: u64) -> Option<Value> {
+fn rebuild(store: &Store, body: &[u8], now: u64) -> Option<Rebuilt> {
     let mut tmp = Store::new(1);
     tmp.cfg = store.cfg.clone();
+    // While a log loads, member deadlines that passed are kept, as they
+    // are for the log's own commands (see `Ctx::deadline_floor`).
+    tmp.loading = store.loading;
     let mut fx = Effects::default();
     let mut i = 0;
     while i < body.len() {
@@ -135,7 +148,11 @@ fn rebuild(store: &Store, body: &[u8], now: u64) -> Option<Value> {
         }
         fx.clear();
     }
-    tmp.dbs[0].remove(b"").map(|e| e.value)
+    match tmp.dbs[0].remove(b"") {
+        Some(e) => Some(Rebuilt::Value(e.value)),
+        None if i > 0 => Some(Rebuilt::AllExpired),
+        None => None,
+    }
 }
 
 /// # Format
@@ -202,7 +219,7 @@ pub(crate) fn restore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
         return Err(Error::msg("ERR DUMP payload version or checksum are wrong"));
     };
     let now = ctx.now;
-    let Some(value) = rebuild(ctx.store, body, now) else {
+    let Some(rebuilt) = rebuild(ctx.store, body, now) else {
         return Err(Error::msg("ERR Bad data format"));
     };
     let deleted = replace && ctx.delete(key);
@@ -211,7 +228,14 @@ pub(crate) fn restore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
         t if absttl => Some(t as u64),
         t => Some(now.saturating_add(t as u64)),
     };
-    if at.is_some_and(|t| t <= now) && !ctx.store.loading {
+    // A key whose TTL has passed (unless a log is loading), or whose
+    // members have all expired, is not created.
+    let live = at.is_none_or(|t| t > now) || ctx.store.loading;
+    let value = match rebuilt {
+        Rebuilt::Value(v) if live => Some(v),
+        _ => None,
+    };
+    let Some(value) = value else {
         // Already expired: only the old key goes.
         if deleted {
             ctx.modified(key);
@@ -220,9 +244,11 @@ pub(crate) fn restore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
                 Bytes::from_static(b"DEL"),
                 Bytes::copy_from_slice(key),
             ]]);
+        } else {
+            ctx.rewrite_as(Vec::new());
         }
         return Ok(Reply::Ok);
-    }
+    };
     let mut entry = Entry::new(value);
     let lfu = ctx.store.cfg.lfu;
     // As Redis: FREQ under an -lfu policy, IDLETIME otherwise.

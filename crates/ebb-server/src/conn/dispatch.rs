@@ -513,7 +513,7 @@ impl Session {
         // Redis evicts before every command while memory is over the
         // limit; only a command that may grow memory is refused when
         // nothing can be evicted.
-        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let store = guard.get_or_insert_with(|| shared.lock_store());
         let evicted = crate::evict::make_room(shared, store);
         if !applies {
             return None;
@@ -621,7 +621,7 @@ impl Session {
         }
         match spec.exec {
             Exec::Core(_) => {
-                let store = guard.get_or_insert_with(|| shared.store.lock());
+                let store = guard.get_or_insert_with(|| shared.lock_store());
                 // A command of several keys (MSET, MGET, DEL …) has their
                 // slots loading together rather than one after another.
                 if spec.step > 0

@@ -60,16 +60,16 @@ pub struct Aof {
 
 impl Aof {
     /// Opens the file `name` in `dir` for appending, creating it, or
-    /// emptying it first when `fresh`.
+    /// emptying it first when `fresh`. Every write goes to the end of the
+    /// file (O_APPEND), also after a failed write was cut off again.
     pub fn open(dir: &Path, name: &str, fsync: Fsync, fresh: bool) -> std::io::Result<Aof> {
-        let mut opts = OpenOptions::new();
-        opts.create(true);
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join(name))?;
         if fresh {
-            opts.write(true).truncate(true);
-        } else {
-            opts.append(true);
+            file.set_len(0)?;
         }
-        let file = opts.open(dir.join(name))?;
         let size = file.metadata()?.len();
         Ok(Aof {
             name: name.to_string(),
@@ -83,6 +83,13 @@ impl Aof {
             timestamps: false,
             last_stamp: 0,
         })
+    }
+
+    /// Takes the file's size from the file (after something else cut it).
+    pub fn refresh_size(&mut self) {
+        if let Ok(m) = self.file.metadata() {
+            self.size = m.len();
+        }
     }
 
     /// Logs one command executed in database `db`.
@@ -143,18 +150,35 @@ impl Aof {
     /// Writes pending commands, fsyncing when the policy is `always`;
     /// returns the bytes written. A write that fails leaves the commands
     /// pending for the next try, and whatever part of them reached the
-    /// file is cut off again (else the next try would write it twice).
+    /// file is cut off again (else the next try would write it twice); if
+    /// it cannot be cut off, that part counts as written, as Redis does.
     pub fn flush(&mut self) -> std::io::Result<u64> {
         let ready = self.held.unwrap_or(self.pending.len());
         if ready == 0 {
             return Ok(0);
         }
-        if let Err(e) = self.file.write_all(&self.pending[..ready]) {
-            if let Err(t) = self.file.set_len(self.size) {
-                tracing::warn!(
-                    "Could not remove short write from the append-only file. \
-                     The AOF may be refused the next time the server starts. ftruncate: {t}"
-                );
+        let mut written = 0;
+        while written < ready {
+            let e = match self.file.write(&self.pending[written..ready]) {
+                Ok(0) => std::io::Error::from_raw_os_error(libc::ENOSPC),
+                Ok(n) => {
+                    written += n;
+                    continue;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => e,
+            };
+            if written > 0 {
+                if let Err(t) = self.file.set_len(self.size) {
+                    tracing::warn!(
+                        "Could not remove short write from the append-only file. \
+                         The AOF may be refused the next time the server starts. ftruncate: {t}"
+                    );
+                    self.size += written as u64;
+                    self.pending.drain(..written);
+                    self.held = self.held.map(|h| h - written);
+                    self.unsynced = true;
+                }
             }
             return Err(e);
         }

@@ -117,7 +117,7 @@ impl Call<'_, '_> {
                 return Err((err(crate::misconf::refusal(&e)), Some(slot)));
             }
         }
-        let store = self.guard.get_or_insert_with(|| self.shared.store.lock());
+        let store = self.guard.get_or_insert_with(|| self.shared.lock_store());
         if !self.allow_oom && spec.has(flag::DENYOOM) && crate::evict::limited() {
             if let Err(e) = crate::evict::make_room(self.shared, store) {
                 return Err((e.into(), Some(slot)));
@@ -156,7 +156,7 @@ impl Call<'_, '_> {
             shared.log_block_begin(self.db);
             self.logged_multi = true;
         }
-        let store = self.guard.get_or_insert_with(|| shared.store.lock());
+        let store = self.guard.get_or_insert_with(|| shared.lock_store());
         crate::exec::run_core_deferred(
             shared,
             store,

@@ -397,7 +397,7 @@ pub fn eval<'a>(
     }
     // The keyspace first, then the Lua state: the order every path takes
     // them in (a pipelined batch may already hold the keyspace).
-    guard.get_or_insert_with(|| shared.store.lock());
+    guard.get_or_insert_with(|| shared.lock_store());
     let scripting = &shared.scripting;
     let mut slot = scripting.engine.lock();
     let eng = match engine(&mut slot) {
@@ -434,7 +434,7 @@ pub fn eval<'a>(
         // A script that declares it may write is refused up front over
         // maxmemory (unless allow-oom) and by the read-only forms.
         if !script.allow_oom && crate::evict::limited() {
-            let store = guard.get_or_insert_with(|| shared.store.lock());
+            let store = guard.get_or_insert_with(|| shared.lock_store());
             if let Err(e) = crate::evict::make_room(shared, store) {
                 return e.into();
             }

@@ -38,7 +38,7 @@ pub(super) fn run_script<'a>(
     guard: &mut Guard<'a>,
     invoke: impl FnOnce() -> mlua::Result<MultiValue>,
 ) -> mlua::Result<Reply> {
-    guard.get_or_insert_with(|| shared.store.lock());
+    guard.get_or_insert_with(|| shared.lock_store());
     let db = s.db;
     let mut call = Call {
         s,

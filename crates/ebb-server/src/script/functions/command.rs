@@ -19,7 +19,7 @@ pub fn function<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8
     match sub.as_str() {
         "load" => load(shared, guard, argv),
         "delete" => {
-            let store = guard.get_or_insert_with(|| shared.store.lock());
+            let store = guard.get_or_insert_with(|| shared.lock_store());
             let mut slot = shared.scripting.functions.lock();
             let eng = match engine(&shared.scripting, &mut slot, &store.functions) {
                 Ok(e) => e,
@@ -44,7 +44,7 @@ pub fn function<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8
                     return err("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
                 }
             }
-            let store = guard.get_or_insert_with(|| shared.store.lock());
+            let store = guard.get_or_insert_with(|| shared.lock_store());
             store.functions.clear();
             let mut slot = shared.scripting.functions.lock();
             let _ = engine(&shared.scripting, &mut slot, &store.functions);
@@ -52,7 +52,7 @@ pub fn function<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8
             Reply::Ok
         }
         "dump" => {
-            let store = guard.get_or_insert_with(|| shared.store.lock());
+            let store = guard.get_or_insert_with(|| shared.lock_store());
             Reply::Bulk(dump_payload(&store.functions).into())
         }
         "restore" => {
@@ -95,7 +95,7 @@ fn load<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]) -> R
         Ok(md) => md,
         Err(e) => return err(e),
     };
-    let store = guard.get_or_insert_with(|| shared.store.lock());
+    let store = guard.get_or_insert_with(|| shared.lock_store());
     if !replace && store.functions.get(&md.name).is_some() {
         return err(format!(
             "ERR Library '{}' already exists",
@@ -153,7 +153,7 @@ fn restore<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]) -
     let Some(codes) = parse_payload(argv[2]) else {
         return err("ERR DUMP payload version or checksum are wrong");
     };
-    let store = guard.get_or_insert_with(|| shared.store.lock());
+    let store = guard.get_or_insert_with(|| shared.lock_store());
     let scripting = &shared.scripting;
     let mut slot = scripting.functions.lock();
     let eng = match engine(&shared.scripting, &mut slot, &store.functions) {
@@ -245,7 +245,7 @@ fn list_libraries<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[
         }
         i += 1;
     }
-    let store = guard.get_or_insert_with(|| shared.store.lock());
+    let store = guard.get_or_insert_with(|| shared.lock_store());
     let mut slot = shared.scripting.functions.lock();
     let eng = match engine(&shared.scripting, &mut slot, &store.functions) {
         Ok(e) => e,
@@ -329,7 +329,7 @@ fn stats<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>) -> Reply {
             (Reply::text("engines"), engines),
         ]);
     }
-    let store = guard.get_or_insert_with(|| shared.store.lock());
+    let store = guard.get_or_insert_with(|| shared.lock_store());
     let mut slot = scripting.functions.lock();
     let (libraries, functions) = match engine(&shared.scripting, &mut slot, &store.functions) {
         Ok(eng) => (eng.libraries.len(), eng.function_count()),

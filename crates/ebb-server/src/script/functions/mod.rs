@@ -352,7 +352,7 @@ impl super::Scripting {
 /// Compiles the libraries loaded from disk at start, as Redis does (so
 /// INFO counts their functions and the first FCALL does not pay for it).
 pub fn load_libraries(shared: &Shared) {
-    let store = shared.store.lock();
+    let store = shared.lock_store();
     if store.functions.is_empty() {
         return;
     }
@@ -391,7 +391,7 @@ pub fn fcall<'a>(
     let read_only = spec.name == "fcall_ro";
     // The keyspace first, then the Lua state: the order every path takes
     // them in.
-    let store = guard.get_or_insert_with(|| shared.store.lock());
+    let store = guard.get_or_insert_with(|| shared.lock_store());
     let scripting = &shared.scripting;
     let mut slot = scripting.functions.lock();
     let eng = match engine(&shared.scripting, &mut slot, &store.functions) {
@@ -407,7 +407,7 @@ pub fn fcall<'a>(
     // command itself, and by FCALL_RO.
     let may_write = f.flags & NO_WRITES == 0;
     if may_write && f.flags & ALLOW_OOM == 0 && crate::evict::limited() {
-        let store = guard.get_or_insert_with(|| shared.store.lock());
+        let store = guard.get_or_insert_with(|| shared.lock_store());
         if let Err(e) = crate::evict::make_room(shared, store) {
             return e.into();
         }

@@ -263,6 +263,7 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
                     }
                 });
             }
+            Err(_) if crate::process::listening_stopped() => return,
             Err(e) => {
                 if warned.is_none_or(|t| t.elapsed().as_secs() >= 1) {
                     tracing::warn!("Accepting client connection: accept: {e}");
@@ -317,6 +318,7 @@ pub fn serve_unix(shared: &Arc<Shared>) -> Result<(), String> {
                         async move { crate::conn::serve_unix(stream, &path, shared).await },
                     );
                 }
+                Err(_) if crate::process::listening_stopped() => return,
                 Err(e) => {
                     if warned.is_none_or(|t| t.elapsed().as_secs() >= 1) {
                         tracing::warn!("Accepting client connection: accept: {e}");

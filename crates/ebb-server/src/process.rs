@@ -131,6 +131,7 @@ pub fn note_listener(fd: i32) {
 /// that is shut down stops listening; the descriptors themselves close
 /// with the process.)
 pub fn stop_listening() {
+    STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
     if let Ok(l) = LISTENING.lock() {
         for &fd in l.iter() {
             // SAFETY: shutdown on a descriptor only changes that socket's
@@ -141,6 +142,15 @@ pub fn stop_listening() {
             }
         }
     }
+}
+
+/// Set once the listening sockets were shut: their accept loops end
+/// quietly instead of logging the errors that follow.
+static STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the process stopped listening (it is exiting).
+pub fn listening_stopped() -> bool {
+    STOPPED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// The Unix socket's file, removed at a clean exit.

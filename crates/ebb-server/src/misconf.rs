@@ -20,15 +20,31 @@ pub enum DiskError {
     Aof(String),
 }
 
-/// The reason writes are refused now, if any. Three relaxed loads when
-/// all is well (every write command asks).
+/// Whether the last save and the AOF's writes and fsyncs all succeeded:
+/// three relaxed loads, asked before every command.
+#[inline(always)]
+fn all_well(shared: &Shared) -> bool {
+    shared.last_bgsave_ok.load(Ordering::Relaxed)
+        && shared.aof_write_ok.load(Ordering::Relaxed)
+        && shared.aof_fsync_ok.load(Ordering::Relaxed)
+}
+
+/// The reason writes are refused now, if any.
+#[inline]
 pub fn disk_error(shared: &Shared) -> Option<DiskError> {
+    if all_well(shared) {
+        return None;
+    }
+    why_refused(shared)
+}
+
+/// [`disk_error`] once something failed.
+#[cold]
+#[inline(never)]
+fn why_refused(shared: &Shared) -> Option<DiskError> {
     let saved = shared.last_bgsave_ok.load(Ordering::Relaxed);
     let aof_ok =
         shared.aof_write_ok.load(Ordering::Relaxed) && shared.aof_fsync_ok.load(Ordering::Relaxed);
-    if saved && aof_ok {
-        return None;
-    }
     if !saved {
         let c = shared.config.read();
         let rules = c.get("save").is_some_and(|s| !s.trim().is_empty());
@@ -98,7 +114,23 @@ pub fn writes(shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) -> bool {
 /// The refusal of a client's command while the data cannot be persisted:
 /// writes, PING, and an EXEC whose transaction holds a write
 /// (`queued_writes`, asked only then), as Redis refuses them.
+#[inline(always)]
 pub fn refusal_for(
+    shared: &Shared,
+    spec: &CommandSpec,
+    argv: &[&[u8]],
+    queued_writes: impl FnOnce() -> bool,
+) -> Option<Reply> {
+    if all_well(shared) {
+        return None;
+    }
+    refusal_slow(shared, spec, argv, queued_writes)
+}
+
+/// [`refusal_for`] once something failed.
+#[cold]
+#[inline(never)]
+fn refusal_slow(
     shared: &Shared,
     spec: &CommandSpec,
     argv: &[&[u8]],

@@ -323,58 +323,42 @@ fn engine(slot: &mut Option<Engine>) -> Result<&mut Engine, Reply> {
     slot.as_mut().ok_or_else(|| err("ERR no Lua engine"))
 }
 
+/// What a script command's script declares about writing: `Some(true)`
+/// for a `#!lua` script (or a function) without `no-writes`,
+/// `Some(false)` with it, None when nothing is declared (no `#!lua`
+/// line, an unknown script or function) or for another command.
+fn declared_writes(shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) -> Option<bool> {
+    let arg = argv.get(1)?;
+    match spec.name {
+        "eval" | "eval_ro" => match shebang(arg) {
+            Ok((skip, no_writes, _)) if skip > 0 => Some(!no_writes),
+            _ => None,
+        },
+        "evalsha" | "evalsha_ro" => {
+            let sha = String::from_utf8_lossy(arg).to_ascii_lowercase();
+            let slot = shared.scripting.engine.lock();
+            let script = slot.as_ref()?.cache.get(&sha)?;
+            script.declared.then_some(!script.no_writes)
+        }
+        "fcall" | "fcall_ro" => functions::declared_writes(shared, arg),
+        _ => None,
+    }
+}
+
 /// Whether a script command is a write in Redis's command flags: a
 /// `#!lua` script (or a function) that does not declare `no-writes`.
 /// A script without a `#!lua` line is not; its first write is checked
 /// as it runs.
 pub fn declares_write(shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) -> bool {
-    match spec.name {
-        "eval" | "eval_ro" => matches!(
-            argv.get(1).map(|b| shebang(b)),
-            Some(Ok((skip, no_writes, _))) if skip > 0 && !no_writes
-        ),
-        "evalsha" | "evalsha_ro" => {
-            let Some(sha) = argv.get(1) else {
-                return false;
-            };
-            let sha = String::from_utf8_lossy(sha).to_ascii_lowercase();
-            let slot = shared.scripting.engine.lock();
-            slot.as_ref()
-                .and_then(|e| e.cache.get(&sha))
-                .is_some_and(|s| s.declared && !s.no_writes)
-        }
-        "fcall" | "fcall_ro" => argv
-            .get(1)
-            .is_some_and(|name| functions::declares_write(shared, name)),
-        _ => false,
-    }
+    declared_writes(shared, spec, argv) == Some(true)
 }
 
 /// Whether EVAL, EVALSHA or FCALL may write (what CLIENT PAUSE WRITE
 /// holds): unless the script's `#!lua` line or the function declares
 /// `no-writes`. False for every other command.
 pub fn may_write(shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) -> bool {
-    match spec.name {
-        "eval" => match argv.get(1).map(|b| shebang(b)) {
-            Some(Ok((skip, no_writes, _))) => skip == 0 || !no_writes,
-            _ => true,
-        },
-        "evalsha" => {
-            let Some(sha) = argv.get(1) else {
-                return true;
-            };
-            let sha = String::from_utf8_lossy(sha).to_ascii_lowercase();
-            let slot = shared.scripting.engine.lock();
-            match slot.as_ref().and_then(|e| e.cache.get(&sha)) {
-                Some(s) => !(s.declared && s.no_writes),
-                None => true,
-            }
-        }
-        "fcall" => argv
-            .get(1)
-            .is_none_or(|name| functions::may_write(shared, name)),
-        _ => false,
-    }
+    matches!(spec.name, "eval" | "evalsha" | "fcall")
+        && declared_writes(shared, spec, argv).unwrap_or(true)
 }
 
 /// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO.

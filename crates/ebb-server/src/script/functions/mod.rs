@@ -360,24 +360,13 @@ pub fn load_libraries(shared: &Shared) {
     let _ = engine(&shared.scripting, &mut slot, &store.functions);
 }
 
-/// Whether the function `name` may write (it does not declare
-/// `no-writes`); true for an unknown one.
-/// Whether the function `name` exists and may write (no `no-writes`).
-pub(super) fn declares_write(shared: &Shared, name: &[u8]) -> bool {
+/// What the function `name` declares about writing: whether it may
+/// write (no `no-writes`), or None for an unknown function.
+pub(super) fn declared_writes(shared: &Shared, name: &[u8]) -> Option<bool> {
     let slot = shared.scripting.functions.lock();
     let key = String::from_utf8_lossy(name).to_ascii_lowercase();
-    slot.as_ref()
-        .and_then(|e| e.by_name.get(&key))
-        .is_some_and(|f| f.flags & NO_WRITES == 0)
-}
-
-pub(super) fn may_write(shared: &Shared, name: &[u8]) -> bool {
-    let slot = shared.scripting.functions.lock();
-    let key = String::from_utf8_lossy(name).to_ascii_lowercase();
-    match slot.as_ref().and_then(|e| e.by_name.get(&key)) {
-        Some(f) => f.flags & NO_WRITES == 0,
-        None => true,
-    }
+    let f = slot.as_ref()?.by_name.get(&key)?;
+    Some(f.flags & NO_WRITES == 0)
 }
 
 /// FCALL and FCALL_RO.

@@ -131,6 +131,29 @@ class RedisServer:
                 self.proc.wait()
 
 
+def redis_beside(tmp_path_factory, name, *extra):
+    """A redis-server for a side-by-side test, in a directory of its own;
+    skips the test where redis-server is not installed."""
+    import shutil
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server")
+    return RedisServer(str(tmp_path_factory.mktemp(name)), *extra)
+
+
+def outside_ip():
+    """An address of this machine that is not loopback, if it has one."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.1", 9))  # no packet is sent for a UDP connect
+        ip = s.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        s.close()
+    return None if ip.startswith("127.") else ip
+
+
 # ebb as a module for Redis (crates/ebb-module), as the workspace builds it.
 MODULE = os.environ.get(
     "EBB_MODULE", os.path.join(ROOT, "target", "debug", "libebb_module.so"))

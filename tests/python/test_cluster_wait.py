@@ -13,13 +13,12 @@ ebb-server and redis-server 7.0 and compares the raw replies, RESP2 and
 RESP3 (skipped without redis-server).
 """
 
-import shutil
 import time
 
 import pytest
 import redis
 
-from conftest import (AGAINST_REDIS, Oracle, Raw, RedisServer, ebb_only, ebb_or_redis, raw_cmd,
+from conftest import (AGAINST_REDIS, Oracle, Raw, ebb_only, ebb_or_redis, raw_cmd, redis_beside,
                       sha, typed_reply)
 
 DISABLED = b"-ERR This instance has cluster support disabled\r\n"
@@ -486,9 +485,7 @@ def test_commandstats_of_cluster_and_wait(c):
 
 @pytest.fixture(scope="module")
 def oracle(server, tmp_path_factory):
-    if shutil.which("redis-server") is None:
-        pytest.skip("needs redis-server")
-    red = RedisServer(str(tmp_path_factory.mktemp("cluster-wait-redis")))
+    red = redis_beside(tmp_path_factory, "cluster-wait-redis")
     yield Oracle(server.port, red.port)
     red.stop()
 

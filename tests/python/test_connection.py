@@ -8,7 +8,7 @@ import time
 import pytest
 import redis
 
-from conftest import EbbServer, Raw, raw_cmd, wait_until
+from conftest import EbbServer, Raw, outside_ip, raw_cmd, wait_until
 
 
 def raw(port, data, read=4096, wait=0.2):
@@ -331,25 +331,10 @@ def test_random_garbage_never_kills_the_server(ebb):
     assert c.ping() is True
 
 
-def _outside_ip():
-    """An address of this machine that is not loopback, if it has one."""
-    import socket
-
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        s.connect(("192.0.2.1", 9))  # no packet is sent for a UDP connect
-        ip = s.getsockname()[0]
-    except OSError:
-        return None
-    finally:
-        s.close()
-    return None if ip.startswith("127.") else ip
-
-
 def test_protected_mode_refuses_outside_clients_without_a_password(server_factory):
     import socket
 
-    ip = _outside_ip()
+    ip = outside_ip()
     if ip is None:
         pytest.skip("no non-loopback address")
     s = server_factory("--bind", "0.0.0.0")

@@ -13,12 +13,11 @@ ebb-server and redis-server 7.0 and compares the raw replies, RESP2 and
 RESP3 (skipped without redis-server).
 """
 
-import shutil
 
 import pytest
 import redis
 
-from conftest import AGAINST_REDIS, Oracle, Raw, RedisServer, ebb_or_redis, typed_reply
+from conftest import AGAINST_REDIS, Oracle, Raw, ebb_or_redis, redis_beside, typed_reply
 
 
 @pytest.fixture(scope="module")
@@ -115,9 +114,7 @@ def test_lolwut_drawings(server):
 
 @pytest.fixture(scope="module")
 def oracle(server, tmp_path_factory):
-    if shutil.which("redis-server") is None:
-        pytest.skip("needs redis-server")
-    red = RedisServer(str(tmp_path_factory.mktemp("debug-error-redis")))
+    red = redis_beside(tmp_path_factory, "debug-error-redis")
     yield Oracle(server.port, red.port)
     red.stop()
 

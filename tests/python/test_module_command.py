@@ -22,8 +22,8 @@ import subprocess
 import pytest
 import redis
 
-from conftest import (AGAINST_REDIS, BIN, EbbServer, Oracle, Raw, RedisServer, ebb_only, raw_cmd,
-                      typed_reply, wait_until)
+from conftest import (AGAINST_REDIS, BIN, EbbServer, Oracle, Raw, RedisServer, ebb_only,
+                      outside_ip, raw_cmd, redis_beside, typed_reply, wait_until)
 
 LOAD_FAILED = b"-ERR Error loading the extension. Please check the server logs.\r\n"
 NO_SUCH_MODULE = b"-ERR Error unloading module: no such module with that name\r\n"
@@ -77,19 +77,6 @@ def conn(server, resp3=False):
 
 def log_text(server):
     return server.log.read_text(errors="replace")
-
-
-def outside_ip():
-    """An address of this machine that is not loopback, if it has one."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        s.connect(("192.0.2.1", 9))  # no packet is sent for a UDP connect
-        ip = s.getsockname()[0]
-    except OSError:
-        return None
-    finally:
-        s.close()
-    return None if ip.startswith("127.") else ip
 
 
 def raw_at(host, port, *args):
@@ -465,9 +452,7 @@ def _needs_redis():
 @pytest.fixture(scope="module")
 def oracle(logged, tmp_path_factory):
     """ebb and redis-server, both with `enable-module-command yes`."""
-    _needs_redis()
-    red = RedisServer(str(tmp_path_factory.mktemp("module-cmd-redis")),
-                      "--enable-module-command", "yes")
+    red = redis_beside(tmp_path_factory, "module-cmd-redis", "--enable-module-command", "yes")
     yield Oracle(logged.port, red.port)
     red.stop()
 

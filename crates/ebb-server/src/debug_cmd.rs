@@ -97,7 +97,7 @@ pub fn debug<'a>(
         // now: nothing can be logged while it is held, so the files stay
         // as they are while they load.
         shared.flush_aof();
-        let mark = crate::loading::Mark::new(shared.config.read().get_i64("key-load-delay"));
+        let mark = crate::loading::Mark::new(shared);
         // The worker goes on serving the other clients (-LOADING) meanwhile.
         let loaded = tokio::task::block_in_place(|| shared.reload_aof(store));
         drop(mark);
@@ -324,7 +324,7 @@ fn debug_reload<'a>(
     let Ok(body) = crate::persist::snapshot::decode(&data) else {
         return err("ERR Error trying to load the RDB dump");
     };
-    let _loading = crate::loading::Mark::new(shared.config.read().get_i64("key-load-delay"));
+    let _loading = crate::loading::Mark::new(shared);
     crate::loading::set_total(body.len() as u64);
     if flush {
         for db in store.dbs.iter_mut() {

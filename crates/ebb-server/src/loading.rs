@@ -75,8 +75,8 @@ pub struct Mark(());
 
 impl Mark {
     /// Loading starts, `key-load-delay` (see [`pace`]) as now set.
-    pub fn new(key_load_delay: i64) -> Mark {
-        set_key_load_delay(key_load_delay);
+    pub fn new(shared: &crate::server::Shared) -> Mark {
+        set_key_load_delay(shared.config.read().get_i64("key-load-delay"));
         begin();
         Mark(())
     }

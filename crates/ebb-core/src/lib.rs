@@ -23,6 +23,7 @@ pub use room::set_growth_room;
 pub mod lfu;
 pub mod notify;
 mod prefetch;
+pub mod rdb;
 pub mod reply;
 mod segindex;
 pub mod table;

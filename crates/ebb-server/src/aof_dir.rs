@@ -496,7 +496,7 @@ fn load_files(set: &Settings, m: &Manifest, store: &mut Store) -> Result<(u64, u
             continue;
         }
         let started = Instant::now();
-        let r = persist::replay(store, &data, now).map_err(|e| match e {
+        let r = persist::replay_log_file(store, &data, now).map_err(|e| match e {
             LoadError::Corrupt(off, why) => format!(
                 "Bad file format reading the append only file {} at offset {off}: {why}",
                 f.name

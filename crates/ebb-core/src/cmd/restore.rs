@@ -73,7 +73,7 @@ pub fn payload(value: &Value, now: u64) -> Vec<u8> {
 /// payload is damaged or not ebb's. The Redis module loads its snapshots
 /// this way.
 pub fn value_of_payload(data: &[u8], now: u64) -> Option<Value> {
-    match rebuild(&Store::new(1), body(data)?, now)? {
+    match rebuild(&Store::new(1), commands_of(body(data)?), now)? {
         Rebuilt::Value(v) => Some(v),
         Rebuilt::AllExpired => None,
     }
@@ -125,19 +125,40 @@ const REBUILD: &[&str] = &[
     "hpexpireat",
 ];
 
-/// Rebuilds the value of a payload's command stream in a scratch keyspace
-/// with the same settings; one command at a time, so nothing is held but
-/// the value being built.
-fn rebuild(store: &Store, body: &[u8], now: u64) -> Option<Rebuilt> {
+/// The commands of an ebb payload's stream, one at a time (None where
+/// the stream is damaged).
+fn commands_of(body: &[u8]) -> impl Iterator<Item = Option<Vec<Bytes>>> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || (i < body.len()).then(|| next_command(body, &mut i)))
+}
+
+/// The commands that build the value of a Redis DUMP payload (Redis's
+/// RDB encoding of one value, see [`crate::rdb`]).
+fn commands_of_redis(data: &[u8]) -> Result<Vec<Vec<Bytes>>, crate::rdb::PayloadError> {
+    let obj = crate::rdb::payload_object(data)?;
+    let mut cmds = Vec::new();
+    crate::rdb::object_commands(&Bytes::new(), obj, &mut |c| cmds.push(c));
+    Ok(cmds)
+}
+
+/// Rebuilds the value of a payload's commands in a scratch keyspace with
+/// the same settings; one command at a time, so nothing is held but the
+/// value being built.
+fn rebuild(
+    store: &Store,
+    cmds: impl Iterator<Item = Option<Vec<Bytes>>>,
+    now: u64,
+) -> Option<Rebuilt> {
     let mut tmp = Store::new(1);
     tmp.cfg = store.cfg.clone();
     // While a log loads, member deadlines that passed are kept, as they
     // are for the log's own commands (see `Ctx::deadline_floor`).
     tmp.loading = store.loading;
     let mut fx = Effects::default();
-    let mut i = 0;
-    while i < body.len() {
-        let cmd = next_command(body, &mut i)?;
+    let mut any = false;
+    for cmd in cmds {
+        let cmd = cmd?;
+        any = true;
         let spec = crate::table::lookup(&cmd[0])?;
         if !REBUILD.contains(&spec.name) || !cmd[1].is_empty() || !spec.arity_ok(cmd.len()) {
             return None;
@@ -150,7 +171,7 @@ fn rebuild(store: &Store, body: &[u8], now: u64) -> Option<Rebuilt> {
     }
     match tmp.dbs[0].remove(b"") {
         Some(e) => Some(Rebuilt::Value(e.value)),
-        None if i > 0 => Some(Rebuilt::AllExpired),
+        None if any => Some(Rebuilt::AllExpired),
         None => None,
     }
 }
@@ -215,12 +236,21 @@ pub(crate) fn restore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     if ttl < 0 {
         return Err(Error::msg("ERR Invalid TTL value, must be >= 0"));
     }
-    let Some(body) = body(argv[3]) else {
-        return Err(Error::msg("ERR DUMP payload version or checksum are wrong"));
-    };
     let now = ctx.now;
-    let Some(rebuilt) = rebuild(ctx.store, body, now) else {
-        return Err(Error::msg("ERR Bad data format"));
+    let bad_format = || Error::msg("ERR Bad data format");
+    let rebuilt = match body(argv[3]) {
+        Some(body) => rebuild(ctx.store, commands_of(body), now),
+        // Not ebb's: a payload of Redis's DUMP, if its footer checks.
+        None => match commands_of_redis(argv[3]) {
+            Ok(cmds) => rebuild(ctx.store, cmds.into_iter().map(Some), now),
+            Err(crate::rdb::PayloadError::VersionOrChecksum) => {
+                return Err(Error::msg("ERR DUMP payload version or checksum are wrong"))
+            }
+            Err(crate::rdb::PayloadError::BadFormat) => return Err(bad_format()),
+        },
+    };
+    let Some(rebuilt) = rebuilt else {
+        return Err(bad_format());
     };
     let deleted = replace && ctx.delete(key);
     let at = match ttl {

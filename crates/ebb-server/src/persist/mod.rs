@@ -89,6 +89,33 @@ pub fn replay(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, Load
     r
 }
 
+/// [`replay`] for a file of the AOF, which may start with the data in
+/// Redis's RDB format (Redis's `aof-use-rdb-preamble`: a base file named
+/// `.base.rdb`, or an old single-file AOF beginning `REDIS`); the commands
+/// after it replay as usual. Offsets in errors and in the result are the
+/// file's.
+pub fn replay_log_file(store: &mut Store, data: &[u8], now: u64) -> Result<Replayed, LoadError> {
+    if !ebb_core::rdb::is_file(data) {
+        return replay(store, data, now);
+    }
+    let mut cmds = Vec::new();
+    let loaded = ebb_core::rdb::file_commands(data, store.dbs.len(), &mut |c| {
+        encode_command(&c, &mut cmds)
+    })
+    .map_err(|e| LoadError::Corrupt(0, e))?;
+    let pre = replay(store, &cmds, now).map_err(|e| match e {
+        LoadError::Corrupt(_, why) => LoadError::Corrupt(0, why),
+        other => other,
+    })?;
+    let mut r = replay(store, &data[loaded.len..], now).map_err(|e| match e {
+        LoadError::Corrupt(off, why) => LoadError::Corrupt(off + loaded.len, why),
+        other => other,
+    })?;
+    r.commands += pre.commands;
+    r.valid_len += loaded.len;
+    Ok(r)
+}
+
 thread_local! {
     /// Server-level commands (scripts) a replay met and did not run.
     static SKIPPED_SCRIPTS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };

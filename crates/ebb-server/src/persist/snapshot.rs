@@ -2,6 +2,8 @@
 //! that rebuild every database (absolute deadlines), and a trailer with the
 //! byte length and a checksum, so a torn or altered file is detected.
 
+use std::borrow::Cow;
+
 use ebb_core::dump::checksum;
 use ebb_core::Store;
 
@@ -18,8 +20,34 @@ pub fn encode(store: &Store, now: u64) -> Vec<u8> {
     out
 }
 
-/// Checks a snapshot and returns its command stream.
-pub fn decode(data: &[u8]) -> Result<&[u8], String> {
+/// Checks a snapshot and returns its command stream. A file written by
+/// Redis (its RDB format, see [`ebb_core::rdb`]) is turned into the
+/// commands that rebuild its data, for a server of `databases` databases.
+pub fn decode(data: &[u8], databases: usize) -> Result<Cow<'_, [u8]>, String> {
+    if ebb_core::rdb::is_file(data) {
+        let mut out = Vec::new();
+        let loaded = ebb_core::rdb::file_commands(data, databases, &mut |cmd| {
+            super::encode_command(&cmd, &mut out)
+        })?;
+        tracing::info!(
+            "Loading a Redis RDB file (format version {}): {} keys, {} function libraries",
+            loaded.version,
+            loaded.keys,
+            loaded.libraries
+        );
+        if loaded.empty > 0 {
+            tracing::warn!(
+                "{} empty keys skipped while loading the RDB file",
+                loaded.empty
+            );
+        }
+        return Ok(Cow::Owned(out));
+    }
+    decode_own(data).map(Cow::Borrowed)
+}
+
+/// [`decode`] for a snapshot of ebb's own format.
+fn decode_own(data: &[u8]) -> Result<&[u8], String> {
     let rest = data
         .strip_prefix(MAGIC)
         .ok_or("not an ebb snapshot (bad magic or unsupported version)")?;
@@ -81,11 +109,11 @@ mod tests {
         let mut h = Harness::new();
         h.run(&["SET", "a", "1"]);
         let data = encode(&h.store, h.now);
-        assert!(decode(&data).is_ok());
+        assert!(decode(&data, 16).is_ok());
         let mut bad = data.clone();
         let i = MAGIC.len() + 5;
         bad[i] ^= 1;
-        assert!(decode(&bad).is_err());
-        assert!(decode(&data[..data.len() - 4]).is_err());
+        assert!(decode(&bad, 16).is_err());
+        assert!(decode(&data[..data.len() - 4], 16).is_err());
     }
 }

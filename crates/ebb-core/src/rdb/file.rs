@@ -1,0 +1,266 @@
+//! A whole RDB file: `REDIS` and a 4-digit version, then opcodes (aux
+//! fields, database selection, key TTLs, access hints, function
+//! libraries) around the keys, an end byte and (from version 5) the file's
+//! CRC-64.
+
+use bytes::Bytes;
+
+use super::{object, object_commands, Reader, Unreadable, FILE_VERSION};
+
+/// Whether `data` starts as a Redis RDB file does.
+pub fn is_file(data: &[u8]) -> bool {
+    data.starts_with(b"REDIS")
+}
+
+/// What a file held.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// The file's format version.
+    pub version: u32,
+    /// Keys read (those whose TTL had passed included).
+    pub keys: u64,
+    /// Empty collections skipped, as Redis skips them.
+    pub empty: u64,
+    /// Function libraries read.
+    pub libraries: u64,
+    /// Bytes read, the end byte and checksum included: an AOF that starts
+    /// with an RDB preamble goes on with commands from there.
+    pub len: usize,
+}
+
+const OP_SLOT_INFO: u8 = 244;
+const OP_FUNCTION2: u8 = 245;
+const OP_FUNCTION_PRE_GA: u8 = 246;
+const OP_MODULE_AUX: u8 = 247;
+const OP_IDLE: u8 = 248;
+const OP_FREQ: u8 = 249;
+const OP_AUX: u8 = 250;
+const OP_RESIZEDB: u8 = 251;
+const OP_EXPIRETIME_MS: u8 = 252;
+const OP_EXPIRETIME: u8 = 253;
+const OP_SELECTDB: u8 = 254;
+const OP_EOF: u8 = 255;
+
+/// Calls `emit` with the commands that rebuild the file's data: FUNCTION
+/// LOAD for each library, SELECT before each database's keys, each key's
+/// value commands and its PEXPIREAT. `databases` is how many the server
+/// has. Err is the reason to log, with the byte offset it was found at.
+pub fn file_commands(
+    data: &[u8],
+    databases: usize,
+    emit: &mut dyn FnMut(Vec<Bytes>),
+) -> Result<Loaded, String> {
+    let magic = data
+        .get(..9)
+        .ok_or("the file is too short to be an RDB file")?;
+    let version: u32 = std::str::from_utf8(&magic[5..])
+        .ok()
+        .filter(|v| v.bytes().all(|c| c.is_ascii_digit()))
+        .and_then(|v| v.parse().ok())
+        .ok_or("not an RDB file (bad magic)")?;
+    if version == 0 || version > FILE_VERSION {
+        return Err(format!("Can't handle RDB format version {version}"));
+    }
+    let mut r = Reader { data, at: 9 };
+    let mut loaded = Loaded {
+        version,
+        ..Loaded::default()
+    };
+    let damaged = |r: &Reader<'_>| format!("damaged RDB file near offset {}", r.at);
+    let mut expire_at: Option<u64> = None;
+    loop {
+        let at = r.at;
+        let op = r.byte().map_err(|_| damaged(&r))?;
+        let step: Result<(), Unreadable> = (|| {
+            match op {
+                OP_EOF => return Ok(()),
+                OP_SELECTDB => {
+                    let db = r.len()?;
+                    if db >= databases as u64 {
+                        return Err(Unreadable::Unsupported(
+                            "a database number past `databases`",
+                        ));
+                    }
+                    emit(vec![
+                        Bytes::from_static(b"SELECT"),
+                        Bytes::from(db.to_string()),
+                    ]);
+                }
+                OP_RESIZEDB => {
+                    r.len()?;
+                    r.len()?;
+                }
+                OP_SLOT_INFO => {
+                    r.len()?;
+                    r.len()?;
+                    r.len()?;
+                }
+                OP_AUX => {
+                    r.string()?;
+                    r.string()?;
+                }
+                OP_EXPIRETIME_MS => expire_at = Some(r.u64_le()?),
+                OP_EXPIRETIME => {
+                    let s = r.take(4)?;
+                    let secs = u32::from_le_bytes([s[0], s[1], s[2], s[3]]);
+                    expire_at = Some(secs as u64 * 1000);
+                }
+                OP_IDLE => {
+                    r.len()?;
+                }
+                OP_FREQ => {
+                    r.byte()?;
+                }
+                OP_FUNCTION2 => {
+                    let code = r.string()?;
+                    loaded.libraries += 1;
+                    emit(vec![
+                        Bytes::from_static(b"FUNCTION"),
+                        Bytes::from_static(b"LOAD"),
+                        Bytes::from(code),
+                    ]);
+                }
+                OP_FUNCTION_PRE_GA => {
+                    return Err(Unreadable::Unsupported(
+                        "a function of a Redis 7.0 release candidate",
+                    ))
+                }
+                OP_MODULE_AUX => return Err(Unreadable::Unsupported("module data")),
+                t => {
+                    let key = Bytes::from(r.string()?);
+                    let obj = match object(&mut r, t) {
+                        Err(Unreadable::Empty) => {
+                            expire_at = None;
+                            loaded.empty += 1;
+                            return Ok(());
+                        }
+                        other => other?,
+                    };
+                    loaded.keys += 1;
+                    object_commands(&key, obj, emit);
+                    if let Some(ms) = expire_at.take() {
+                        emit(vec![
+                            Bytes::from_static(b"PEXPIREAT"),
+                            key,
+                            Bytes::from(ms.to_string()),
+                        ]);
+                    }
+                }
+            }
+            Ok(())
+        })();
+        match step {
+            Ok(()) if op == OP_EOF => break,
+            Ok(()) => {}
+            Err(Unreadable::Damaged | Unreadable::Empty) => return Err(damaged(&r)),
+            Err(Unreadable::Unsupported(what)) => {
+                return Err(format!(
+                    "the RDB file holds {what} (offset {at}), which ebb cannot load"
+                ))
+            }
+        }
+    }
+    // Version 5 on: the CRC-64 of everything before it (0: not computed).
+    if version >= 5 {
+        let end = r.at;
+        let sum = r
+            .u64_le()
+            .map_err(|_| "the RDB file ends before its checksum".to_string())?;
+        if sum != 0 && sum != super::crc64(&data[..end]) {
+            return Err("Wrong RDB checksum".into());
+        }
+    }
+    loaded.len = r.at;
+    Ok(loaded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(version: &str, body: &[u8], with_crc: bool) -> Vec<u8> {
+        let mut d = format!("REDIS{version}").into_bytes();
+        d.extend_from_slice(body);
+        d.push(OP_EOF);
+        if with_crc {
+            let c = super::super::crc64(&d);
+            d.extend_from_slice(&c.to_le_bytes());
+        }
+        d
+    }
+
+    fn commands(d: &[u8]) -> Result<Vec<Vec<String>>, String> {
+        let mut out = Vec::new();
+        file_commands(d, 16, &mut |c| {
+            out.push(
+                c.iter()
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect(),
+            )
+        })?;
+        Ok(out)
+    }
+
+    #[test]
+    fn keys_ttls_databases_and_checksum() {
+        let mut body = vec![OP_AUX, 3, b'v', b'e', b'r', 1, b'7'];
+        body.extend_from_slice(&[OP_SELECTDB, 2, OP_RESIZEDB, 1, 1]);
+        body.extend_from_slice(&[OP_EXPIRETIME_MS]);
+        body.extend_from_slice(&5000u64.to_le_bytes());
+        // A string key "k" holding the 8-bit integer -3.
+        body.extend_from_slice(&[0, 1, b'k', 0xc0, 0xfd]);
+        // A set of two strings.
+        body.extend_from_slice(&[2, 1, b's', 2, 1, b'a', 1, b'b']);
+        let d = file("0010", &body, true);
+        let got = commands(&d).unwrap();
+        assert_eq!(
+            got,
+            vec![
+                vec!["SELECT", "2"],
+                vec!["SET", "k", "-3"],
+                vec!["PEXPIREAT", "k", "5000"],
+                vec!["SADD", "s", "a", "b"],
+            ]
+        );
+        let mut bad = d.clone();
+        let n = bad.len();
+        bad[n - 3] ^= 1;
+        assert_eq!(commands(&bad).unwrap_err(), "Wrong RDB checksum");
+        // A zero checksum is "not computed".
+        let mut zero = d[..n - 8].to_vec();
+        zero.extend_from_slice(&[0; 8]);
+        assert!(commands(&zero).is_ok());
+        for cut in 9..n - 8 {
+            assert!(commands(&d[..cut]).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn empty_collections_are_skipped_with_their_ttl() {
+        let mut body = vec![OP_EXPIRETIME_MS];
+        body.extend_from_slice(&5000u64.to_le_bytes());
+        body.extend_from_slice(&[2, 1, b'e', 0]); // an empty set
+        body.extend_from_slice(&[0, 1, b'k', 1, b'v']);
+        let mut n = Loaded::default();
+        let mut got = Vec::new();
+        let d = file("0010", &body, true);
+        file_commands(&d, 16, &mut |c| got.push(c.len()))
+            .map(|l| n = l)
+            .unwrap();
+        assert_eq!((n.keys, n.empty, got), (1, 1, vec![3]));
+    }
+
+    #[test]
+    fn refusals_name_what_they_refuse() {
+        assert!(commands(&file("0013", &[], true))
+            .unwrap_err()
+            .contains("version 13"));
+        let e = commands(&file("0010", &[15, 1, b'x'], true)).unwrap_err();
+        assert!(e.contains("a stream"), "{e}");
+        let e = commands(&file("0010", &[OP_SELECTDB, 16], true)).unwrap_err();
+        assert!(e.contains("database"), "{e}");
+        assert!(commands(b"REDIX0010").is_err());
+        // Before version 5 there is no checksum.
+        assert!(commands(&file("0004", &[0, 1, b'k', 1, b'v'], false)).is_ok());
+    }
+}

@@ -40,6 +40,8 @@ pub fn debug<'a>(
         Reply::Ok
     } else if eq(sub, "set-active-expire") && argv.len() == 3 {
         set_switch(&shared.active_expire, argv[2])
+    } else if eq(sub, "set-skip-checksum-validation") && argv.len() == 3 {
+        set_switch(&ebb_core::rdb::SKIP_CHECKSUM, argv[2])
     } else if eq(sub, "pause-cron") && argv.len() == 3 {
         set_switch(&shared.cron_paused, argv[2])
     } else if eq(sub, "set-disable-deny-scripts") && argv.len() == 3 {
@@ -204,6 +206,8 @@ pub fn debug<'a>(
             "    Save the dataset to a snapshot, empty it and load it back.",
             "SET-ACTIVE-EXPIRE <0|1>",
             "    Setting it to 0 disables expiring keys (and members) in background.",
+            "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
+            "    Enables or disables checksum checks for RESTORE's payloads.",
             "SET-DISABLE-DENY-SCRIPTS <0|1>",
             "    Setting it to 1 lets scripts run commands that they normally may not.",
             "SLEEP <seconds>",

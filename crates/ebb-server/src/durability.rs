@@ -452,8 +452,11 @@ fn load_into(shared: &Arc<Shared>, store: &mut Store, aof_on: bool) -> Result<()
         let path = shared.snapshot_path();
         if let Ok(data) = std::fs::read(&path) {
             crate::loading::set_total(data.len() as u64);
-            let body = snapshot::decode(&data, store.dbs.len())
-                .map_err(|e| format!("Can't load snapshot {}: {e}", path.display()))?;
+            let body = snapshot::decode(&data, store.dbs.len()).map_err(|e| {
+                tracing::error!("Can't load snapshot {}: {e}", path.display());
+                // Redis's words, which operators' alerting may look for.
+                "Terminating server after rdb file reading failure.".to_string()
+            })?;
             let r = persist::replay(store, &body, now).map_err(|e| {
                 let why = match e {
                     persist::LoadError::Corrupt(off, why) => format!("at offset {off}: {why}"),

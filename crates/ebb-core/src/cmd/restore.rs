@@ -90,7 +90,8 @@ enum Rebuilt {
 fn body(data: &[u8]) -> Option<&[u8]> {
     let body_len = data.len().checked_sub(8)?;
     let (body, sum) = data.split_at(body_len);
-    (body.starts_with(MAGIC) && crate::dump::checksum(body).to_le_bytes() == sum)
+    (body.starts_with(MAGIC)
+        && (!crate::rdb::checksums_checked() || crate::dump::checksum(body).to_le_bytes() == sum))
         .then(|| &body[MAGIC.len()..])
 }
 
@@ -246,7 +247,10 @@ pub(crate) fn restore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
             Err(crate::rdb::PayloadError::VersionOrChecksum) => {
                 return Err(Error::msg("ERR DUMP payload version or checksum are wrong"))
             }
-            Err(crate::rdb::PayloadError::BadFormat) => return Err(bad_format()),
+            Err(crate::rdb::PayloadError::BadFormat(why)) => {
+                crate::rdb::note_refusal(why);
+                return Err(bad_format());
+            }
         },
     };
     let Some(rebuilt) = rebuilt else {

@@ -21,6 +21,8 @@ pub struct Loaded {
     pub keys: u64,
     /// Empty collections skipped, as Redis skips them.
     pub empty: u64,
+    /// The names of the first ten of them.
+    pub empty_names: Vec<Bytes>,
     /// Function libraries read.
     pub libraries: u64,
     /// Bytes read, the end byte and checksum included: an AOF that starts
@@ -66,11 +68,15 @@ pub fn file_commands(
         version,
         ..Loaded::default()
     };
-    let damaged = |r: &Reader<'_>| format!("damaged RDB file near offset {}", r.at);
+    let damaged = |r: &Reader<'_>, why: &str| {
+        format!("Internal error in RDB reading offset {}: {why} (damaged or truncated file)", r.at)
+    };
     let mut expire_at: Option<u64> = None;
     loop {
         let at = r.at;
-        let op = r.byte().map_err(|_| damaged(&r))?;
+        let op = r
+            .byte()
+            .map_err(|_| damaged(&r, "Unexpected EOF reading RDB file"))?;
         let step: Result<(), Unreadable> = (|| {
             match op {
                 OP_EOF => return Ok(()),
@@ -132,6 +138,9 @@ pub fn file_commands(
                         Err(Unreadable::Empty) => {
                             expire_at = None;
                             loaded.empty += 1;
+                            if loaded.empty_names.len() < 10 {
+                                loaded.empty_names.push(key);
+                            }
                             return Ok(());
                         }
                         other => other?,
@@ -152,7 +161,8 @@ pub fn file_commands(
         match step {
             Ok(()) if op == OP_EOF => break,
             Ok(()) => {}
-            Err(Unreadable::Damaged | Unreadable::Empty) => return Err(damaged(&r)),
+            Err(Unreadable::Damaged(why)) => return Err(damaged(&r, why)),
+            Err(Unreadable::Empty) => return Err(damaged(&r, "empty key")),
             Err(Unreadable::Unsupported(what)) => {
                 return Err(format!(
                     "the RDB file holds {what} (offset {at}), which ebb cannot load"

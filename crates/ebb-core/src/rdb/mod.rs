@@ -12,6 +12,7 @@ mod lzf;
 mod packed;
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
 
@@ -177,8 +178,8 @@ fn pairs(items: Vec<Elem<'_>>) -> R<Vec<(Elem<'_>, Elem<'_>)>> {
 /// Why a type cannot be read.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Unreadable {
-    /// Damaged or truncated.
-    Damaged,
+    /// Damaged or truncated; what failed, as Redis words it.
+    Damaged(&'static str),
     /// An empty collection: Redis never writes one, and skips one it
     /// reads in a file (RESTORE refuses it).
     Empty,
@@ -189,7 +190,7 @@ pub enum Unreadable {
 
 impl From<Bad> for Unreadable {
     fn from(_: Bad) -> Self {
-        Unreadable::Damaged
+        Unreadable::Damaged("RDB integrity check failed")
     }
 }
 
@@ -238,7 +239,7 @@ fn object(r: &mut Reader<'_>, t: u8) -> Result<Object, Unreadable> {
                 } else {
                     let s = f64::from_bits(r.u64_le()?);
                     if s.is_nan() {
-                        return Err(Unreadable::Damaged);
+                        return Err(Unreadable::Damaged("Zset with NAN score detected"));
                     }
                     s
                 };
@@ -254,14 +255,27 @@ fn object(r: &mut Reader<'_>, t: u8) -> Result<Object, Unreadable> {
             }
             Object::Hash(v)
         }
-        9 => Object::Hash(packed::zipmap(&r.string()?)?),
-        10 => Object::List(texts(packed::ziplist(&r.string()?)?)),
-        11 => Object::Set(packed::intset(&r.string()?)?),
-        12 => Object::ZSet(zset_of(packed::ziplist(&r.string()?)?)?),
-        13 => Object::Hash(hash_of(packed::ziplist(&r.string()?)?)?),
-        16 => Object::Hash(hash_of(packed::listpack(&r.string()?)?)?),
-        17 => Object::ZSet(zset_of(packed::listpack(&r.string()?)?)?),
-        20 => Object::Set(texts(packed::listpack(&r.string()?)?)),
+        9 | 10 | 11 | 12 | 13 | 16 | 17 | 20 => {
+            let blob = r.string()?;
+            let b = &blob[..];
+            let (obj, what) = match t {
+                9 => (packed::zipmap(b).map(Object::Hash), "Zipmap"),
+                10 => (packed::ziplist(b).map(|v| Object::List(texts(v))), "List ziplist"),
+                11 => (packed::intset(b).map(Object::Set), "Intset"),
+                12 => (packed::ziplist(b).and_then(zset_of).map(Object::ZSet), "Zset ziplist"),
+                13 => (packed::ziplist(b).and_then(hash_of).map(Object::Hash), "Hash ziplist"),
+                16 => (packed::listpack(b).and_then(hash_of).map(Object::Hash), "Hash listpack"),
+                17 => (packed::listpack(b).and_then(zset_of).map(Object::ZSet), "Zset listpack"),
+                _ => (packed::listpack(b).map(|v| Object::Set(texts(v))), "Set listpack"),
+            };
+            // Redis's integrity check of a packed value covers repeated
+            // members and fields, and an empty zipmap.
+            let obj = obj.and_then(|o| match &o {
+                Object::Hash(v) if t == 9 && v.is_empty() => Err(Bad),
+                _ => check(&o).map(|()| o),
+            });
+            obj.map_err(|_| Unreadable::Damaged(integrity(what)))?
+        }
         14 | 18 => {
             let nodes = r.count(1)?;
             let mut items = Vec::new();
@@ -272,27 +286,29 @@ fn object(r: &mut Reader<'_>, t: u8) -> Result<Object, Unreadable> {
                     && match r.len()? {
                         1 => true,
                         2 => false,
-                        _ => return Err(Unreadable::Damaged),
+                        _ => return Err(Unreadable::Damaged("Quicklist integrity check failed")),
                     };
                 let blob = r.string()?;
+                if blob.is_empty() {
+                    return Err(Unreadable::Damaged("Quicklist integrity check failed"));
+                }
                 if plain {
                     items.push(blob);
                     continue;
                 }
                 let elems = if t == 14 {
-                    packed::ziplist(&blob)?
+                    packed::ziplist(&blob).map_err(|_| Unreadable::Damaged("Ziplist integrity check failed"))?
                 } else {
-                    packed::listpack(&blob)?
+                    packed::listpack(&blob)
+                        .map_err(|_| Unreadable::Damaged("Listpack integrity check failed"))?
                 };
-                // Redis refuses an empty node.
-                if elems.is_empty() {
-                    return Err(Unreadable::Damaged);
-                }
+                // An empty node is skipped, as Redis skips it (a list left
+                // with none is an empty key).
                 items.extend(texts(elems));
             }
             Object::List(items)
         }
-        _ => return Err(Unreadable::Damaged),
+        _ => return Err(Unreadable::Damaged("Unknown RDB encoding type")),
     };
     if match &obj {
         Object::Str(_) => false,
@@ -303,8 +319,28 @@ fn object(r: &mut Reader<'_>, t: u8) -> Result<Object, Unreadable> {
     } {
         return Err(Unreadable::Empty);
     }
-    check(&obj)?;
+    check(&obj).map_err(|_| {
+        Unreadable::Damaged(match obj {
+            Object::Set(_) => "Duplicate set members detected",
+            Object::ZSet(_) => "Duplicate zset fields detected",
+            _ => "Duplicate hash fields detected",
+        })
+    })?;
     Ok(obj)
+}
+
+/// "`what` integrity check failed", for the packed types.
+fn integrity(what: &'static str) -> &'static str {
+    match what {
+        "Zipmap" => "Zipmap integrity check failed",
+        "List ziplist" => "List ziplist integrity check failed",
+        "Intset" => "Intset integrity check failed",
+        "Zset ziplist" => "Zset ziplist integrity check failed",
+        "Hash ziplist" => "Hash ziplist integrity check failed",
+        "Hash listpack" => "Hash listpack integrity check failed",
+        "Zset listpack" => "Zset listpack integrity check failed",
+        _ => "Set listpack integrity check failed",
+    }
 }
 
 /// Refuses what Redis refuses in a value it reads: a member or field
@@ -377,8 +413,32 @@ pub fn object_commands(key: &Bytes, obj: Object, emit: &mut dyn FnMut(Vec<Bytes>
 pub enum PayloadError {
     /// Too short, a version past [`PAYLOAD_VERSION`], or a CRC mismatch.
     VersionOrChecksum,
-    /// Passed those checks but does not decode to a value ebb has.
-    BadFormat,
+    /// Passed those checks but does not decode to a value ebb has; what
+    /// failed, as Redis logs it.
+    BadFormat(&'static str),
+}
+
+/// DEBUG SET-SKIP-CHECKSUM-VALIDATION: payloads are taken whatever their
+/// checksum (Redis's testing aid, for hand-made payloads).
+pub static SKIP_CHECKSUM: AtomicBool = AtomicBool::new(false);
+
+/// Whether a payload's checksum is to be checked.
+pub fn checksums_checked() -> bool {
+    !SKIP_CHECKSUM.load(Ordering::Relaxed)
+}
+
+thread_local! {
+    static REFUSAL: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+}
+
+/// Keeps why RESTORE refused a payload, for the server's log.
+pub fn note_refusal(why: &'static str) {
+    REFUSAL.with(|r| r.set(Some(why)));
+}
+
+/// Why the last payload refused on this thread was refused (once).
+pub fn take_refusal() -> Option<&'static str> {
+    REFUSAL.with(|r| r.take())
 }
 
 /// Whether `data` has the footer of a Redis DUMP payload (2-byte version
@@ -389,7 +449,8 @@ pub fn is_payload(data: &[u8]) -> bool {
     };
     let version = u16::from_le_bytes([data[body_len], data[body_len + 1]]);
     let crc = &data[body_len + 2..];
-    version <= PAYLOAD_VERSION && crc64(&data[..body_len + 2]).to_le_bytes() == crc
+    version <= PAYLOAD_VERSION
+        && (!checksums_checked() || crc64(&data[..body_len + 2]).to_le_bytes() == crc)
 }
 
 /// The value of a Redis DUMP payload.
@@ -399,11 +460,19 @@ pub fn payload_object(data: &[u8]) -> Result<Object, PayloadError> {
     }
     let body = &data[..data.len() - 10];
     let mut r = Reader { data: body, at: 0 };
-    let t = r.byte().map_err(|_| PayloadError::BadFormat)?;
-    let obj = object(&mut r, t).map_err(|_| PayloadError::BadFormat)?;
+    let t = r
+        .byte()
+        .map_err(|_| PayloadError::BadFormat("payload without a value"))?;
+    let obj = object(&mut r, t).map_err(|e| {
+        PayloadError::BadFormat(match e {
+            Unreadable::Damaged(why) => why,
+            Unreadable::Empty => "Empty keys are not allowed",
+            Unreadable::Unsupported(what) => what,
+        })
+    })?;
     // Trailing bytes after the value are damage too.
     if r.left() != 0 {
-        return Err(PayloadError::BadFormat);
+        return Err(PayloadError::BadFormat("bytes left after the value"));
     }
     Ok(obj)
 }
@@ -449,7 +518,7 @@ mod tests {
         ] {
             assert_eq!(
                 payload_object(&with_footer(body, 10)),
-                Err(PayloadError::BadFormat)
+                Err(PayloadError::BadFormat(_))
             );
         }
     }

@@ -93,7 +93,19 @@ pub fn listpack(data: &[u8]) -> R<Vec<Elem<'_>>> {
             2097152..=268435455 => 4,
             _ => 5,
         };
-        take(body, &mut at, back)?;
+        // Read from its last byte backwards: 7 bits a byte, the high bit
+        // set on every byte but the first.
+        let stored = take(body, &mut at, back)?
+            .iter()
+            .rev()
+            .enumerate()
+            .try_fold(0usize, |v, (i, &b)| {
+                let more = b & 0x80 != 0;
+                (more == (i + 1 < back)).then_some(v | ((b & 0x7f) as usize) << (7 * i))
+            });
+        if stored != Some(len) {
+            return Err(Bad);
+        }
         out.push(elem);
     }
     // The header's count saturates at 65535 (then the entries tell).
@@ -108,14 +120,23 @@ pub fn ziplist(data: &[u8]) -> R<Vec<Elem<'_>>> {
     if data.len() < 11 || le(&data[..4]) as usize != data.len() || data[data.len() - 1] != 0xff {
         return Err(Bad);
     }
+    let tail = le(&data[4..8]) as usize;
     let count = le(&data[8..10]) as usize;
     let body = &data[..data.len() - 1];
     let mut at = 10;
     let mut out = Vec::new();
+    // Each entry starts with the length of the one before it (0 for the
+    // first): 1 byte, or 0xfe and 4 bytes.
+    let (mut prev_start, mut prev_len) = (10, 0);
     while at < body.len() {
-        // The previous entry's length: 1 byte, or 0xfe and 4 bytes.
-        if take(body, &mut at, 1)?[0] == 0xfe {
-            take(body, &mut at, 4)?;
+        let start = at;
+        let stored = match take(body, &mut at, 1)?[0] {
+            0xfe => le(take(body, &mut at, 4)?) as usize,
+            0xff => return Err(Bad),
+            n => n as usize,
+        };
+        if stored != prev_len {
+            return Err(Bad);
         }
         let b = take(body, &mut at, 1)?[0];
         let elem = match b >> 6 {
@@ -145,8 +166,11 @@ pub fn ziplist(data: &[u8]) -> R<Vec<Elem<'_>>> {
             },
         };
         out.push(elem);
+        (prev_start, prev_len) = (start, at - start);
     }
-    if count != 0xffff && count != out.len() {
+    // The header points at the last entry (at the end when there is none).
+    let last = if out.is_empty() { body.len() } else { prev_start };
+    if tail != last || (count != 0xffff && count != out.len()) {
         return Err(Bad);
     }
     Ok(out)
@@ -259,11 +283,15 @@ mod tests {
         let mut long = data.clone();
         long[6] = 0x8f; // a string running past the end
         assert!(listpack(&long).is_err());
+        let mut back = data.clone();
+        back[10] = 3; // the entry's length after it
+        assert!(listpack(&back).is_err());
     }
 
     #[test]
     fn ziplist_entries_of_every_encoding() {
         let mut body = Vec::new();
+        let (mut prev, mut last) = (0, 0);
         for e in [
             &[0x03, b'x', b'y', b'z'][..],
             &[0xc0, 0xff, 0xff],
@@ -272,12 +300,14 @@ mod tests {
             &[0xfe, 0x80],
             &[0xf0, 0xff, 0xff, 0xff],
         ] {
-            body.push(0); // previous length (not checked)
+            last = 10 + body.len();
+            body.push(prev);
             body.extend_from_slice(e);
+            prev = e.len() as u8 + 1;
         }
         let total = 10 + body.len() + 1;
         let mut data = (total as u32).to_le_bytes().to_vec();
-        data.extend_from_slice(&[0, 0, 0, 0]);
+        data.extend_from_slice(&(last as u32).to_le_bytes());
         data.extend_from_slice(&6u16.to_le_bytes());
         data.extend_from_slice(&body);
         data.push(0xff);
@@ -288,6 +318,12 @@ mod tests {
             .collect();
         assert_eq!(got, want);
         assert!(ziplist(&data[..data.len() - 2]).is_err());
+        let mut wrong_prev = data.clone();
+        wrong_prev[10 + 5] = 3; // the second entry's previous length
+        assert!(ziplist(&wrong_prev).is_err());
+        let mut wrong_tail = data.clone();
+        wrong_tail[4] = 10;
+        assert!(ziplist(&wrong_tail).is_err());
     }
 
     #[test]

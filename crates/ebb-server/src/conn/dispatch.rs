@@ -700,6 +700,13 @@ impl Session {
             ctx.reads_every_key = crate::acl::reads_every_key(&self.user, spec, argv);
             ebb_core::execute_result(&mut ctx, spec, argv)
         };
+        if let Err(Error::Msg(m)) = &r {
+            if m == "ERR Bad data format" {
+                // As Redis logs a payload it refuses.
+                let why = ebb_core::rdb::take_refusal().unwrap_or("integrity check failed");
+                tracing::warn!("{}: payload refused: {why}", spec.name.to_uppercase());
+            }
+        }
         if !matches!(r, Err(Error::WouldBlock { .. })) {
             shared.log_command(self.db, spec, argv, fx);
         } else {

@@ -35,11 +35,11 @@ pub fn decode(data: &[u8], databases: usize) -> Result<Cow<'_, [u8]>, String> {
             loaded.keys,
             loaded.libraries
         );
+        for k in &loaded.empty_names {
+            tracing::info!("rdbLoadObject skipping empty key: {}", String::from_utf8_lossy(k));
+        }
         if loaded.empty > 0 {
-            tracing::warn!(
-                "{} empty keys skipped while loading the RDB file",
-                loaded.empty
-            );
+            tracing::info!("empty keys skipped: {}", loaded.empty);
         }
         return Ok(Cow::Owned(out));
     }

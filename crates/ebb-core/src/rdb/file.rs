@@ -69,9 +69,14 @@ pub fn file_commands(
         ..Loaded::default()
     };
     let damaged = |r: &Reader<'_>, why: &str| {
-        format!("Internal error in RDB reading offset {}: {why} (damaged or truncated file)", r.at)
+        format!(
+            "Internal error in RDB reading offset {}: {why} (damaged or truncated file)",
+            r.at
+        )
     };
     let mut expire_at: Option<u64> = None;
+    let mut db = 0u64;
+    let mut seen = std::collections::HashSet::new();
     loop {
         let at = r.at;
         let op = r
@@ -81,7 +86,7 @@ pub fn file_commands(
             match op {
                 OP_EOF => return Ok(()),
                 OP_SELECTDB => {
-                    let db = r.len()?;
+                    db = r.len()?;
                     if db >= databases as u64 {
                         return Err(Unreadable::Unsupported(
                             "a database number past `databases`",
@@ -134,6 +139,12 @@ pub fn file_commands(
                 OP_MODULE_AUX => return Err(Unreadable::Unsupported("module data")),
                 t => {
                     let key = Bytes::from(r.string()?);
+                    // Redis refuses a key met twice in a file; a hash of
+                    // (database, key) is enough to notice (the names are
+                    // not kept).
+                    if !seen.insert(key_hash(db, &key)) {
+                        return Err(Unreadable::Damaged("duplicated key in the RDB file"));
+                    }
                     let obj = match object(&mut r, t) {
                         Err(Unreadable::Empty) => {
                             expire_at = None;
@@ -182,6 +193,14 @@ pub fn file_commands(
     }
     loaded.len = r.at;
     Ok(loaded)
+}
+
+fn key_hash(db: u64, key: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    db.hash(&mut h);
+    key.hash(&mut h);
+    h.finish()
 }
 
 #[cfg(test)]
@@ -258,6 +277,17 @@ mod tests {
             .map(|l| n = l)
             .unwrap();
         assert_eq!((n.keys, n.empty, got), (1, 1, vec![3]));
+    }
+
+    #[test]
+    fn a_key_twice_in_a_database_is_refused() {
+        let twice = [0, 1, b'k', 1, b'v', 0, 1, b'k', 1, b'w'];
+        let e = commands(&file("0010", &twice, true)).unwrap_err();
+        assert!(e.contains("duplicated key"), "{e}");
+        let mut two_dbs = twice[..5].to_vec();
+        two_dbs.extend_from_slice(&[OP_SELECTDB, 1]);
+        two_dbs.extend_from_slice(&twice[5..]);
+        assert!(commands(&file("0010", &two_dbs, true)).is_ok());
     }
 
     #[test]

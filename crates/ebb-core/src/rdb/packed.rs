@@ -169,7 +169,11 @@ pub fn ziplist(data: &[u8]) -> R<Vec<Elem<'_>>> {
         (prev_start, prev_len) = (start, at - start);
     }
     // The header points at the last entry (at the end when there is none).
-    let last = if out.is_empty() { body.len() } else { prev_start };
+    let last = if out.is_empty() {
+        body.len()
+    } else {
+        prev_start
+    };
     if tail != last || (count != 0xffff && count != out.len()) {
         return Err(Bad);
     }

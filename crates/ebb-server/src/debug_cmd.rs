@@ -41,7 +41,17 @@ pub fn debug<'a>(
     } else if eq(sub, "set-active-expire") && argv.len() == 3 {
         set_switch(&shared.active_expire, argv[2])
     } else if eq(sub, "set-skip-checksum-validation") && argv.len() == 3 {
-        set_switch(&ebb_core::rdb::SKIP_CHECKSUM, argv[2])
+        // Read as C's atoi, as Redis reads it: a sign and leading
+        // digits, anything else 0.
+        let t = lossy(argv[2]);
+        let t = t.trim_start();
+        let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+        let on = digits
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .any(|d| d != b'0');
+        ebb_core::rdb::SKIP_CHECKSUM.store(on, Ordering::Relaxed);
+        Reply::Ok
     } else if eq(sub, "pause-cron") && argv.len() == 3 {
         set_switch(&shared.cron_paused, argv[2])
     } else if eq(sub, "set-disable-deny-scripts") && argv.len() == 3 {

@@ -133,48 +133,86 @@ fn commands_of(body: &[u8]) -> impl Iterator<Item = Option<Vec<Bytes>>> + '_ {
     std::iter::from_fn(move || (i < body.len()).then(|| next_command(body, &mut i)))
 }
 
-/// The commands that build the value of a Redis DUMP payload (Redis's
-/// RDB encoding of one value, see [`crate::rdb`]).
-fn commands_of_redis(data: &[u8]) -> Result<Vec<Vec<Bytes>>, crate::rdb::PayloadError> {
-    let obj = crate::rdb::payload_object(data)?;
-    let mut cmds = Vec::new();
-    crate::rdb::object_commands(&Bytes::new(), obj, &mut |c| cmds.push(c));
-    Ok(cmds)
+/// A scratch keyspace with the live one's settings, where a payload's
+/// commands build its value on the empty key name.
+struct Scratch {
+    tmp: Store,
+    fx: Effects,
+    now: u64,
+    ran: bool,
+    failed: bool,
 }
 
-/// Rebuilds the value of a payload's commands in a scratch keyspace with
-/// the same settings; one command at a time, so nothing is held but the
-/// value being built.
+impl Scratch {
+    fn new(store: &Store, now: u64) -> Self {
+        let mut tmp = Store::new(1);
+        tmp.cfg = store.cfg.clone();
+        // While a log loads, member deadlines that passed are kept, as
+        // they are for the log's own commands (see `Ctx::deadline_floor`).
+        tmp.loading = store.loading;
+        Scratch {
+            tmp,
+            fx: Effects::default(),
+            now,
+            ran: false,
+            failed: false,
+        }
+    }
+
+    /// Runs one value-building command (after a failure, none).
+    fn run(&mut self, cmd: &[Bytes]) {
+        if self.failed {
+            return;
+        }
+        self.ran = true;
+        let ok = crate::table::lookup(&cmd[0]).is_some_and(|spec| {
+            if !REBUILD.contains(&spec.name) || !cmd[1].is_empty() || !spec.arity_ok(cmd.len()) {
+                return false;
+            }
+            let mut ctx = Ctx::new(&mut self.tmp, 0, self.now, &mut self.fx);
+            let r = crate::cmd::execute_result(&mut ctx, spec, &crate::args::views(cmd));
+            self.fx.clear();
+            r.is_ok()
+        });
+        self.failed |= !ok;
+    }
+
+    fn finish(mut self) -> Option<Rebuilt> {
+        if self.failed {
+            return None;
+        }
+        match self.tmp.dbs[0].remove(b"") {
+            Some(e) => Some(Rebuilt::Value(e.value)),
+            None if self.ran => Some(Rebuilt::AllExpired),
+            None => None,
+        }
+    }
+}
+
+/// Rebuilds the value of an ebb payload's commands in a scratch keyspace
+/// with the same settings; one command at a time, so nothing is held but
+/// the value being built.
 fn rebuild(
     store: &Store,
     cmds: impl Iterator<Item = Option<Vec<Bytes>>>,
     now: u64,
 ) -> Option<Rebuilt> {
-    let mut tmp = Store::new(1);
-    tmp.cfg = store.cfg.clone();
-    // While a log loads, member deadlines that passed are kept, as they
-    // are for the log's own commands (see `Ctx::deadline_floor`).
-    tmp.loading = store.loading;
-    let mut fx = Effects::default();
-    let mut any = false;
+    let mut s = Scratch::new(store, now);
     for cmd in cmds {
-        let cmd = cmd?;
-        any = true;
-        let spec = crate::table::lookup(&cmd[0])?;
-        if !REBUILD.contains(&spec.name) || !cmd[1].is_empty() || !spec.arity_ok(cmd.len()) {
-            return None;
-        }
-        let mut ctx = Ctx::new(&mut tmp, 0, now, &mut fx);
-        if crate::cmd::execute_result(&mut ctx, spec, &crate::args::views(&cmd)).is_err() {
-            return None;
-        }
-        fx.clear();
+        s.run(&cmd?);
     }
-    match tmp.dbs[0].remove(b"") {
-        Some(e) => Some(Rebuilt::Value(e.value)),
-        None if any => Some(Rebuilt::AllExpired),
-        None => None,
-    }
+    s.finish()
+}
+
+/// [`rebuild`] for a Redis DUMP payload.
+fn rebuild_redis(
+    store: &Store,
+    data: &[u8],
+    now: u64,
+) -> Result<Option<Rebuilt>, crate::rdb::PayloadError> {
+    let mut s = Scratch::new(store, now);
+    crate::rdb::payload_commands(data, &Bytes::new(), &mut |cmd| s.run(&cmd))?;
+    Ok(s.finish())
 }
 
 /// # Format
@@ -239,11 +277,14 @@ pub(crate) fn restore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     }
     let now = ctx.now;
     let bad_format = || Error::msg("ERR Bad data format");
+    // A reason left by an earlier refusal is not this one's.
+    crate::rdb::take_refusal();
     let rebuilt = match body(argv[3]) {
         Some(body) => rebuild(ctx.store, commands_of(body), now),
-        // Not ebb's: a payload of Redis's DUMP, if its footer checks.
-        None => match commands_of_redis(argv[3]) {
-            Ok(cmds) => rebuild(ctx.store, cmds.into_iter().map(Some), now),
+        // Not ebb's: a payload of Redis's DUMP, if its footer checks; its
+        // commands run as they are decoded.
+        None => match rebuild_redis(ctx.store, argv[3], now) {
+            Ok(r) => r,
             Err(crate::rdb::PayloadError::VersionOrChecksum) => {
                 return Err(Error::msg("ERR DUMP payload version or checksum are wrong"))
             }

@@ -7,13 +7,14 @@
 use super::{Bad, R};
 
 /// An element of a listpack or ziplist: bytes, or an integer Redis stored
-/// as one (turned back into its decimal text by [`Elem::into_bytes`]).
+/// as one (written out as its decimal text).
 pub enum Elem<'a> {
     Bytes(&'a [u8]),
     Int(i64),
 }
 
 impl Elem<'_> {
+    #[cfg(test)]
     pub fn into_bytes(self) -> Vec<u8> {
         match self {
             Elem::Bytes(b) => b.to_vec(),
@@ -47,15 +48,19 @@ fn le_signed(bytes: &[u8]) -> i64 {
     }
 }
 
-/// The elements of a listpack, in order.
-pub fn listpack(data: &[u8]) -> R<Vec<Elem<'_>>> {
+/// A decoder of packed elements: [`listpack`], [`ziplist`] or [`intset`].
+pub type Decode = for<'a> fn(&'a [u8], &mut dyn FnMut(Elem<'a>) -> R<()>) -> R<usize>;
+
+/// Calls `f` with each element of a listpack, in order; returns their
+/// number. An error (damage, or `f`'s) stops at once.
+pub fn listpack<'a>(data: &'a [u8], f: &mut dyn FnMut(Elem<'a>) -> R<()>) -> R<usize> {
     if data.len() < 7 || le(&data[..4]) as usize != data.len() || data[data.len() - 1] != 0xff {
         return Err(Bad);
     }
     let count = le(&data[4..6]) as usize;
     let body = &data[..data.len() - 1];
     let mut at = 6;
-    let mut out = Vec::new();
+    let mut n = 0;
     while at < body.len() {
         let start = at;
         let b = body[at];
@@ -88,9 +93,9 @@ pub fn listpack(data: &[u8]) -> R<Vec<Elem<'_>>> {
         let len = at - start;
         let back = match len {
             0..=127 => 1,
-            128..=16383 => 2,
-            16384..=2097151 => 3,
-            2097152..=268435455 => 4,
+            128..=16382 => 2,
+            16383..=2097150 => 3,
+            2097151..=268435454 => 4,
             _ => 5,
         };
         // Read from its last byte backwards: 7 bits a byte, the high bit
@@ -106,17 +111,19 @@ pub fn listpack(data: &[u8]) -> R<Vec<Elem<'_>>> {
         if stored != Some(len) {
             return Err(Bad);
         }
-        out.push(elem);
+        f(elem)?;
+        n += 1;
     }
     // The header's count saturates at 65535 (then the entries tell).
-    if count != 0xffff && count != out.len() {
+    if count != 0xffff && count != n {
         return Err(Bad);
     }
-    Ok(out)
+    Ok(n)
 }
 
-/// The elements of a ziplist, in order.
-pub fn ziplist(data: &[u8]) -> R<Vec<Elem<'_>>> {
+/// Calls `f` with each element of a ziplist, in order; returns their
+/// number.
+pub fn ziplist<'a>(data: &'a [u8], f: &mut dyn FnMut(Elem<'a>) -> R<()>) -> R<usize> {
     if data.len() < 11 || le(&data[..4]) as usize != data.len() || data[data.len() - 1] != 0xff {
         return Err(Bad);
     }
@@ -124,7 +131,7 @@ pub fn ziplist(data: &[u8]) -> R<Vec<Elem<'_>>> {
     let count = le(&data[8..10]) as usize;
     let body = &data[..data.len() - 1];
     let mut at = 10;
-    let mut out = Vec::new();
+    let mut n = 0;
     // Each entry starts with the length of the one before it (0 for the
     // first): 1 byte, or 0xfe and 4 bytes.
     let (mut prev_start, mut prev_len) = (10, 0);
@@ -165,39 +172,39 @@ pub fn ziplist(data: &[u8]) -> R<Vec<Elem<'_>>> {
                 _ => return Err(Bad),
             },
         };
-        out.push(elem);
+        f(elem)?;
+        n += 1;
         (prev_start, prev_len) = (start, at - start);
     }
     // The header points at the last entry (at the end when there is none).
-    let last = if out.is_empty() {
-        body.len()
-    } else {
-        prev_start
-    };
-    if tail != last || (count != 0xffff && count != out.len()) {
+    let last = if n == 0 { body.len() } else { prev_start };
+    if tail != last || (count != 0xffff && count != n) {
         return Err(Bad);
     }
-    Ok(out)
+    Ok(n)
 }
 
-/// The integers of an intset, as decimal text.
-pub fn intset(data: &[u8]) -> R<Vec<Vec<u8>>> {
+/// Calls `f` with each integer of an intset (which Redis never writes
+/// empty); returns their number.
+pub fn intset<'a>(data: &'a [u8], f: &mut dyn FnMut(Elem<'a>) -> R<()>) -> R<usize> {
     if data.len() < 8 {
         return Err(Bad);
     }
     let width = le(&data[..4]) as usize;
     let count = le(&data[4..8]) as usize;
-    if !matches!(width, 2 | 4 | 8) || count.checked_mul(width) != Some(data.len() - 8) {
+    if count == 0 || !matches!(width, 2 | 4 | 8) || count.checked_mul(width) != Some(data.len() - 8)
+    {
         return Err(Bad);
     }
-    Ok(data[8..]
-        .chunks_exact(width)
-        .map(|c| le_signed(c).to_string().into_bytes())
-        .collect())
+    for c in data[8..].chunks_exact(width) {
+        f(Elem::Int(le_signed(c)))?;
+    }
+    Ok(count)
 }
 
-/// The field and value pairs of a zipmap (hashes before Redis 2.6).
-pub fn zipmap(data: &[u8]) -> R<Vec<(Vec<u8>, Vec<u8>)>> {
+/// Calls `f` with each field and value of a zipmap (hashes before Redis
+/// 2.6; never empty); returns their number.
+pub fn zipmap<'a>(data: &'a [u8], f: &mut dyn FnMut(&'a [u8], &'a [u8]) -> R<()>) -> R<usize> {
     let mut at = 1;
     let len = |at: &mut usize| -> R<Option<usize>> {
         match take(data, at, 1)?[0] {
@@ -206,27 +213,37 @@ pub fn zipmap(data: &[u8]) -> R<Vec<(Vec<u8>, Vec<u8>)>> {
             n => Ok(Some(n as usize)),
         }
     };
-    let mut out = Vec::new();
+    let mut count = 0;
     while let Some(n) = len(&mut at)? {
-        let field = take(data, &mut at, n)?.to_vec();
+        let field = take(data, &mut at, n)?;
         let n = len(&mut at)?.ok_or(Bad)?;
         let free = take(data, &mut at, 1)?[0] as usize;
-        let value = take(data, &mut at, n)?.to_vec();
+        let value = take(data, &mut at, n)?;
         take(data, &mut at, free)?;
-        out.push((field, value));
+        f(field, value)?;
+        count += 1;
     }
-    if at != data.len() {
+    // The first byte counts the pairs, up to 253 (254: count them).
+    if at != data.len() || count == 0 || (data[0] < 254 && data[0] as usize != count) {
         return Err(Bad);
     }
-    Ok(out)
+    Ok(count)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn texts(v: Vec<Elem<'_>>) -> Vec<Vec<u8>> {
-        v.into_iter().map(Elem::into_bytes).collect()
+    fn texts(
+        decode: impl for<'a> Fn(&'a [u8], &mut dyn FnMut(Elem<'a>) -> R<()>) -> R<usize>,
+        data: &[u8],
+    ) -> R<Vec<Vec<u8>>> {
+        let mut out = Vec::new();
+        decode(data, &mut |e| {
+            out.push(e.into_bytes());
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// A listpack of the given raw entries (encoding + data; back-lengths
@@ -258,7 +275,7 @@ mod tests {
             &[0xf3, 0x00, 0x00, 0x00, 0x80],
             &[0xf4, 1, 0, 0, 0, 0, 0, 0, 0],
         ]);
-        let got = texts(listpack(&data).unwrap());
+        let got = texts(listpack, &data).unwrap();
         let want: Vec<Vec<u8>> = [
             "5",
             "abc",
@@ -279,17 +296,55 @@ mod tests {
     fn damaged_listpacks_are_errors() {
         let data = lp(&[&[0x83, b'a', b'b', b'c']]);
         for cut in 0..data.len() {
-            assert!(listpack(&data[..cut]).is_err());
+            assert!(texts(listpack, &data[..cut]).is_err());
         }
         let mut wrong_count = data.clone();
         wrong_count[4] = 2;
-        assert!(listpack(&wrong_count).is_err());
+        assert!(texts(listpack, &wrong_count).is_err());
         let mut long = data.clone();
         long[6] = 0x8f; // a string running past the end
-        assert!(listpack(&long).is_err());
+        assert!(texts(listpack, &long).is_err());
         let mut back = data.clone();
         back[10] = 3; // the entry's length after it
-        assert!(listpack(&back).is_err());
+        assert!(texts(listpack, &back).is_err());
+    }
+
+    #[test]
+    fn back_lengths_at_their_size_boundaries() {
+        // String entries of 32-bit length: 5 header bytes + the string.
+        for entry_len in [16382usize, 16383, 16384, 2097150, 2097151, 2097152] {
+            let n = entry_len - 5;
+            let mut data = vec![0; 6];
+            data.push(0xf0);
+            data.extend_from_slice(&(n as u32).to_le_bytes());
+            data.resize(6 + entry_len, b'x');
+            // Redis's layout, read from the end: 7 bits a byte, the high
+            // bit on every byte but the first.
+            let size = match entry_len {
+                0..=127 => 1,
+                128..=16382 => 2,
+                16383..=2097150 => 3,
+                _ => 4,
+            };
+            let mut back: Vec<u8> = (0..size)
+                .map(|i| {
+                    let b = ((entry_len >> (7 * i)) & 0x7f) as u8;
+                    if i + 1 < size {
+                        b | 0x80
+                    } else {
+                        b
+                    }
+                })
+                .collect();
+            back.reverse();
+            data.extend_from_slice(&back);
+            data.push(0xff);
+            let total = data.len() as u32;
+            data[..4].copy_from_slice(&total.to_le_bytes());
+            data[4..6].copy_from_slice(&1u16.to_le_bytes());
+            let got = texts(listpack, &data).unwrap_or_else(|_| panic!("entry of {entry_len}"));
+            assert_eq!(got[0].len(), n);
+        }
     }
 
     #[test]
@@ -315,19 +370,19 @@ mod tests {
         data.extend_from_slice(&6u16.to_le_bytes());
         data.extend_from_slice(&body);
         data.push(0xff);
-        let got = texts(ziplist(&data).unwrap());
+        let got = texts(ziplist, &data).unwrap();
         let want: Vec<Vec<u8>> = ["xyz", "-1", "0", "12", "-128", "-1"]
             .iter()
             .map(|s| s.as_bytes().to_vec())
             .collect();
         assert_eq!(got, want);
-        assert!(ziplist(&data[..data.len() - 2]).is_err());
+        assert!(texts(ziplist, &data[..data.len() - 2]).is_err());
         let mut wrong_prev = data.clone();
         wrong_prev[10 + 5] = 3; // the second entry's previous length
-        assert!(ziplist(&wrong_prev).is_err());
+        assert!(texts(ziplist, &wrong_prev).is_err());
         let mut wrong_tail = data.clone();
         wrong_tail[4] = 10;
-        assert!(ziplist(&wrong_tail).is_err());
+        assert!(texts(ziplist, &wrong_tail).is_err());
     }
 
     #[test]
@@ -337,12 +392,23 @@ mod tests {
         d.extend_from_slice(&(-5_000_000_000i64).to_le_bytes());
         d.extend_from_slice(&7i64.to_le_bytes());
         assert_eq!(
-            intset(&d).unwrap(),
+            texts(intset, &d).unwrap(),
             vec![b"-5000000000".to_vec(), b"7".to_vec()]
         );
-        assert!(intset(&d[..d.len() - 1]).is_err());
+        assert!(texts(intset, &d[..d.len() - 1]).is_err());
+        let empty = [8, 0, 0, 0, 0, 0, 0, 0];
+        assert!(texts(intset, &empty).is_err());
         let zm = [1, 1, b'f', 2, 1, b'v', b'w', 0, 0xff];
-        assert_eq!(zipmap(&zm).unwrap(), vec![(b"f".to_vec(), b"vw".to_vec())]);
-        assert!(zipmap(&zm[..5]).is_err());
+        let mut got = Vec::new();
+        zipmap(&zm, &mut |f, v| {
+            got.push((f.to_vec(), v.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(got, vec![(b"f".to_vec(), b"vw".to_vec())]);
+        assert!(zipmap(&zm[..5], &mut |_, _| Ok(())).is_err());
+        let mut wrong_count = zm;
+        wrong_count[0] = 2;
+        assert!(zipmap(&wrong_count, &mut |_, _| Ok(())).is_err());
     }
 }

@@ -36,7 +36,10 @@ pub fn decode(data: &[u8], databases: usize) -> Result<Cow<'_, [u8]>, String> {
             loaded.libraries
         );
         for k in &loaded.empty_names {
-            tracing::info!("rdbLoadObject skipping empty key: {}", String::from_utf8_lossy(k));
+            tracing::info!(
+                "rdbLoadObject skipping empty key: {}",
+                String::from_utf8_lossy(k)
+            );
         }
         if loaded.empty > 0 {
             tracing::info!("empty keys skipped: {}", loaded.empty);

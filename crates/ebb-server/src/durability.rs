@@ -452,19 +452,27 @@ fn load_into(shared: &Arc<Shared>, store: &mut Store, aof_on: bool) -> Result<()
         let path = shared.snapshot_path();
         if let Ok(data) = std::fs::read(&path) {
             crate::loading::set_total(data.len() as u64);
-            let body = snapshot::decode(&data, store.dbs.len()).map_err(|e| {
+            let fail = |e: String| {
                 tracing::error!("Can't load snapshot {}: {e}", path.display());
                 // Redis's words, which operators' alerting may look for.
                 "Terminating server after rdb file reading failure.".to_string()
-            })?;
-            let r = persist::replay(store, &body, now).map_err(|e| {
-                let why = match e {
-                    persist::LoadError::Corrupt(off, why) => format!("at offset {off}: {why}"),
-                    persist::LoadError::UnknownCommand(c) => format!("unknown command '{c}'"),
-                };
-                format!("Bad snapshot {} {why}", path.display())
-            })?;
-            tracing::info!(commands = r.commands, "DB loaded from snapshot");
+            };
+            if ebb_core::rdb::is_file(&data) {
+                // Redis's format: applied as it is decoded.
+                let (loaded, commands) = persist::load_rdb(store, &data, now).map_err(fail)?;
+                snapshot::log_redis_file(&loaded);
+                tracing::info!(commands, "DB loaded from a Redis RDB file");
+            } else {
+                let body = snapshot::decode(&data, store.dbs.len()).map_err(fail)?;
+                let r = persist::replay(store, &body, now).map_err(|e| {
+                    let why = match e {
+                        persist::LoadError::Corrupt(off, why) => format!("at offset {off}: {why}"),
+                        persist::LoadError::UnknownCommand(c) => format!("unknown command '{c}'"),
+                    };
+                    format!("Bad snapshot {} {why}", path.display())
+                })?;
+                tracing::info!(commands = r.commands, "DB loaded from snapshot");
+            }
             snapshot_loaded = true;
         }
     }

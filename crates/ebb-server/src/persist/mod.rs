@@ -98,22 +98,68 @@ pub fn replay_log_file(store: &mut Store, data: &[u8], now: u64) -> Result<Repla
     if !ebb_core::rdb::is_file(data) {
         return replay(store, data, now);
     }
-    let mut cmds = Vec::new();
-    let loaded = ebb_core::rdb::file_commands(data, store.dbs.len(), &mut |c| {
-        encode_command(&c, &mut cmds)
-    })
-    .map_err(|e| LoadError::Corrupt(0, e))?;
-    let pre = replay(store, &cmds, now).map_err(|e| match e {
-        LoadError::Corrupt(_, why) => LoadError::Corrupt(0, why),
-        other => other,
-    })?;
+    let (loaded, commands) = load_rdb(store, data, now).map_err(|e| LoadError::Corrupt(0, e))?;
     let mut r = replay(store, &data[loaded.len..], now).map_err(|e| match e {
         LoadError::Corrupt(off, why) => LoadError::Corrupt(off + loaded.len, why),
         other => other,
     })?;
-    r.commands += pre.commands;
+    r.commands += commands;
     r.valid_len += loaded.len;
     Ok(r)
+}
+
+/// Loads data in Redis's RDB format into `store`, each command applied as
+/// the file is decoded (no intermediate copy of the data); returns what
+/// the file held and the commands applied. Keys whose time passed stay
+/// until the load is over, as for [`replay`]. Err is the reason to log;
+/// the store may then hold part of the file.
+pub fn load_rdb(
+    store: &mut Store,
+    data: &[u8],
+    now: u64,
+) -> Result<(ebb_core::rdb::Loaded, usize), String> {
+    let was = std::mem::replace(&mut store.loading, true);
+    let databases = store.dbs.len();
+    let (mut db, mut applied, mut failed) = (0usize, 0usize, None::<String>);
+    let r = ebb_core::rdb::file_commands(data, databases, &mut |cmd| {
+        if failed.is_some() {
+            return;
+        }
+        if cmd[0].eq_ignore_ascii_case(b"select") {
+            db = std::str::from_utf8(&cmd[1])
+                .ok()
+                .and_then(|d| d.parse().ok())
+                .unwrap_or(0);
+            return;
+        }
+        let argv = ebb_core::args::views(&cmd);
+        let Some(spec) = ebb_core::lookup(argv[0]) else {
+            return;
+        };
+        let outcome = if spec.name == "function" {
+            crate::script::replay_function(store, &argv).map_err(|e| format!("FUNCTION LOAD: {e}"))
+        } else {
+            let mut fx = Effects::default();
+            let mut ctx = Ctx::new(store, db, now, &mut fx);
+            ebb_core::execute_result(&mut ctx, spec, &argv)
+                .map(|_| ())
+                .map_err(|e| format!("{}: {}", spec.name.to_uppercase(), e.text()))
+        };
+        match outcome {
+            Ok(()) => applied += 1,
+            Err(e) => failed = Some(e),
+        }
+        if applied % PROGRESS_EVERY == 0 {
+            crate::loading::pace();
+        }
+    });
+    store.loading = was;
+    crate::loading::advance(data.len() as u64);
+    let loaded = r?;
+    if let Some(e) = failed {
+        return Err(format!("a value of the RDB file could not be rebuilt: {e}"));
+    }
+    Ok((loaded, applied))
 }
 
 thread_local! {

@@ -29,24 +29,29 @@ pub fn decode(data: &[u8], databases: usize) -> Result<Cow<'_, [u8]>, String> {
         let loaded = ebb_core::rdb::file_commands(data, databases, &mut |cmd| {
             super::encode_command(&cmd, &mut out)
         })?;
-        tracing::info!(
-            "Loading a Redis RDB file (format version {}): {} keys, {} function libraries",
-            loaded.version,
-            loaded.keys,
-            loaded.libraries
-        );
-        for k in &loaded.empty_names {
-            tracing::info!(
-                "rdbLoadObject skipping empty key: {}",
-                String::from_utf8_lossy(k)
-            );
-        }
-        if loaded.empty > 0 {
-            tracing::info!("empty keys skipped: {}", loaded.empty);
-        }
+        log_redis_file(&loaded);
         return Ok(Cow::Owned(out));
     }
     decode_own(data).map(Cow::Borrowed)
+}
+
+/// Logs what a Redis RDB file held, as it is loaded.
+pub fn log_redis_file(loaded: &ebb_core::rdb::Loaded) {
+    tracing::info!(
+        "Loading a Redis RDB file (format version {}): {} keys, {} function libraries",
+        loaded.version,
+        loaded.keys,
+        loaded.libraries
+    );
+    for k in &loaded.empty_names {
+        tracing::info!(
+            "rdbLoadObject skipping empty key: {}",
+            String::from_utf8_lossy(k)
+        );
+    }
+    if loaded.empty > 0 {
+        tracing::info!("empty keys skipped: {}", loaded.empty);
+    }
 }
 
 /// [`decode`] for a snapshot of ebb's own format.

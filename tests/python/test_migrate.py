@@ -485,12 +485,21 @@ def test_argument_errors_match_redis(st, tmp_path):
                         ("no.such.host.invalid", port)):
             line = ["MIGRATE", host, p, "k", 0, 500]
             assert reply_of(a, line) == reply_of(rc, line), line
-        # A redis-server target cannot read ebb's payloads; the error is
-        # passed back as Redis passes back any target error.
+        # A value Redis can hold goes to a redis-server target (DUMP writes
+        # Redis's payload form for it) ...
         a.set("to-redis", "v")
-        e = err(a, "MIGRATE", "127.0.0.1", red.port, "to-redis", 0, 5000)
+        a.zadd("z-to-redis", {"m": 1.5, "n": -2})
+        assert a.execute_command("MIGRATE", "127.0.0.1", red.port, "", 0, 5000,
+                                 "KEYS", "to-redis", "z-to-redis") == "OK"
+        assert rc.get("to-redis") == "v" and a.exists("to-redis") == 0
+        assert rc.zrange("z-to-redis", 0, -1, withscores=True) == [("n", -2.0), ("m", 1.5)]
+        # ... one whose members carry deadlines cannot: Redis refuses ebb's
+        # own payload form, and the error is passed back as Redis passes
+        # back any target error.
+        a.execute_command("SADDEX", "ttl-to-redis", 1000, "m")
+        e = err(a, "MIGRATE", "127.0.0.1", red.port, "ttl-to-redis", 0, 5000)
         assert e == "Target instance replied with error: ERR DUMP payload version or checksum are wrong"
-        assert a.get("to-redis") == "v" and rc.exists("to-redis") == 0
+        assert a.smembers("ttl-to-redis") == {"m"} and rc.exists("ttl-to-redis") == 0
     finally:
         red.stop()
 

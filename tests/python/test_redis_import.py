@@ -437,7 +437,8 @@ def test_skip_checksum_validation_covers_ebb_payloads(tmp_path):
 
 def check_ebb_payload_checksum(ebb):
     e = ebb.client(protocol=2, decode_responses=False)
-    e.rpush("l", "x", "y", "z")
+    # A member deadline keeps the value in ebb's own payload form.
+    e.execute_command("SADDEX", "l", 100000, "x", "y", "z")
     own = e.dump("l")
     assert own.startswith(b"EBBDUMP1")
     bad = own[:-1] + bytes([own[-1] ^ 0x01])

@@ -659,13 +659,42 @@ def test_restore_of_every_redis_payload(redis_data, fresh_ebb):
         assert cmd(fresh_ebb, "RESTORE", key, 0, payload) == OK, key
         assert value(e, key) == value(red, key), key
         assert e.execute_command("PEXPIRETIME", key) == -1, key
-        # ebb's own DUMP of it is ebb's format, and restores the same value.
+        # ebb's DUMP of it is a Redis payload again, and restores the same
+        # value on ebb.
         own = e.dump(key)
-        assert own.startswith(b"EBBDUMP1")
+        assert not own.startswith(b"EBBDUMP1")
         assert cmd(fresh_ebb, "RESTORE", "copy", 0, own, "REPLACE") == OK
         assert value(e, "copy") == value(red, key), key
     red.close()
     e.close()
+
+
+def test_ebb_dumps_are_payloads_redis_restores(redis_data, pair):
+    """ebb's DUMP of a value Redis can hold (no member deadline) is Redis's
+    payload form, version 9 with a good CRC-64: redis-server RESTOREs it
+    to the very value, so MIGRATE from ebb to Redis works. A value with a
+    member deadline keeps ebb's own form, which Redis refuses."""
+    ebb, red = pair
+    src = redis_data.client()
+    e = ebb.client(protocol=2, decode_responses=False)
+    r = red.client(protocol=2, decode_responses=False)
+    for _, key, _, _ in [x for x in ENCODINGS if x[0] == 0]:
+        assert cmd(ebb, "RESTORE", key, 0, src.dump(key)) == OK, key
+        own = e.dump(key)
+        assert own[-10:-8] == b"\x09\x00", key
+        assert crc64(own[:-8]) == int.from_bytes(own[-8:], "little"), key
+        assert cmd(red, "RESTORE", key, 0, own) == OK, key
+        assert value(r, key) == value(src, key), key
+    e.execute_command("SADDEX", "ttl", 1000, "m")
+    own = e.dump("ttl")
+    assert own.startswith(b"EBBDUMP1")
+    assert cmd(red, "RESTORE", "ttl", 0, own) == VERSION_OR_CHECKSUM
+    # Once the member deadline is gone, so is the reason for ebb's form.
+    e.execute_command("SPERSIST", "ttl", "MEMBERS", 1, "m")
+    assert cmd(red, "RESTORE", "ttl", 0, e.dump("ttl")) == OK
+    assert r.smembers("ttl") == {b"m"}
+    for c in (src, e, r):
+        c.close()
 
 
 def test_restore_options_match_redis(redis_data, pair):

@@ -205,7 +205,7 @@ pub fn outgoing(ctx: &mut Ctx, m: &Migrate) -> Vec<Outgoing> {
         out.push(Outgoing {
             key: Bytes::copy_from_slice(key),
             ttl_ms,
-            payload: crate::cmd::restore::payload(&e.value, now),
+            payload: crate::cmd::restore::dump_payload(&e.value, now),
         });
     }
     out

@@ -68,6 +68,13 @@ pub fn payload(value: &Value, now: u64) -> Vec<u8> {
     out
 }
 
+/// What DUMP answers for `value` at `now`: Redis's payload when Redis can
+/// hold the value (no member deadline), so that Redis RESTOREs it; else
+/// ebb's own.
+pub fn dump_payload(value: &Value, now: u64) -> Vec<u8> {
+    crate::rdb::redis_payload(value, now).unwrap_or_else(|| payload(value, now))
+}
+
 /// The value a payload holds, rebuilt at `now` with default settings
 /// (members whose deadline passed by `now` are left out); `None` if the
 /// payload is damaged or not ebb's. The Redis module loads its snapshots
@@ -224,7 +231,7 @@ fn dump(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     }
     let now = ctx.now;
     Ok(match ctx.store.dbs[ctx.db].peek(key) {
-        Some(e) => Reply::Bulk(Bytes::from(payload(&e.value, now))),
+        Some(e) => Reply::Bulk(Bytes::from(dump_payload(&e.value, now))),
         None => Reply::Nil,
     })
 }

@@ -11,12 +11,14 @@
 mod lzf;
 mod packed;
 mod value;
+mod write;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
 
 pub use lzf::crc64;
+pub use write::redis_payload;
 
 /// Damage, or something ebb cannot rebuild; the caller words it.
 #[derive(Debug, PartialEq, Eq)]

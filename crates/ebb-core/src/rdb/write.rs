@@ -1,0 +1,212 @@
+//! Redis DUMP payloads written by ebb, for values Redis can hold: no
+//! member carries a deadline. They use the plainest types every Redis
+//! since 4.0 reads (string, list, set, hash, sorted set with binary
+//! scores) under RDB version 9, so Redis 6.2 and 7.x RESTORE them (and
+//! MIGRATE from ebb to Redis works); Redis re-encodes them as it would its
+//! own. A value with a live member deadline has no Redis form: DUMP then
+//! writes ebb's own payload.
+
+use crate::expiry::MemberDeadlines;
+use crate::value::Value;
+
+use super::crc64;
+
+/// The RDB version written in the footer.
+const WRITE_VERSION: u16 = 9;
+
+fn put_len(out: &mut Vec<u8>, n: usize) {
+    match n {
+        0..=63 => out.push(n as u8),
+        64..=16383 => out.extend_from_slice(&[0x40 | (n >> 8) as u8, n as u8]),
+        _ => match u32::try_from(n) {
+            Ok(n) => {
+                out.push(0x80);
+                out.extend_from_slice(&n.to_be_bytes());
+            }
+            Err(_) => {
+                out.push(0x81);
+                out.extend_from_slice(&(n as u64).to_be_bytes());
+            }
+        },
+    }
+}
+
+/// A string, as an 8, 16 or 32-bit integer when it is one written
+/// canonically (as Redis stores such strings), else its bytes.
+fn put_string(out: &mut Vec<u8>, s: &[u8]) {
+    if s.len() <= 11 {
+        if let Some(i) = std::str::from_utf8(s)
+            .ok()
+            .and_then(|t| t.parse::<i64>().ok())
+            .filter(|i| i.to_string().as_bytes() == s)
+        {
+            if let Ok(v) = i8::try_from(i) {
+                out.extend_from_slice(&[0xc0, v as u8]);
+                return;
+            }
+            if let Ok(v) = i16::try_from(i) {
+                out.push(0xc1);
+                out.extend_from_slice(&v.to_le_bytes());
+                return;
+            }
+            if let Ok(v) = i32::try_from(i) {
+                out.push(0xc2);
+                out.extend_from_slice(&v.to_le_bytes());
+                return;
+            }
+        }
+    }
+    put_len(out, s.len());
+    out.extend_from_slice(s);
+}
+
+/// Whether any member still has a deadline ahead of `now`.
+fn has_live_deadline(d: MemberDeadlines<'_>, now: u64) -> bool {
+    d.iter().any(|(_, t)| t > now)
+}
+
+/// The Redis DUMP payload of `value` at `now`, or None when the value
+/// has a member deadline (or nothing left once due members are gone).
+pub fn redis_payload(value: &Value, now: u64) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    match value {
+        Value::Str(v) => {
+            out.push(0);
+            put_string(&mut out, &v.to_bytes());
+        }
+        Value::List(l) => {
+            out.push(1);
+            put_len(&mut out, l.len());
+            for item in l.iter_bytes() {
+                put_string(&mut out, &item);
+            }
+        }
+        Value::Set(s) => {
+            let d = s.deadlines();
+            if has_live_deadline(d, now) {
+                return None;
+            }
+            let members: Vec<&[u8]> = s.iter().filter(|m| !d.is_due(m, now)).collect();
+            if members.is_empty() {
+                return None;
+            }
+            out.push(2);
+            put_len(&mut out, members.len());
+            for m in members {
+                put_string(&mut out, m);
+            }
+        }
+        Value::Hash(h) => {
+            let d = h.deadlines();
+            if has_live_deadline(d, now) {
+                return None;
+            }
+            let fields: Vec<(&[u8], &[u8])> = h.iter().filter(|(f, _)| !d.is_due(f, now)).collect();
+            if fields.is_empty() {
+                return None;
+            }
+            out.push(4);
+            put_len(&mut out, fields.len());
+            for (f, v) in fields {
+                put_string(&mut out, f);
+                put_string(&mut out, v);
+            }
+        }
+        Value::ZSet(z) => {
+            let d = z.deadlines();
+            if has_live_deadline(d, now) {
+                return None;
+            }
+            let members: Vec<(&[u8], f64)> = z.iter().filter(|(m, _)| !d.is_due(m, now)).collect();
+            if members.is_empty() {
+                return None;
+            }
+            out.push(5);
+            put_len(&mut out, members.len());
+            for (m, s) in members {
+                put_string(&mut out, m);
+                out.extend_from_slice(&s.to_le_bytes());
+            }
+        }
+    }
+    out.extend_from_slice(&WRITE_VERSION.to_le_bytes());
+    let sum = crc64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Harness;
+
+    /// DUMP of `key` in the harness, RESTOREd under `copy`: the two read
+    /// the same through `read` (`K` standing for the key).
+    fn round_trip(h: &mut Harness, key: &str, read: &[&str]) {
+        let now = h.now;
+        let payload = {
+            let e = h.store.dbs[0].peek(key.as_bytes()).expect("key");
+            redis_payload(&e.value, now).expect("a Redis payload")
+        };
+        h.run(&["DEL", "copy"]);
+        let mut cmds = Vec::new();
+        super::super::payload_commands(&payload, &bytes::Bytes::from_static(b"copy"), &mut |c| {
+            cmds.push(c)
+        })
+        .unwrap();
+        for c in &cmds {
+            let args: Vec<&[u8]> = c.iter().map(|a| &a[..]).collect();
+            h.run_bytes(&args);
+        }
+        let with = |k: &'static str| -> Vec<&str> {
+            read.iter()
+                .map(|a| if *a == "K" { k } else { *a })
+                .collect()
+        };
+        let key: &'static str = Box::leak(key.to_string().into_boxed_str());
+        let a = h.run(&with(key));
+        let b = h.run(&with("copy"));
+        assert_eq!(a, b, "{key}");
+    }
+
+    #[test]
+    fn every_type_round_trips_through_the_redis_form() {
+        let mut h = Harness::new();
+        h.run(&["SET", "s", "hello"]);
+        h.run(&["SET", "i", "-70000"]);
+        h.run(&["SET", "pad", "007"]);
+        h.run(&["RPUSH", "l", "a", "1", "-129", "32768", "3000000000"]);
+        h.run(&["SADD", "set", "x", "12", "y"]);
+        h.run(&["HSET", "h", "f", "v", "n", "5"]);
+        h.run(&["ZADD", "z", "0.1", "a", "-inf", "b", "1e300", "c"]);
+        round_trip(&mut h, "s", &["GET", "K"]);
+        round_trip(&mut h, "i", &["GET", "K"]);
+        round_trip(&mut h, "pad", &["GET", "K"]);
+        round_trip(&mut h, "l", &["LRANGE", "K", "0", "-1"]);
+        round_trip(&mut h, "set", &["SMEMBERS", "K"]);
+        round_trip(&mut h, "h", &["HGETALL", "K"]);
+        round_trip(&mut h, "z", &["ZRANGE", "K", "0", "-1", "WITHSCORES"]);
+    }
+
+    #[test]
+    fn a_live_member_deadline_has_no_redis_form() {
+        let mut h = Harness::new();
+        h.run(&["SADDEX", "s", "100", "m"]);
+        let e = h.store.dbs[0].peek(b"s").unwrap();
+        assert!(redis_payload(&e.value, h.now).is_none());
+    }
+
+    #[test]
+    fn lengths_of_every_size() {
+        for (n, want) in [
+            (63usize, vec![63u8]),
+            (64, vec![0x40, 64]),
+            (16383, vec![0x7f, 0xff]),
+            (16384, vec![0x80, 0, 0, 0x40, 0]),
+        ] {
+            let mut out = Vec::new();
+            put_len(&mut out, n);
+            assert_eq!(out, want, "{n}");
+        }
+    }
+}

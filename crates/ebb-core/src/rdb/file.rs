@@ -224,13 +224,7 @@ mod tests {
 
     fn commands(d: &[u8]) -> Result<Vec<Vec<String>>, String> {
         let mut out = Vec::new();
-        file_commands(d, 16, &mut |c| {
-            out.push(
-                c.iter()
-                    .map(|a| String::from_utf8_lossy(a).into_owned())
-                    .collect(),
-            )
-        })?;
+        file_commands(d, 16, &mut |c| out.push(super::super::as_text(&c)))?;
         Ok(out)
     }
 

@@ -255,6 +255,14 @@ pub fn payload_commands(
 mod file;
 pub use file::{file_commands, is_file, Loaded};
 
+/// A command's arguments as text, for tests.
+#[cfg(test)]
+fn as_text(cmd: &[Bytes]) -> Vec<String> {
+    cmd.iter()
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,11 +281,7 @@ mod tests {
     fn cmds(data: &[u8]) -> Result<Vec<Vec<String>>, PayloadError> {
         let mut out = Vec::new();
         payload_commands(data, &Bytes::from_static(b"k"), &mut |c| {
-            out.push(
-                c.iter()
-                    .map(|a| String::from_utf8_lossy(a).into_owned())
-                    .collect(),
-            )
+            out.push(as_text(&c))
         })?;
         Ok(out)
     }

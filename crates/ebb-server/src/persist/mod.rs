@@ -24,7 +24,7 @@ pub fn encode_command<A: AsRef<[u8]>>(argv: &[A], out: &mut Vec<u8>) {
 
 /// Writes the whole store as commands: the function libraries, then each
 /// database (with SELECT between databases).
-pub fn dump_store(store: &Store, now: u64, out: &mut Vec<u8>) {
+pub fn dump_store(store: &Store, now: u64, keep_expired: bool, out: &mut Vec<u8>) {
     for (_, code) in store.functions.iter() {
         encode_command(
             &[
@@ -43,7 +43,9 @@ pub fn dump_store(store: &Store, now: u64, out: &mut Vec<u8>) {
             &[Bytes::from_static(b"SELECT"), Bytes::from(i.to_string())],
             out,
         );
-        ebb_core::dump::db_commands(db, now, &mut |cmd| encode_command(&cmd, out));
+        ebb_core::dump::db_commands(db, now, keep_expired, &mut |cmd| {
+            encode_command(&cmd, out)
+        });
     }
 }
 

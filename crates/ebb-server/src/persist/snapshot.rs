@@ -14,7 +14,9 @@ pub const MAGIC: &[u8] = b"EBB-SNAPSHOT 1\n";
 pub fn encode(store: &Store, now: u64) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     let mut body = Vec::new();
-    super::dump_store(store, now, &mut body);
+    // Keys whose TTL passed but that are still held go in, as Redis saves
+    // them; the load after counts them as expired.
+    super::dump_store(store, now, true, &mut body);
     out.extend_from_slice(&body);
     out.extend_from_slice(format!("END {} {:016x}\n", body.len(), checksum(&body)).as_bytes());
     out

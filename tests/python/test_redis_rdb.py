@@ -1023,3 +1023,45 @@ def test_a_file_with_a_value_ebb_cannot_hold_is_refused(kind, tmp_path_factory):
     assert status != 0
     assert b"ebb-server ready" not in out
     assert kind.encode() in out.lower(), out[-2000:]
+
+
+LIB = ("#!lua name=movelib\n"
+       "redis.register_function('echo_arg', function(keys, args) return args[1] end)\n"
+       "redis.register_function{function_name='ro_len', callback=function(keys, args) "
+       "return #args end, flags={'no-writes'}}")
+
+
+def test_function_dumps_move_both_ways(pair):
+    """FUNCTION DUMP writes Redis's payload form (function records, version
+    10, CRC-64) on both servers, so each one's FUNCTION RESTORE takes the
+    other's (Redis compresses the code with LZF; ebb reads that too); the
+    refusals read the same on both."""
+    ebb, red = pair
+    e = ebb.client(protocol=2, decode_responses=False)
+    r = red.client(protocol=2, decode_responses=False)
+    r.function_load(LIB)
+    from_redis = r.function_dump()
+    assert cmd(ebb, "FUNCTION", "RESTORE", from_redis) == OK
+    assert e.fcall("echo_arg", 0, "hi") == b"hi"
+    assert e.fcall_ro("ro_len", 0, "a", "b") == 2
+    from_ebb = e.function_dump()
+    assert from_ebb[-10:-8] == b"\x0a\x00"
+    assert crc64(from_ebb[:-8]) == int.from_bytes(from_ebb[-8:], "little")
+    r.function_flush()
+    assert cmd(red, "FUNCTION", "RESTORE", from_ebb) == OK
+    assert r.fcall("echo_arg", 0, "back") == b"back"
+    # The same refusals, byte for byte.
+    r.set("s", "hello")
+    key_payload = r.dump("s")
+    newer = from_redis[:-10] + b"\x0b\x00"
+    newer += crc64(newer).to_bytes(8, "little")
+    for payload, policy in ((from_redis, None), (from_redis, "APPEND"), (key_payload, None),
+                            (newer, None), (from_redis[:-1], None), (b"", None),
+                            (from_redis, "BAD")):
+        args = ["FUNCTION", "RESTORE", payload] + ([policy] if policy else [])
+        assert cmd(ebb, *args) == cmd(red, *args), (payload[:8], policy)
+    assert cmd(ebb, "FUNCTION", "RESTORE", from_redis, "REPLACE") == OK
+    assert cmd(ebb, "FUNCTION", "RESTORE", from_redis, "FLUSH") == OK
+    assert e.fcall("echo_arg", 0, "again") == b"again"
+    for c in (e, r):
+        c.close()

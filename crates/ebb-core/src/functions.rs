@@ -87,28 +87,39 @@ impl Libraries {
     }
 }
 
-/// First bytes of a FUNCTION DUMP payload (ebb's own format: the libraries'
-/// code, length-prefixed, then a checksum of everything before it).
+/// First bytes of the FUNCTION DUMP payloads ebb wrote before it wrote
+/// Redis's form (the libraries' code, length-prefixed, then a checksum of
+/// everything before it); still read, as an AOF may hold them.
 const MAGIC: &[u8] = b"EBBFUNC1";
 
-/// FUNCTION DUMP's payload for `libs`.
+/// FUNCTION DUMP's payload for `libs`: Redis's own form, which Redis's
+/// FUNCTION RESTORE takes too.
 pub fn dump_payload(libs: &Libraries) -> Vec<u8> {
-    let mut out = MAGIC.to_vec();
-    for (_, code) in libs.iter() {
-        out.extend_from_slice(&(code.len() as u64).to_le_bytes());
-        out.extend_from_slice(code);
-    }
-    let sum = crate::dump::checksum(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    out
+    crate::rdb::function_dump(libs.iter().map(|(_, code)| &code[..]))
 }
 
-/// The libraries' code in a FUNCTION DUMP payload, if its magic, framing
-/// and checksum hold.
+/// The libraries' code in a FUNCTION DUMP payload (Redis's form, or ebb's
+/// older one); Err is the error to reply, Redis's text.
+pub fn parse_payload_checked(data: &[u8]) -> Result<Vec<Bytes>, &'static str> {
+    if let Some(codes) = parse_own_payload(data) {
+        return Ok(codes);
+    }
+    crate::rdb::function_payload(data).map(|v| v.into_iter().map(Bytes::from).collect())
+}
+
+/// [`parse_payload_checked`], None for any refusal.
 pub fn parse_payload(data: &[u8]) -> Option<Vec<Bytes>> {
+    parse_payload_checked(data).ok()
+}
+
+/// The code in a payload of ebb's older form, if its magic, framing and
+/// checksum hold.
+fn parse_own_payload(data: &[u8]) -> Option<Vec<Bytes>> {
     let split = data.len().checked_sub(8)?;
     let (body, sum) = data.split_at(split);
-    if !body.starts_with(MAGIC) || crate::dump::checksum(body).to_le_bytes() != sum {
+    if !body.starts_with(MAGIC)
+        || (crate::rdb::checksums_checked() && crate::dump::checksum(body).to_le_bytes() != sum)
+    {
         return None;
     }
     let mut rest = &body[MAGIC.len()..];

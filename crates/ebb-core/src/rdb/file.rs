@@ -31,7 +31,7 @@ pub struct Loaded {
 }
 
 const OP_SLOT_INFO: u8 = 244;
-const OP_FUNCTION2: u8 = 245;
+pub(super) const OP_FUNCTION2: u8 = 245;
 const OP_FUNCTION_PRE_GA: u8 = 246;
 const OP_MODULE_AUX: u8 = 247;
 const OP_IDLE: u8 = 248;

@@ -252,6 +252,41 @@ pub fn payload_commands(
     Ok(())
 }
 
+/// The libraries' code in a payload of Redis's FUNCTION DUMP: an
+/// RDB function record (opcode 245 and the code) per library, then the
+/// DUMP footer. Err is Redis's reply text.
+pub fn function_payload(data: &[u8]) -> Result<Vec<Vec<u8>>, &'static str> {
+    if !is_payload(data) {
+        return Err("ERR DUMP payload version or checksum are wrong");
+    }
+    let mut r = Reader {
+        data: &data[..data.len() - 10],
+        at: 0,
+    };
+    let mut out = Vec::new();
+    while r.left() > 0 {
+        if r.byte() != Ok(file::OP_FUNCTION2) {
+            return Err("ERR given type is not a function");
+        }
+        out.push(r.string().map_err(|_| "ERR Bad data format")?);
+    }
+    Ok(out)
+}
+
+/// Redis's FUNCTION DUMP payload for these libraries' code (version 10,
+/// the first with functions), which Redis's FUNCTION RESTORE takes.
+pub fn function_dump<'a>(codes: impl Iterator<Item = &'a [u8]>) -> Vec<u8> {
+    let mut out = Vec::new();
+    for code in codes {
+        out.push(file::OP_FUNCTION2);
+        write::put_raw_string(&mut out, code);
+    }
+    out.extend_from_slice(&PAYLOAD_VERSION.to_le_bytes());
+    let sum = crc64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
 mod file;
 pub use file::{file_commands, is_file, Loaded};
 

@@ -56,6 +56,11 @@ fn put_string(out: &mut Vec<u8>, s: &[u8]) {
             }
         }
     }
+    put_raw_string(out, s);
+}
+
+/// A string as its length and bytes.
+pub(super) fn put_raw_string(out: &mut Vec<u8>, s: &[u8]) {
     put_len(out, s.len());
     out.extend_from_slice(s);
 }

@@ -43,9 +43,7 @@ pub fn dump_store(store: &Store, now: u64, keep_expired: bool, out: &mut Vec<u8>
             &[Bytes::from_static(b"SELECT"), Bytes::from(i.to_string())],
             out,
         );
-        ebb_core::dump::db_commands(db, now, keep_expired, &mut |cmd| {
-            encode_command(&cmd, out)
-        });
+        ebb_core::dump::db_commands(db, now, keep_expired, &mut |cmd| encode_command(&cmd, out));
     }
 }
 

@@ -2,7 +2,7 @@
 //! RESTORE, KILL, STATS, HELP.
 
 use bytes::Bytes;
-use ebb_core::functions::{dump_payload, parse_payload, Libraries};
+use ebb_core::functions::{dump_payload, Libraries};
 use ebb_core::Reply;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -150,8 +150,9 @@ fn restore<'a>(shared: &'a Arc<Shared>, guard: &mut Guard<'a>, argv: &[&[u8]]) -
                 "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.",
             ),
         };
-    let Some(codes) = parse_payload(argv[2]) else {
-        return err("ERR DUMP payload version or checksum are wrong");
+    let codes = match ebb_core::functions::parse_payload_checked(argv[2]) {
+        Ok(c) => c,
+        Err(e) => return err(e),
     };
     let store = guard.get_or_insert_with(|| shared.lock_store());
     let scripting = &shared.scripting;

@@ -1065,3 +1065,67 @@ def test_function_dumps_move_both_ways(pair):
     assert e.fcall("echo_arg", 0, "again") == b"again"
     for c in (e, r):
         c.close()
+
+
+def test_ebb_snapshots_are_rdb_files_redis_loads(tmp_path_factory):
+    """ebb's snapshot is a Redis RDB file: redis-check-rdb finds it sound,
+    redis-server 7 loads it (every key, TTLs and functions; members keep
+    no deadline there, Redis having no such thing), and ebb loads it back
+    with every member deadline, which rides in an AUX field Redis skips."""
+    import shutil
+    d = tmp_path_factory.mktemp("ebb-snapshot")
+    ebb = EbbServer("--dir", str(d), "--dbfilename", "dump.rdb", cwd=str(d))
+    far = int(time.time() * 1000) + 3_600_000
+    try:
+        e = ebb.client(protocol=2, decode_responses=False)
+        e.set("s", "hello")
+        e.set("n", "-70000")
+        e.rpush("l", "a", "1", "x" * 300)
+        e.execute_command("SADDEX", "set", 1000, "x", "y")
+        e.sadd("set", "z")
+        e.execute_command("ZADDEX", "z", "PXAT", far, 1.5, "m")
+        e.zadd("z", {"n": -2.25})
+        e.hset("h", mapping={"f": "v", "g": "w"})
+        e.execute_command("HPEXPIREAT", "h", far, "FIELDS", 1, "f")
+        e.select(4)
+        e.set("other", "1", pxat=far)
+        e.function_load(LIB)
+        before = {k: e.execute_command("TYPE", k) for k in (b"other",)}
+        assert e.save()
+        e.close()
+    finally:
+        ebb.stop()
+    data = (d / "dump.rdb").read_bytes()
+    assert data.startswith(b"REDIS0010")
+    if shutil.which("redis-check-rdb"):
+        out = subprocess.run(["redis-check-rdb", str(d / "dump.rdb")],
+                             capture_output=True, timeout=30).stdout
+        assert b"RDB looks OK" in out, out
+    red = redis_beside(tmp_path_factory, "from-ebb", "--dir", str(d), "--dbfilename", "dump.rdb")
+    try:
+        r = red.client(protocol=2, decode_responses=False)
+        assert r.get("s") == b"hello" and r.get("n") == b"-70000"
+        assert r.lrange("l", 0, -1) == [b"a", b"1", b"x" * 300]
+        assert r.smembers("set") == {b"x", b"y", b"z"}
+        assert r.zrange("z", 0, -1, withscores=True) == [(b"n", -2.25), (b"m", 1.5)]
+        assert r.hgetall("h") == {b"f": b"v", b"g": b"w"}
+        r.select(4)
+        assert r.pexpiretime("other") == far and before[b"other"] == b"string"
+        assert r.fcall("echo_arg", 0, "hi") == b"hi"
+        r.close()
+    finally:
+        red.stop()
+    ebb = EbbServer("--dir", str(d), "--dbfilename", "dump.rdb", cwd=str(d))
+    try:
+        e = ebb.client(protocol=2, decode_responses=False)
+        assert e.execute_command("SPEXPIRETIME", "set", "MEMBERS", 3, "x", "y", "z")[2] == -1
+        ttl = e.execute_command("STTL", "set", "MEMBERS", 2, "x", "y")
+        assert all(990 <= t <= 1000 for t in ttl), ttl
+        assert e.execute_command("ZPEXPIRETIME", "z", "MEMBERS", 2, "m", "n") == [far, -1]
+        assert e.execute_command("HPEXPIRETIME", "h", "FIELDS", 2, "f", "g") == [far, -1]
+        e.select(4)
+        assert e.pexpiretime("other") == far
+        assert e.fcall("echo_arg", 0, "back") == b"back"
+        e.close()
+    finally:
+        ebb.stop()

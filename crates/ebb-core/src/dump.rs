@@ -131,13 +131,12 @@ fn deadline_commands(
     flush(at, &mut group);
 }
 
-/// Every command that rebuilds `db`. A key whose TTL passed at `now` but
-/// that is still held is skipped, unless `keep_expired`: Redis writes such
-/// keys into a snapshot (and counts them as expired when it loads it) but
-/// leaves them out of an AOF rewrite.
-pub fn db_commands(db: &Db, now: u64, keep_expired: bool, emit: &mut dyn FnMut(Vec<Bytes>)) {
+/// Every command that rebuilds `db`, skipping keys already expired at
+/// `now` (as Redis's AOF rewrite skips them; snapshots keep them, see
+/// [`crate::rdb::snapshot`]).
+pub fn db_commands(db: &Db, now: u64, emit: &mut dyn FnMut(Vec<Bytes>)) {
     for (k, e) in db.raw_iter() {
-        if !keep_expired && matches!(e.expire_at(), Some(t) if t <= now) {
+        if matches!(e.expire_at(), Some(t) if t <= now) {
             continue;
         }
         if e.value.earliest_deadline().is_some() {

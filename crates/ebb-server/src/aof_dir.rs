@@ -413,7 +413,7 @@ fn write_rewrite(tmp: &Path, store: &Store, timestamps: bool) -> std::io::Result
     if timestamps {
         data.extend_from_slice(format!("#TS:{}\r\n", now / 1000).as_bytes());
     }
-    persist::dump_store(store, now, false, &mut data);
+    persist::dump_store(store, now, &mut data);
     fs::write(tmp, &data)?;
     fs::File::open(tmp)?.sync_all()
 }

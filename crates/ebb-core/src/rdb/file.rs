@@ -36,12 +36,12 @@ const OP_FUNCTION_PRE_GA: u8 = 246;
 const OP_MODULE_AUX: u8 = 247;
 const OP_IDLE: u8 = 248;
 const OP_FREQ: u8 = 249;
-const OP_AUX: u8 = 250;
-const OP_RESIZEDB: u8 = 251;
-const OP_EXPIRETIME_MS: u8 = 252;
+pub(super) const OP_AUX: u8 = 250;
+pub(super) const OP_RESIZEDB: u8 = 251;
+pub(super) const OP_EXPIRETIME_MS: u8 = 252;
 const OP_EXPIRETIME: u8 = 253;
-const OP_SELECTDB: u8 = 254;
-const OP_EOF: u8 = 255;
+pub(super) const OP_SELECTDB: u8 = 254;
+pub(super) const OP_EOF: u8 = 255;
 
 /// Calls `emit` with the commands that rebuild the file's data: FUNCTION
 /// LOAD for each library, SELECT before each database's keys, each key's
@@ -107,8 +107,11 @@ pub fn file_commands(
                     r.len()?;
                 }
                 OP_AUX => {
-                    r.string()?;
-                    r.string()?;
+                    let name = r.string()?;
+                    let value = r.string()?;
+                    if name == super::write::DEADLINES_AUX {
+                        member_deadlines(&value, emit)?;
+                    }
                 }
                 // Both signed, as Redis reads them.
                 OP_EXPIRETIME_MS => expire_at = Some(r.u64_le()? as i64),
@@ -194,6 +197,49 @@ pub fn file_commands(
     }
     loaded.len = r.at;
     Ok(loaded)
+}
+
+/// The commands that set the member deadlines an ebb snapshot keeps in
+/// an AUX field after their key (see [`super::write::snapshot`]): runs of
+/// members sharing a deadline, [`CHUNK`] at most a command.
+fn member_deadlines(aux: &[u8], emit: &mut dyn FnMut(Vec<Bytes>)) -> Result<(), Unreadable> {
+    const CHUNK: usize = 512;
+    let bad = || Unreadable::Damaged("damaged member deadlines");
+    let mut r = Reader { data: aux, at: 0 };
+    let (cmd, word): (&'static [u8], &'static [u8]) = match r.byte().map_err(|_| bad())? {
+        b's' => (b"SPEXPIREAT", b"MEMBERS"),
+        b'z' => (b"ZPEXPIREAT", b"MEMBERS"),
+        b'h' => (b"HPEXPIREAT", b"FIELDS"),
+        _ => return Err(bad()),
+    };
+    let key = Bytes::from(r.string().map_err(|_| bad())?);
+    let mut run: Vec<Bytes> = Vec::new();
+    let mut at = 0u64;
+    let mut flush = |at: u64, run: &mut Vec<Bytes>| {
+        if run.is_empty() {
+            return;
+        }
+        let mut c = vec![
+            Bytes::from_static(cmd),
+            key.clone(),
+            Bytes::from(at.to_string()),
+            Bytes::from_static(word),
+            Bytes::from(run.len().to_string()),
+        ];
+        c.append(run);
+        emit(c);
+    };
+    while r.left() > 0 {
+        let m = Bytes::from(r.string().map_err(|_| bad())?);
+        let t = r.u64_le().map_err(|_| bad())?;
+        if t != at || run.len() >= CHUNK {
+            flush(at, &mut run);
+            at = t;
+        }
+        run.push(m);
+    }
+    flush(at, &mut run);
+    Ok(())
 }
 
 fn key_hash(db: u64, key: &[u8]) -> u128 {

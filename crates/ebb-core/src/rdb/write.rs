@@ -6,6 +6,7 @@
 //! own. A value with a live member deadline has no Redis form: DUMP then
 //! writes ebb's own payload.
 
+use crate::db::Store;
 use crate::expiry::MemberDeadlines;
 use crate::value::Value;
 
@@ -65,79 +66,169 @@ pub(super) fn put_raw_string(out: &mut Vec<u8>, s: &[u8]) {
     out.extend_from_slice(s);
 }
 
-/// Whether any member still has a deadline ahead of `now`.
-fn has_live_deadline(d: MemberDeadlines<'_>, now: u64) -> bool {
-    d.iter().any(|(_, t)| t > now)
+/// The name of the AUX field after a key whose members carry deadlines:
+/// Redis skips AUX fields it does not know, so a snapshot stays loadable
+/// by Redis (whose members then simply have no deadline).
+pub(super) const DEADLINES_AUX: &[u8] = b"ebb-member-deadlines";
+
+/// The live members of a value with member deadlines, as the AUX value
+/// ebb reads back: a kind byte (`s`, `z`, `h`), the key, then each member
+/// and its deadline (8 bytes, little-endian), in deadline order.
+fn deadlines_aux(kind: u8, key: &[u8], d: MemberDeadlines<'_>, now: u64) -> Option<Vec<u8>> {
+    let mut out = vec![kind];
+    put_raw_string(&mut out, key);
+    let mut any = false;
+    for (m, t) in d.iter().filter(|&(_, t)| t > now) {
+        put_raw_string(&mut out, m);
+        out.extend_from_slice(&t.to_le_bytes());
+        any = true;
+    }
+    any.then_some(out)
 }
 
-/// The Redis DUMP payload of `value` at `now`, or None when the value
-/// has a member deadline (or nothing left once due members are gone).
-pub fn redis_payload(value: &Value, now: u64) -> Option<Vec<u8>> {
+/// A value as an RDB type byte and its encoding, members already due at
+/// `now` left out, plus (for a snapshot) the AUX value of its members'
+/// deadlines. None when nothing is left, or when `deadlines_for` is None
+/// and a member has a live deadline (a DUMP payload has no room for one).
+fn value_record(
+    value: &Value,
+    now: u64,
+    deadlines_for: Option<&[u8]>,
+) -> Option<(u8, Vec<u8>, Option<Vec<u8>>)> {
     let mut out = Vec::new();
-    match value {
+    let aux = |kind: u8, d: MemberDeadlines<'_>| -> Result<Option<Vec<u8>>, ()> {
+        match deadlines_for {
+            Some(key) => Ok(deadlines_aux(kind, key, d, now)),
+            None if d.iter().any(|(_, t)| t > now) => Err(()),
+            None => Ok(None),
+        }
+    };
+    let (t, deadlines) = match value {
         Value::Str(v) => {
-            out.push(0);
             put_string(&mut out, &v.to_bytes());
+            (0, None)
         }
         Value::List(l) => {
-            out.push(1);
             put_len(&mut out, l.len());
             for item in l.iter_bytes() {
                 put_string(&mut out, &item);
             }
+            (1, None)
         }
         Value::Set(s) => {
             let d = s.deadlines();
-            if has_live_deadline(d, now) {
-                return None;
-            }
+            let deadlines = aux(b's', d).ok()?;
             let members: Vec<&[u8]> = s.iter().filter(|m| !d.is_due(m, now)).collect();
             if members.is_empty() {
                 return None;
             }
-            out.push(2);
             put_len(&mut out, members.len());
             for m in members {
                 put_string(&mut out, m);
             }
+            (2, deadlines)
         }
         Value::Hash(h) => {
             let d = h.deadlines();
-            if has_live_deadline(d, now) {
-                return None;
-            }
+            let deadlines = aux(b'h', d).ok()?;
             let fields: Vec<(&[u8], &[u8])> = h.iter().filter(|(f, _)| !d.is_due(f, now)).collect();
             if fields.is_empty() {
                 return None;
             }
-            out.push(4);
             put_len(&mut out, fields.len());
             for (f, v) in fields {
                 put_string(&mut out, f);
                 put_string(&mut out, v);
             }
+            (4, deadlines)
         }
         Value::ZSet(z) => {
             let d = z.deadlines();
-            if has_live_deadline(d, now) {
-                return None;
-            }
+            let deadlines = aux(b'z', d).ok()?;
             let members: Vec<(&[u8], f64)> = z.iter().filter(|(m, _)| !d.is_due(m, now)).collect();
             if members.is_empty() {
                 return None;
             }
-            out.push(5);
             put_len(&mut out, members.len());
             for (m, s) in members {
                 put_string(&mut out, m);
                 out.extend_from_slice(&s.to_le_bytes());
             }
+            (5, deadlines)
         }
-    }
+    };
+    Some((t, out, deadlines))
+}
+
+/// The Redis DUMP payload of `value` at `now`, or None when the value
+/// has a member deadline (or nothing left once due members are gone).
+pub fn redis_payload(value: &Value, now: u64) -> Option<Vec<u8>> {
+    let (t, body, _) = value_record(value, now, None)?;
+    let mut out = vec![t];
+    out.extend_from_slice(&body);
     out.extend_from_slice(&WRITE_VERSION.to_le_bytes());
     let sum = crc64(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     Some(out)
+}
+
+fn put_aux(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
+    out.push(super::file::OP_AUX);
+    put_raw_string(out, key);
+    put_raw_string(out, value);
+}
+
+/// The whole keyspace as a Redis RDB file (version 10): function
+/// libraries, then every database's keys with their TTLs. Keys whose TTL
+/// passed but that are still held are written too, as Redis writes them
+/// (the load after drops and counts them). Member deadlines go in an AUX
+/// field after their key ([`DEADLINES_AUX`]), so Redis 7 loads the file
+/// too, without them.
+pub fn snapshot(store: &Store, now: u64) -> Vec<u8> {
+    use super::file::{OP_EOF, OP_EXPIRETIME_MS, OP_FUNCTION2, OP_RESIZEDB, OP_SELECTDB};
+    let mut out = b"REDIS0010".to_vec();
+    put_aux(&mut out, b"redis-ver", b"7.0.15");
+    put_aux(&mut out, b"redis-bits", b"64");
+    put_aux(&mut out, b"ctime", (now / 1000).to_string().as_bytes());
+    put_aux(&mut out, b"ebb-ver", env!("CARGO_PKG_VERSION").as_bytes());
+    for (_, code) in store.functions.iter() {
+        out.push(OP_FUNCTION2);
+        put_raw_string(&mut out, code);
+    }
+    for (i, db) in store.dbs.iter().enumerate() {
+        if db.is_empty() {
+            continue;
+        }
+        out.push(OP_SELECTDB);
+        put_len(&mut out, i);
+        out.push(OP_RESIZEDB);
+        put_len(&mut out, db.len());
+        put_len(
+            &mut out,
+            db.raw_iter()
+                .filter(|(_, e)| e.expire_at().is_some())
+                .count(),
+        );
+        for (k, e) in db.raw_iter() {
+            let Some((t, body, deadlines)) = value_record(&e.value, now, Some(k)) else {
+                continue;
+            };
+            if let Some(at) = e.expire_at() {
+                out.push(OP_EXPIRETIME_MS);
+                out.extend_from_slice(&at.to_le_bytes());
+            }
+            out.push(t);
+            put_string(&mut out, k);
+            out.extend_from_slice(&body);
+            if let Some(d) = deadlines {
+                put_aux(&mut out, DEADLINES_AUX, &d);
+            }
+        }
+    }
+    out.push(OP_EOF);
+    let sum = crc64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
 }
 
 #[cfg(test)]

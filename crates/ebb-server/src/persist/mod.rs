@@ -24,7 +24,7 @@ pub fn encode_command<A: AsRef<[u8]>>(argv: &[A], out: &mut Vec<u8>) {
 
 /// Writes the whole store as commands: the function libraries, then each
 /// database (with SELECT between databases).
-pub fn dump_store(store: &Store, now: u64, keep_expired: bool, out: &mut Vec<u8>) {
+pub fn dump_store(store: &Store, now: u64, out: &mut Vec<u8>) {
     for (_, code) in store.functions.iter() {
         encode_command(
             &[
@@ -43,7 +43,7 @@ pub fn dump_store(store: &Store, now: u64, keep_expired: bool, out: &mut Vec<u8>
             &[Bytes::from_static(b"SELECT"), Bytes::from(i.to_string())],
             out,
         );
-        ebb_core::dump::db_commands(db, now, keep_expired, &mut |cmd| encode_command(&cmd, out));
+        ebb_core::dump::db_commands(db, now, &mut |cmd| encode_command(&cmd, out));
     }
 }
 
@@ -149,9 +149,8 @@ pub fn load_rdb(
             Ok(()) => applied += 1,
             Err(e) => failed = Some(e),
         }
-        if applied % PROGRESS_EVERY == 0 {
-            crate::loading::pace();
-        }
+        // `key-load-delay` holds each command, as in a replay.
+        crate::loading::pace();
     });
     store.loading = was;
     crate::loading::advance(data.len() as u64);

@@ -10,16 +10,10 @@ use ebb_core::Store;
 /// First line of every snapshot; the digit is the format version.
 pub const MAGIC: &[u8] = b"EBB-SNAPSHOT 1\n";
 
-/// Encodes the store as a snapshot.
+/// Encodes the store as a snapshot: Redis's RDB format (which Redis 7
+/// loads too, member deadlines aside), see [`ebb_core::rdb::snapshot`].
 pub fn encode(store: &Store, now: u64) -> Vec<u8> {
-    let mut out = MAGIC.to_vec();
-    let mut body = Vec::new();
-    // Keys whose TTL passed but that are still held go in, as Redis saves
-    // them; the load after counts them as expired.
-    super::dump_store(store, now, true, &mut body);
-    out.extend_from_slice(&body);
-    out.extend_from_slice(format!("END {} {:016x}\n", body.len(), checksum(&body)).as_bytes());
-    out
+    ebb_core::rdb::snapshot(store, now)
 }
 
 /// Checks a snapshot and returns its command stream. A file written by

@@ -135,6 +135,25 @@ def test_commands_are_refused_with_loading_until_the_data_is_in(snapshot):
         srv.stop()
 
 
+def test_the_loading_figures_grow_while_a_snapshot_loads(snapshot):
+    srv = Loading(snapshot)
+    try:
+        c = srv.client()
+        total = os.path.getsize(snapshot / "dump.ebb")
+        seen = []
+        while True:
+            info = progress(c)
+            if info["loading"] == 0:
+                break
+            seen.append(info["loading_loaded_bytes"])
+            time.sleep(0.1)
+        assert any(0 < b < total for b in seen), seen
+        assert seen == sorted(seen)
+        srv.wait_ready()
+    finally:
+        srv.stop()
+
+
 def test_shutdown_while_loading_saves_nothing(snapshot):
     before = (snapshot / "dump.ebb").read_bytes()
     srv = Loading(snapshot)

@@ -52,6 +52,17 @@ pub fn file_commands(
     databases: usize,
     emit: &mut dyn FnMut(Vec<Bytes>),
 ) -> Result<Loaded, String> {
+    file_commands_with_progress(data, databases, emit, &mut |_| {})
+}
+
+/// [`file_commands`], calling `progress` with the bytes read so far after
+/// each key (for INFO's loading figures).
+pub fn file_commands_with_progress(
+    data: &[u8],
+    databases: usize,
+    emit: &mut dyn FnMut(Vec<Bytes>),
+    progress: &mut dyn FnMut(usize),
+) -> Result<Loaded, String> {
     let magic = data
         .get(..9)
         .ok_or("the file is too short to be an RDB file")?;
@@ -161,6 +172,7 @@ pub fn file_commands(
                         return Err(Unreadable::Damaged("duplicated key in the RDB file"));
                     }
                     loaded.keys += 1;
+                    progress(r.at);
                     if let Some(ms) = expire_at.take() {
                         // A time at or before the epoch is long past.
                         emit(vec![
@@ -191,8 +203,12 @@ pub fn file_commands(
         let sum = r
             .u64_le()
             .map_err(|_| "the RDB file ends before its checksum".to_string())?;
-        if sum != 0 && super::checksums_checked() && sum != super::crc64(&data[..end]) {
-            return Err("Wrong RDB checksum".into());
+        let expected = super::crc64(&data[..end]);
+        if sum != 0 && super::checksums_checked() && sum != expected {
+            // Redis's words for it.
+            return Err(format!(
+                "Wrong RDB checksum expected: ({expected:x}) got ({sum:x}): RDB CRC error"
+            ));
         }
     }
     loaded.len = r.at;
@@ -298,7 +314,9 @@ mod tests {
         let mut bad = d.clone();
         let n = bad.len();
         bad[n - 3] ^= 1;
-        assert_eq!(commands(&bad).unwrap_err(), "Wrong RDB checksum");
+        assert!(commands(&bad)
+            .unwrap_err()
+            .starts_with("Wrong RDB checksum expected: ("));
         // A zero checksum is "not computed".
         let mut zero = d[..n - 8].to_vec();
         zero.extend_from_slice(&[0; 8]);

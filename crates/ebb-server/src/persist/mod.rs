@@ -121,39 +121,50 @@ pub fn load_rdb(
     let was = std::mem::replace(&mut store.loading, true);
     let databases = store.dbs.len();
     let (mut db, mut applied, mut failed) = (0usize, 0usize, None::<String>);
-    let r = ebb_core::rdb::file_commands(data, databases, &mut |cmd| {
-        if failed.is_some() {
-            return;
-        }
-        if cmd[0].eq_ignore_ascii_case(b"select") {
-            db = std::str::from_utf8(&cmd[1])
-                .ok()
-                .and_then(|d| d.parse().ok())
-                .unwrap_or(0);
-            return;
-        }
-        let argv = ebb_core::args::views(&cmd);
-        let Some(spec) = ebb_core::lookup(argv[0]) else {
-            return;
-        };
-        let outcome = if spec.name == "function" {
-            crate::script::replay_function(store, &argv).map_err(|e| format!("FUNCTION LOAD: {e}"))
-        } else {
-            let mut fx = Effects::default();
-            let mut ctx = Ctx::new(store, db, now, &mut fx);
-            ebb_core::execute_result(&mut ctx, spec, &argv)
-                .map(|_| ())
-                .map_err(|e| format!("{}: {}", spec.name.to_uppercase(), e.text()))
-        };
-        match outcome {
-            Ok(()) => applied += 1,
-            Err(e) => failed = Some(e),
-        }
-        // `key-load-delay` holds each command, as in a replay.
-        crate::loading::pace();
-    });
+    let mut reported = 0usize;
+    let mut progress = |at: usize| {
+        crate::loading::advance((at - reported) as u64);
+        reported = at;
+    };
+    let r = ebb_core::rdb::file_commands_with_progress(
+        data,
+        databases,
+        &mut |cmd| {
+            if failed.is_some() {
+                return;
+            }
+            if cmd[0].eq_ignore_ascii_case(b"select") {
+                db = std::str::from_utf8(&cmd[1])
+                    .ok()
+                    .and_then(|d| d.parse().ok())
+                    .unwrap_or(0);
+                return;
+            }
+            let argv = ebb_core::args::views(&cmd);
+            let Some(spec) = ebb_core::lookup(argv[0]) else {
+                return;
+            };
+            let outcome = if spec.name == "function" {
+                crate::script::replay_function(store, &argv)
+                    .map_err(|e| format!("FUNCTION LOAD: {e}"))
+            } else {
+                let mut fx = Effects::default();
+                let mut ctx = Ctx::new(store, db, now, &mut fx);
+                ebb_core::execute_result(&mut ctx, spec, &argv)
+                    .map(|_| ())
+                    .map_err(|e| format!("{}: {}", spec.name.to_uppercase(), e.text()))
+            };
+            match outcome {
+                Ok(()) => applied += 1,
+                Err(e) => failed = Some(e),
+            }
+            // `key-load-delay` holds each command, as in a replay.
+            crate::loading::pace();
+        },
+        &mut progress,
+    );
     store.loading = was;
-    crate::loading::advance(data.len() as u64);
+    crate::loading::advance((data.len() - reported) as u64);
     let loaded = r?;
     if let Some(e) = failed {
         return Err(format!("a value of the RDB file could not be rebuilt: {e}"));

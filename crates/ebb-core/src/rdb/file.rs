@@ -87,7 +87,7 @@ pub fn file_commands_with_progress(
     };
     let mut expire_at: Option<i64> = None;
     let mut db = 0u64;
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = super::value::Seen::default();
     loop {
         let at = r.at;
         let op = r
@@ -259,14 +259,7 @@ fn member_deadlines(aux: &[u8], emit: &mut dyn FnMut(Vec<Bytes>)) -> Result<(), 
 }
 
 fn key_hash(db: u64, key: &[u8]) -> u128 {
-    use std::hash::{Hash, Hasher};
-    let one = |salt: u8| {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (salt, db).hash(&mut h);
-        key.hash(&mut h);
-        h.finish()
-    };
-    ((one(0) as u128) << 64) | one(1) as u128
+    super::value::hash128(&[&db.to_le_bytes(), key])
 }
 
 #[cfg(test)]

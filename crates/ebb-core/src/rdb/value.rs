@@ -4,7 +4,6 @@
 //! to expand (a LZF-compressed listpack of millions of tiny entries).
 
 use std::collections::HashSet;
-use std::hash::{Hash, Hasher};
 
 use bytes::Bytes;
 
@@ -37,16 +36,45 @@ fn elem_score(e: &Elem<'_>) -> R<f64> {
     }
 }
 
-/// Two independent 64-bit hashes: members are told apart by these alone
-/// (a false match needs about 2^64 members).
-fn hash128(m: &[u8]) -> u128 {
-    let one = |salt: u8| {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        salt.hash(&mut h);
-        m.hash(&mut h);
+/// Two independent 64-bit hashes (fixed seeds, so a load is repeatable):
+/// members are told apart by these alone (a false match needs about 2^64
+/// members).
+pub(super) fn hash128(parts: &[&[u8]]) -> u128 {
+    use std::hash::{BuildHasher, Hasher};
+    static SEEDS: [ahash::RandomState; 2] = [
+        ahash::RandomState::with_seeds(1, 2, 3, 4),
+        ahash::RandomState::with_seeds(5, 6, 7, 8),
+    ];
+    let one = |state: &ahash::RandomState| {
+        let mut h = state.build_hasher();
+        for p in parts {
+            h.write_usize(p.len());
+            h.write(p);
+        }
         h.finish()
     };
-    ((one(0) as u128) << 64) | one(1) as u128
+    ((one(&SEEDS[0]) as u128) << 64) | one(&SEEDS[1]) as u128
+}
+
+/// A set of [`hash128`] values, hashed by their own low bits.
+pub(super) type Seen = HashSet<u128, std::hash::BuildHasherDefault<Identity>>;
+
+/// The hasher of [`Seen`]: its keys are hashes already.
+#[derive(Default)]
+pub(super) struct Identity(u64);
+
+impl std::hash::Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | b as u64;
+        }
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.0 = v as u64;
+    }
 }
 
 /// Builds one key's commands: `name key item…`, [`CHUNK`] items a
@@ -58,7 +86,7 @@ struct Sink<'e> {
     cmd: Vec<Bytes>,
     items: usize,
     total: u64,
-    seen: Option<HashSet<u128>>,
+    seen: Option<Seen>,
     /// Field deadlines of the command being built, sent after it.
     deadlines: Vec<(u64, Bytes)>,
 }
@@ -77,7 +105,7 @@ impl<'e> Sink<'e> {
             cmd: Vec::new(),
             items: 0,
             total: 0,
-            seen: unique.then(HashSet::new),
+            seen: unique.then(Seen::default),
             deadlines: Vec::new(),
         }
     }
@@ -86,7 +114,7 @@ impl<'e> Sink<'e> {
     fn member(&mut self, m: &[u8]) -> R<()> {
         match &mut self.seen {
             Some(seen) => {
-                if seen.insert(hash128(m)) {
+                if seen.insert(hash128(&[m])) {
                     Ok(())
                 } else {
                     Err(Bad)

@@ -140,6 +140,17 @@ pub fn load_rdb(
                     .unwrap_or(0);
                 return;
             }
+            if cmd.len() == 3 && cmd[0] == "SET" {
+                // Most keys are strings: stored as SET stores them, without
+                // the command's parsing and bookkeeping (nothing watches a
+                // store that is loading).
+                let lfu = store.cfg.lfu;
+                let value = ebb_core::Value::Str(ebb_core::value::StrValue::new(&cmd[2]));
+                store.dbs[db].set_at(&cmd[1], value, now, lfu);
+                applied += 1;
+                crate::loading::pace();
+                return;
+            }
             let argv = ebb_core::args::views(&cmd);
             let Some(spec) = ebb_core::lookup(argv[0]) else {
                 return;

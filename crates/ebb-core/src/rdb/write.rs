@@ -285,6 +285,44 @@ mod tests {
     }
 
     #[test]
+    fn a_snapshot_carries_member_deadlines_and_expired_keys() {
+        let mut h = Harness::new();
+        let far = (h.now + 3_600_000).to_string();
+        h.run(&["SADD", "s", "a", "b"]);
+        h.run(&["SPEXPIREAT", "s", &far, "MEMBERS", "1", "a"]);
+        h.run(&["ZADD", "z", "1", "m", "2", "n"]);
+        h.run(&["ZPEXPIREAT", "z", &far, "MEMBERS", "2", "m", "n"]);
+        h.run(&["HSET", "h", "f", "v"]);
+        h.run(&["HPEXPIREAT", "h", &far, "FIELDS", "1", "f"]);
+        h.run(&["SET", "old", "x", "PX", "10"]);
+        let later = h.now + 1000;
+        let data = snapshot(&h.store, later);
+        let mut cmds = Vec::new();
+        let loaded =
+            super::super::file_commands(&data, 16, &mut |c| cmds.push(super::super::as_text(&c)))
+                .unwrap();
+        // The key past its TTL is written (with that TTL), as Redis does.
+        assert_eq!(loaded.keys, 4);
+        let has = |want: &[&str]| cmds.iter().any(|c| c == want);
+        assert!(
+            has(&["SPEXPIREAT", "s", &far, "MEMBERS", "1", "a"]),
+            "{cmds:?}"
+        );
+        assert!(
+            has(&["ZPEXPIREAT", "z", &far, "MEMBERS", "2", "m", "n"]),
+            "{cmds:?}"
+        );
+        assert!(
+            has(&["HPEXPIREAT", "h", &far, "FIELDS", "1", "f"]),
+            "{cmds:?}"
+        );
+        assert!(
+            cmds.iter().any(|c| c[0] == "PEXPIREAT" && c[1] == "old"),
+            "{cmds:?}"
+        );
+    }
+
+    #[test]
     fn a_live_member_deadline_has_no_redis_form() {
         let mut h = Harness::new();
         h.run(&["SADDEX", "s", "100", "m"]);

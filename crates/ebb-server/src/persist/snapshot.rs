@@ -34,7 +34,7 @@ pub fn decode(data: &[u8], databases: usize) -> Result<Cow<'_, [u8]>, String> {
 /// Logs what a Redis RDB file held, as it is loaded.
 pub fn log_redis_file(loaded: &ebb_core::rdb::Loaded) {
     tracing::info!(
-        "Loading a Redis RDB file (format version {}): {} keys, {} function libraries",
+        "Loaded an RDB file (format version {}): {} keys, {} function libraries",
         loaded.version,
         loaded.keys,
         loaded.libraries

@@ -10,20 +10,13 @@ Usage: snapshot.py --ebb target/release/ebb-server [--keys 1000000] [--members 3
 import argparse
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 
 import redis
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
+from compare import free_port
 
 
 FILL = """

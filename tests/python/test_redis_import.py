@@ -25,6 +25,7 @@ import pytest
 
 from conftest import BIN, EbbServer, redis_beside, wait_until
 from test_redis_rdb import (BAD_FORMAT, OK, VERSION_OR_CHECKSUM, FAR, assert_same_keyspace,
+                            both_servers,
                             cmd, crc64, keyspace, rdb_file, rdb_len, rdb_str, read_len,
                             seal, start_on, value, ziplist)
 
@@ -388,16 +389,8 @@ def test_redis_skips_the_same_empty_keys(tmp_path_factory):
 def pair(tmp_path_factory, tmp_path):
     """A fresh ebb-server (logging to `tmp_path/ebb.log`) and a fresh
     redis-server (logging verbosely to `redis.log` in its directory)."""
-    red = redis_beside(tmp_path_factory, "pair-redis", "--loglevel", "verbose",
-                       "--logfile", "redis.log")
-    try:
-        ebb = ebb_log(tmp_path)
-    except Exception:
-        red.stop()
-        raise
-    yield ebb, red
-    ebb.stop()
-    red.stop()
+    yield from both_servers(tmp_path_factory, lambda: ebb_log(tmp_path),
+                            "--loglevel", "verbose", "--logfile", "redis.log")
 
 
 def skip_checksums(server, flag):

@@ -499,19 +499,25 @@ def fresh_ebb(tmp_path):
     s.stop()
 
 
-@pytest.fixture
-def pair(tmp_path_factory):
-    """A fresh ebb-server and a fresh redis-server."""
-    red = redis_beside(tmp_path_factory, "pair-redis")
-    d = tmp_path_factory.mktemp("pair-ebb")
+def both_servers(tmp_path_factory, start_ebb, *redis_extra):
+    """A fresh redis-server (with `redis_extra`) and the ebb-server
+    `start_ebb()` starts, stopped after the test."""
+    red = redis_beside(tmp_path_factory, "pair-redis", *redis_extra)
     try:
-        ebb = EbbServer("--dir", str(d), cwd=str(d))
+        ebb = start_ebb()
     except Exception:
         red.stop()
         raise
     yield ebb, red
     ebb.stop()
     red.stop()
+
+
+@pytest.fixture
+def pair(tmp_path_factory):
+    """A fresh ebb-server and a fresh redis-server."""
+    d = tmp_path_factory.mktemp("pair-ebb")
+    yield from both_servers(tmp_path_factory, lambda: EbbServer("--dir", str(d), cwd=str(d)))
 
 
 # --- the checksum ---

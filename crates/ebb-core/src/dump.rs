@@ -93,13 +93,34 @@ pub fn value_commands(key: &Bytes, value: &Value, now: u64, emit: &mut dyn FnMut
     }
 }
 
-/// `<cmd> key <t> MEMBERS n m…` for each group of members sharing a deadline.
+/// `<cmd> key <t> MEMBERS n m…` for each group of members sharing a
+/// deadline still ahead of `now`.
 fn deadline_commands(
     cmd: &'static str,
     word: &'static str,
     key: &Bytes,
     d: MemberDeadlines<'_>,
     now: u64,
+    emit: &mut dyn FnMut(Vec<Bytes>),
+) {
+    let live = d.iter().filter(|&(_, t)| t > now);
+    deadline_runs(
+        cmd,
+        word,
+        key,
+        live.map(|(m, t)| (Bytes::copy_from_slice(m), t)),
+        emit,
+    );
+}
+
+/// `<cmd> key <t> <word> n m…` for each run of (member, deadline) pairs,
+/// given in deadline order, that share a deadline ([`CHUNK`] members at
+/// most a command).
+pub(crate) fn deadline_runs(
+    cmd: &'static str,
+    word: &'static str,
+    key: &Bytes,
+    pairs: impl IntoIterator<Item = (Bytes, u64)>,
     emit: &mut dyn FnMut(Vec<Bytes>),
 ) {
     let mut group: Vec<Bytes> = Vec::new();
@@ -118,15 +139,12 @@ fn deadline_commands(
         c.append(group);
         emit(c);
     };
-    for (m, t) in d.iter() {
-        if t <= now {
-            continue;
-        }
+    for (m, t) in pairs {
         if t != at || group.len() >= CHUNK {
             flush(at, &mut group);
             at = t;
         }
-        group.push(Bytes::copy_from_slice(m));
+        group.push(m);
     }
     flush(at, &mut group);
 }

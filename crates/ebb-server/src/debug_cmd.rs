@@ -335,21 +335,18 @@ fn debug_reload<'a>(
             Err(_) => return err("ERR Error trying to load the RDB dump"),
         }
     };
-    let body = match crate::persist::snapshot::decode(&data, store.dbs.len()) {
-        Ok(b) => b,
-        Err(e) => {
-            tracing::warn!("DEBUG RELOAD: {e}");
-            return err("ERR Error trying to load the RDB dump");
-        }
-    };
+    if let Err(e) = crate::persist::snapshot::check(&data, store.dbs.len()) {
+        tracing::warn!("DEBUG RELOAD: {e}");
+        return err("ERR Error trying to load the RDB dump");
+    }
     let _loading = crate::loading::Mark::new(shared);
-    crate::loading::set_total(body.len() as u64);
+    crate::loading::set_total(data.len() as u64);
     if flush {
         for db in store.dbs.iter_mut() {
             db.clear();
         }
         store.functions.clear();
-        return match crate::persist::replay(store, &body, now) {
+        return match crate::persist::snapshot::load(store, &data, now) {
             Ok(_) => Reply::Ok,
             Err(_) => err("ERR Error trying to load the RDB dump"),
         };
@@ -357,7 +354,7 @@ fn debug_reload<'a>(
     // Into a scratch store first, then merged.
     let mut loaded = Store::new(store.dbs.len());
     loaded.cfg = store.cfg.clone();
-    if crate::persist::replay(&mut loaded, &body, now).is_err() {
+    if crate::persist::snapshot::load(&mut loaded, &data, now).is_err() {
         return err("ERR Error trying to load the RDB dump");
     }
     if !merge {

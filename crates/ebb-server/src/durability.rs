@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::persist::aof::Fsync;
-use crate::persist::{self, snapshot};
+use crate::persist::snapshot;
 use crate::server::{now_ms, Shared};
 
 impl Shared {
@@ -457,22 +457,8 @@ fn load_into(shared: &Arc<Shared>, store: &mut Store, aof_on: bool) -> Result<()
                 // Redis's words, which operators' alerting may look for.
                 "Terminating server after rdb file reading failure.".to_string()
             };
-            if ebb_core::rdb::is_file(&data) {
-                // Redis's format: applied as it is decoded.
-                let (loaded, commands) = persist::load_rdb(store, &data, now).map_err(fail)?;
-                snapshot::log_redis_file(&loaded);
-                tracing::info!(commands, "DB loaded from a Redis RDB file");
-            } else {
-                let body = snapshot::decode(&data, store.dbs.len()).map_err(fail)?;
-                let r = persist::replay(store, &body, now).map_err(|e| {
-                    let why = match e {
-                        persist::LoadError::Corrupt(off, why) => format!("at offset {off}: {why}"),
-                        persist::LoadError::UnknownCommand(c) => format!("unknown command '{c}'"),
-                    };
-                    format!("Bad snapshot {} {why}", path.display())
-                })?;
-                tracing::info!(commands = r.commands, "DB loaded from snapshot");
-            }
+            let commands = snapshot::load(store, &data, now).map_err(fail)?;
+            tracing::info!(commands, "DB loaded from snapshot");
             snapshot_loaded = true;
         }
     }

@@ -216,45 +216,23 @@ pub fn file_commands_with_progress(
 }
 
 /// The commands that set the member deadlines an ebb snapshot keeps in
-/// an AUX field after their key (see [`super::write::snapshot`]): runs of
-/// members sharing a deadline, [`CHUNK`] at most a command.
+/// an AUX field after their key (see [`super::write::snapshot`]).
 fn member_deadlines(aux: &[u8], emit: &mut dyn FnMut(Vec<Bytes>)) -> Result<(), Unreadable> {
-    const CHUNK: usize = 512;
-    let bad = || Unreadable::Damaged("damaged member deadlines");
+    let bad = |_| Unreadable::Damaged("damaged member deadlines");
     let mut r = Reader { data: aux, at: 0 };
-    let (cmd, word): (&'static [u8], &'static [u8]) = match r.byte().map_err(|_| bad())? {
-        b's' => (b"SPEXPIREAT", b"MEMBERS"),
-        b'z' => (b"ZPEXPIREAT", b"MEMBERS"),
-        b'h' => (b"HPEXPIREAT", b"FIELDS"),
-        _ => return Err(bad()),
+    let (cmd, word) = match r.byte().map_err(bad)? {
+        b's' => ("SPEXPIREAT", "MEMBERS"),
+        b'z' => ("ZPEXPIREAT", "MEMBERS"),
+        b'h' => ("HPEXPIREAT", "FIELDS"),
+        _ => return Err(bad(super::Bad)),
     };
-    let key = Bytes::from(r.string().map_err(|_| bad())?);
-    let mut run: Vec<Bytes> = Vec::new();
-    let mut at = 0u64;
-    let mut flush = |at: u64, run: &mut Vec<Bytes>| {
-        if run.is_empty() {
-            return;
-        }
-        let mut c = vec![
-            Bytes::from_static(cmd),
-            key.clone(),
-            Bytes::from(at.to_string()),
-            Bytes::from_static(word),
-            Bytes::from(run.len().to_string()),
-        ];
-        c.append(run);
-        emit(c);
-    };
+    let key = Bytes::from(r.string().map_err(bad)?);
+    let mut pairs = Vec::new();
     while r.left() > 0 {
-        let m = Bytes::from(r.string().map_err(|_| bad())?);
-        let t = r.u64_le().map_err(|_| bad())?;
-        if t != at || run.len() >= CHUNK {
-            flush(at, &mut run);
-            at = t;
-        }
-        run.push(m);
+        let m = Bytes::from(r.string().map_err(bad)?);
+        pairs.push((m, r.u64_le().map_err(bad)?));
     }
-    flush(at, &mut run);
+    crate::dump::deadline_runs(cmd, word, &key, pairs, emit);
     Ok(())
 }
 

@@ -148,18 +148,8 @@ impl<'e> Sink<'e> {
         }
         self.items = 0;
         self.deadlines.sort();
-        for run in self.deadlines.chunk_by(|x, y| x.0 == y.0) {
-            let mut c = vec![
-                b("HPEXPIREAT"),
-                self.key.clone(),
-                Bytes::from(run[0].0.to_string()),
-                b("FIELDS"),
-                Bytes::from(run.len().to_string()),
-            ];
-            c.extend(run.iter().map(|(_, f)| f.clone()));
-            (self.emit)(c);
-        }
-        self.deadlines.clear();
+        let fields = self.deadlines.drain(..).map(|(at, f)| (f, at));
+        crate::dump::deadline_runs("HPEXPIREAT", "FIELDS", &self.key, fields, self.emit);
     }
 
     /// The number of elements sent; an empty value is [`Unreadable::Empty`].

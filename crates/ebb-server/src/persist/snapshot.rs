@@ -2,8 +2,6 @@
 //! that rebuild every database (absolute deadlines), and a trailer with the
 //! byte length and a checksum, so a torn or altered file is detected.
 
-use std::borrow::Cow;
-
 use ebb_core::dump::checksum;
 use ebb_core::Store;
 
@@ -16,23 +14,36 @@ pub fn encode(store: &Store, now: u64) -> Vec<u8> {
     ebb_core::rdb::snapshot(store, now)
 }
 
-/// Checks a snapshot and returns its command stream. A file written by
-/// Redis (its RDB format, see [`ebb_core::rdb`]) is turned into the
-/// commands that rebuild its data, for a server of `databases` databases.
-pub fn decode(data: &[u8], databases: usize) -> Result<Cow<'_, [u8]>, String> {
+/// Checks a snapshot of either format without loading it (DEBUG RELOAD
+/// checks before it empties the dataset).
+pub fn check(data: &[u8], databases: usize) -> Result<(), String> {
     if ebb_core::rdb::is_file(data) {
-        let mut out = Vec::new();
-        let loaded = ebb_core::rdb::file_commands(data, databases, &mut |cmd| {
-            super::encode_command(&cmd, &mut out)
-        })?;
-        log_redis_file(&loaded);
-        return Ok(Cow::Owned(out));
+        ebb_core::rdb::file_commands(data, databases, &mut |_| {}).map(|_| ())
+    } else {
+        decode_own(data).map(|_| ())
     }
-    decode_own(data).map(Cow::Borrowed)
+}
+
+/// Loads a snapshot into `store`: an RDB file (ebb's, or Redis's) as it
+/// decodes, or one of ebb's earlier format; returns the commands applied.
+/// Err is the reason to log.
+pub fn load(store: &mut Store, data: &[u8], now: u64) -> Result<usize, String> {
+    if ebb_core::rdb::is_file(data) {
+        let (loaded, commands) = super::load_rdb(store, data, now)?;
+        log_redis_file(&loaded);
+        return Ok(commands);
+    }
+    let body = decode_own(data)?;
+    super::replay(store, body, now)
+        .map(|r| r.commands)
+        .map_err(|e| match e {
+            super::LoadError::Corrupt(off, why) => format!("at offset {off}: {why}"),
+            super::LoadError::UnknownCommand(c) => format!("unknown command '{c}'"),
+        })
 }
 
 /// Logs what a Redis RDB file held, as it is loaded.
-pub fn log_redis_file(loaded: &ebb_core::rdb::Loaded) {
+fn log_redis_file(loaded: &ebb_core::rdb::Loaded) {
     tracing::info!(
         "Loaded an RDB file (format version {}): {} keys, {} function libraries",
         loaded.version,
@@ -50,7 +61,8 @@ pub fn log_redis_file(loaded: &ebb_core::rdb::Loaded) {
     }
 }
 
-/// [`decode`] for a snapshot of ebb's own format.
+/// The command stream of a snapshot of ebb's earlier format, if its
+/// magic, length and checksum hold.
 fn decode_own(data: &[u8]) -> Result<&[u8], String> {
     let rest = data
         .strip_prefix(MAGIC)
@@ -113,11 +125,11 @@ mod tests {
         let mut h = Harness::new();
         h.run(&["SET", "a", "1"]);
         let data = encode(&h.store, h.now);
-        assert!(decode(&data, 16).is_ok());
+        assert!(check(&data, 16).is_ok());
         let mut bad = data.clone();
         let i = MAGIC.len() + 5;
         bad[i] ^= 1;
-        assert!(decode(&bad, 16).is_err());
-        assert!(decode(&data[..data.len() - 4], 16).is_err());
+        assert!(check(&bad, 16).is_err());
+        assert!(check(&data[..data.len() - 4], 16).is_err());
     }
 }

@@ -68,15 +68,18 @@ def fails_to_start(tmp_path, *args):
 def test_layout_after_start(server_factory, tmp_path):
     s = server_factory("--appendonly", "yes")
     c = s.client()
-    assert files(tmp_path) == ["appendonly.aof.1.base.aof", "appendonly.aof.1.incr.aof",
+    assert files(tmp_path) == ["appendonly.aof.1.base.rdb", "appendonly.aof.1.incr.aof",
                                "appendonly.aof.manifest"]
-    assert manifest(tmp_path) == ["file appendonly.aof.1.base.aof seq 1 type b",
+    assert manifest(tmp_path) == ["file appendonly.aof.1.base.rdb seq 1 type b",
                                   "file appendonly.aof.1.incr.aof seq 1 type i"]
     assert not (tmp_path / "appendonly.aof").exists()
-    # Started empty: the base is empty, the writes go to the incremental file.
+    # Started empty: the base is an RDB file of no keys (Redis's default,
+    # aof-use-rdb-preamble yes), the writes go to the incremental file.
     c.set("k", "v")
     d = tmp_path / "appendonlydir"
-    assert (d / "appendonly.aof.1.base.aof").read_bytes() == b""
+    base = (d / "appendonly.aof.1.base.rdb").read_bytes()
+    assert base.startswith(b"REDIS0010") and b"aof-base" in base
+    assert b"\xfe" not in base[:-8]  # no SELECTDB: no keys
     assert (d / "appendonly.aof.1.incr.aof").read_bytes() == resp(["SELECT", "0"], ["SET", "k", "v"])
     p = c.info("persistence")
     assert p["aof_enabled"] == 1
@@ -89,7 +92,7 @@ def test_other_names_are_followed(server_factory, tmp_path):
                        "--appendfilename", "log.aof")
     s.client().set("k", "v")
     assert sorted(os.listdir(tmp_path / "aofs")) == [
-        "log.aof.1.base.aof", "log.aof.1.incr.aof", "log.aof.manifest"]
+        "log.aof.1.base.rdb", "log.aof.1.incr.aof", "log.aof.manifest"]
     s.kill()
     s.start()
     assert s.client().get("k") == "v"
@@ -102,22 +105,78 @@ def test_rewrite_switches_files(server_factory, tmp_path):
         c.set(f"k{i}", i)
     assert c.bgrewriteaof()
     p = wait_rewrite(c)
-    assert manifest(tmp_path) == ["file appendonly.aof.2.base.aof seq 2 type b",
+    assert manifest(tmp_path) == ["file appendonly.aof.2.base.rdb seq 2 type b",
                                   "file appendonly.aof.2.incr.aof seq 2 type i"]
     # The replaced files are deleted; nothing temporary is left.
-    assert files(tmp_path) == ["appendonly.aof.2.base.aof", "appendonly.aof.2.incr.aof",
+    assert files(tmp_path) == ["appendonly.aof.2.base.rdb", "appendonly.aof.2.incr.aof",
                                "appendonly.aof.manifest"]
     assert not [f for f in os.listdir(tmp_path) if f.startswith("temp-")]
     d = tmp_path / "appendonlydir"
-    base = (d / "appendonly.aof.2.base.aof").read_bytes()
+    base = (d / "appendonly.aof.2.base.rdb").read_bytes()
     assert b"k99" in base and (d / "appendonly.aof.2.incr.aof").read_bytes() == b""
     assert p["aof_base_size"] == p["aof_current_size"] == len(base)
     c.set("after", "1")
     assert (d / "appendonly.aof.2.incr.aof").read_bytes() == resp(["SELECT", "0"], ["SET", "after", "1"])
     c.bgrewriteaof()
     wait_rewrite(c)
-    assert manifest(tmp_path) == ["file appendonly.aof.3.base.aof seq 3 type b",
+    assert manifest(tmp_path) == ["file appendonly.aof.3.base.rdb seq 3 type b",
                                   "file appendonly.aof.3.incr.aof seq 3 type i"]
+
+
+def test_rdb_preamble_off_writes_resp_bases(server_factory, tmp_path):
+    s = server_factory("--appendonly", "yes", "--aof-use-rdb-preamble", "no")
+    c = s.client()
+    d = tmp_path / "appendonlydir"
+    assert files(tmp_path) == ["appendonly.aof.1.base.aof", "appendonly.aof.1.incr.aof",
+                               "appendonly.aof.manifest"]
+    assert (d / "appendonly.aof.1.base.aof").read_bytes() == b""
+    c.set("k", "v")
+    c.execute_command("SADDEX", "s", 3600, "m")
+    c.bgrewriteaof()
+    wait_rewrite(c)
+    base = (d / "appendonly.aof.2.base.aof").read_bytes()
+    assert base.startswith(b"*") and resp(["SET", "k", "v"]) in base
+    # Switched back on at run time: the next base is an RDB file, and a
+    # restart reads the RESP base history and the new one alike.
+    c.config_set("aof-use-rdb-preamble", "yes")
+    c.set("k2", "v2")
+    c.bgrewriteaof()
+    wait_rewrite(c)
+    assert manifest(tmp_path) == ["file appendonly.aof.3.base.rdb seq 3 type b",
+                                  "file appendonly.aof.3.incr.aof seq 3 type i"]
+    assert (d / "appendonly.aof.3.base.rdb").read_bytes().startswith(b"REDIS")
+    c.set("k3", "v3")
+    s.kill()
+    s.start()
+    c = s.client()
+    assert c.mget("k", "k2", "k3") == ["v", "v2", "v3"]
+    assert 0 < c.execute_command("SPTTL", "s", "MEMBERS", 1, "m")[0] <= 3_600_000
+
+
+def test_rdb_base_is_read_by_redis_tools(server_factory, tmp_path):
+    """The RDB base and the directory pass redis-check-aof, and the RDB
+    base file alone passes redis-check-rdb."""
+    import shutil
+    if not shutil.which("redis-check-aof"):
+        pytest.skip("redis-check-aof not installed")
+    s = server_factory("--appendonly", "yes")
+    c = s.client()
+    for i in range(50):
+        c.hset(f"h{i}", mapping={"a": i, "b": "x" * i})
+        c.execute_command("ZADDEX", f"z{i}", "PX", 60_000, i, "m")
+    c.bgrewriteaof()
+    wait_rewrite(c)
+    c.set("after", "1")
+    d = tmp_path / "appendonlydir"
+    out = subprocess.run(["redis-check-aof", str(d / "appendonly.aof.manifest")],
+                         capture_output=True, timeout=30)
+    text = out.stdout.decode(errors="replace")
+    assert out.returncode == 0, text
+    assert "All AOF files and manifest are valid" in text
+    out = subprocess.run(["redis-check-rdb", str(d / "appendonly.aof.2.base.rdb")],
+                         capture_output=True, timeout=30)
+    text = out.stdout.decode(errors="replace")
+    assert out.returncode == 0 and "RDB looks OK" in text, text
 
 
 def test_restart_loads_base_then_incremental_files(server_factory, tmp_path):
@@ -138,11 +197,11 @@ def test_restart_loads_base_then_incremental_files(server_factory, tmp_path):
     c.select(3)
     assert c.get("in3") == "x"
     # The log goes on in the same incremental file.
-    assert manifest(tmp_path) == ["file appendonly.aof.2.base.aof seq 2 type b",
+    assert manifest(tmp_path) == ["file appendonly.aof.2.base.rdb seq 2 type b",
                                   "file appendonly.aof.2.incr.aof seq 2 type i"]
     p = c.info("persistence")
     d = tmp_path / "appendonlydir"
-    assert p["aof_base_size"] == (d / "appendonly.aof.2.base.aof").stat().st_size
+    assert p["aof_base_size"] == (d / "appendonly.aof.2.base.rdb").stat().st_size
     assert p["aof_current_size"] == p["aof_base_size"] + (d / "appendonly.aof.2.incr.aof").stat().st_size
 
 
@@ -158,7 +217,7 @@ def test_failed_rewrites_leave_several_incremental_files(server_factory, tmp_pat
         wait_rewrite(c)
         c.set(f"k{i}", i)
     assert c.info("persistence")["aof_last_bgrewrite_status"] == "err"
-    assert manifest(tmp_path) == ["file appendonly.aof.1.base.aof seq 1 type b",
+    assert manifest(tmp_path) == ["file appendonly.aof.1.base.rdb seq 1 type b",
                                   "file appendonly.aof.1.incr.aof seq 1 type i",
                                   "file appendonly.aof.2.incr.aof seq 2 type i",
                                   "file appendonly.aof.3.incr.aof seq 3 type i"]
@@ -169,7 +228,7 @@ def test_failed_rewrites_leave_several_incremental_files(server_factory, tmp_pat
     assert c.mget("k0", "k1", "k2") == ["0", "1", "2"]
     c.bgrewriteaof()
     wait_rewrite(c)
-    assert manifest(tmp_path) == ["file appendonly.aof.2.base.aof seq 2 type b",
+    assert manifest(tmp_path) == ["file appendonly.aof.2.base.rdb seq 2 type b",
                                   "file appendonly.aof.4.incr.aof seq 4 type i"]
     assert c.info("persistence")["aof_last_bgrewrite_status"] == "ok"
 
@@ -180,15 +239,15 @@ def test_history_kept_without_auto_gc(server_factory, tmp_path):
     c.set("k", "v")
     c.bgrewriteaof()
     wait_rewrite(c)
-    assert manifest(tmp_path) == ["file appendonly.aof.2.base.aof seq 2 type b",
+    assert manifest(tmp_path) == ["file appendonly.aof.2.base.rdb seq 2 type b",
                                   "file appendonly.aof.1.incr.aof seq 1 type h",
-                                  "file appendonly.aof.1.base.aof seq 1 type h",
+                                  "file appendonly.aof.1.base.rdb seq 1 type h",
                                   "file appendonly.aof.2.incr.aof seq 2 type i"]
     assert len(files(tmp_path)) == 5
     c.config_set("aof-disable-auto-gc", "no")
-    assert manifest(tmp_path) == ["file appendonly.aof.2.base.aof seq 2 type b",
+    assert manifest(tmp_path) == ["file appendonly.aof.2.base.rdb seq 2 type b",
                                   "file appendonly.aof.2.incr.aof seq 2 type i"]
-    assert files(tmp_path) == ["appendonly.aof.2.base.aof", "appendonly.aof.2.incr.aof",
+    assert files(tmp_path) == ["appendonly.aof.2.base.rdb", "appendonly.aof.2.incr.aof",
                                "appendonly.aof.manifest"]
 
 
@@ -199,9 +258,9 @@ def test_turned_on_at_run_time(server_factory, tmp_path):
     assert not (tmp_path / "appendonlydir").exists()
     c.config_set("appendonly", "yes")
     wait_rewrite(c)
-    assert manifest(tmp_path) == ["file appendonly.aof.1.base.aof seq 1 type b",
+    assert manifest(tmp_path) == ["file appendonly.aof.1.base.rdb seq 1 type b",
                                   "file appendonly.aof.1.incr.aof seq 1 type i"]
-    assert b"before" in (tmp_path / "appendonlydir" / "appendonly.aof.1.base.aof").read_bytes()
+    assert b"before" in (tmp_path / "appendonlydir" / "appendonly.aof.1.base.rdb").read_bytes()
     c.set("after", "2")
     s.kill()
     s.start()
@@ -233,7 +292,7 @@ def test_first_rewrite_failing_leaves_no_manifest(server_factory, tmp_path):
         os.kill(pid, signal.SIGKILL)
     assert wait_for(lambda: (tmp_path / "appendonlydir" / "appendonly.aof.manifest").exists()
                     and c.info("persistence")["aof_rewrite_in_progress"] == 0, 30)
-    assert manifest(tmp_path) == ["file appendonly.aof.1.base.aof seq 1 type b",
+    assert manifest(tmp_path) == ["file appendonly.aof.1.base.rdb seq 1 type b",
                                   "file appendonly.aof.1.incr.aof seq 1 type i"]
     s.kill()
     s.args += ["--appendonly", "yes"]
@@ -261,7 +320,7 @@ def test_upgrade_from_an_old_single_file(tmp_path):
         assert c.get("b") == "2"
         c.bgrewriteaof()
         wait_rewrite(c)
-        assert manifest(tmp_path) == ["file appendonly.aof.2.base.aof seq 2 type b",
+        assert manifest(tmp_path) == ["file appendonly.aof.2.base.rdb seq 2 type b",
                                       "file appendonly.aof.2.incr.aof seq 2 type i"]
         assert not (tmp_path / "appendonlydir" / "appendonly.aof").exists()
     finally:
@@ -350,7 +409,7 @@ def test_debug_loadaof_reads_the_directory(server_factory, tmp_path):
     c.set("c", "3")
     c.bgrewriteaof()
     wait_rewrite(c)
-    assert manifest(tmp_path) == ["file appendonly.aof.3.base.aof seq 3 type b"]
+    assert manifest(tmp_path) == ["file appendonly.aof.3.base.rdb seq 3 type b"]
     assert c.execute_command("DEBUG", "LOADAOF") == "OK"
     assert c.mget("a", "b", "c") == ["1", "2", "3"]
 

@@ -23,7 +23,7 @@ import shutil
 
 import pytest
 
-from conftest import BIN, EbbServer, redis_beside, wait_until
+from conftest import BIN, EbbServer, RedisServer, redis_beside, wait_until
 from test_redis_rdb import (BAD_FORMAT, OK, VERSION_OR_CHECKSUM, FAR, assert_same_keyspace,
                             both_servers,
                             cmd, crc64, keyspace, rdb_file, rdb_len, rdb_str, read_len,
@@ -181,15 +181,28 @@ def test_a_redis_aof_directory_loads_and_stays_writable(redis_aof, tmp_path):
         assert_same_keyspace(keyspace(s), want)
         c = s.client()
         c.bgrewriteaof()
-        wait_until(lambda: rewrite_done(c) and aof_file(tmp_path, "b").endswith(".base.aof"))
+        wait_until(lambda: rewrite_done(c) and aof_file(tmp_path, "b") != redis_aof.base)
+        c.set("after2", "ebb")
         c.close()
     finally:
         s.stop()
+    # ebb's rewrite wrote an RDB base, as Redis does by default.
+    assert aof_file(tmp_path, "b").endswith(".base.rdb")
+    want[(0, b"after2")] = (b"string", b"ebb", -1)
     s = ebb_log(tmp_path, "--appendonly", "yes")
     try:
         assert_same_keyspace(keyspace(s), want)
     finally:
         s.stop()
+    # And the directory goes back to redis-server as it is.
+    back = tmp_path / "back"
+    back.mkdir()
+    shutil.copytree(tmp_path / "appendonlydir", back / "appendonlydir")
+    red = RedisServer(str(back), "--appendonly", "yes")
+    try:
+        assert_same_keyspace(keyspace(red), want)
+    finally:
+        red.stop()
 
 
 def test_an_old_single_file_aof_with_an_rdb_preamble_loads(redis_aof, tmp_path):

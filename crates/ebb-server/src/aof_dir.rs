@@ -1,7 +1,9 @@
 //! The AOF directory, laid out as Redis 7.0's multi-part AOF: under
-//! `dir/appenddirname`, a base file (the data as of the last rewrite, as
-//! RESP commands), incremental files (commands logged since), and the
-//! manifest naming them (see [`crate::persist::manifest`]).
+//! `dir/appenddirname`, a base file (the data as of the last rewrite: an
+//! RDB file, `.base.rdb`, with `aof-use-rdb-preamble yes` as in Redis by
+//! default, or RESP commands, `.base.aof`), incremental files (commands
+//! logged since), and the manifest naming them (see
+//! [`crate::persist::manifest`]).
 //!
 //! - At start with `appendonly yes`, the manifest's base and incremental
 //!   files are replayed in order; a torn tail may be cut only from the
@@ -53,6 +55,8 @@ struct Rewrite {
     kind: RewriteKind,
     /// [`AofState::epoch`] when it started.
     epoch: u64,
+    /// Whether the base is written in the RDB format (`.base.rdb`).
+    rdb: bool,
 }
 
 /// The settings a rewrite or a load reads, taken once.
@@ -63,6 +67,8 @@ struct Settings {
     timestamps: bool,
     keep_history: bool,
     truncate_ok: bool,
+    /// `aof-use-rdb-preamble`: bases are RDB files.
+    rdb_base: bool,
 }
 
 impl Shared {
@@ -88,6 +94,7 @@ impl Shared {
             timestamps: c.get_bool("aof-timestamp-enabled"),
             keep_history: c.get_bool("aof-disable-auto-gc"),
             truncate_ok: c.get_bool("aof-load-truncated"),
+            rdb_base: c.get_bool("aof-use-rdb-preamble"),
         }
     }
 
@@ -116,6 +123,7 @@ impl Shared {
         let delay = self.save_delay(store);
         let data_dir = self.data_dir();
         let ts = set.timestamps;
+        let rdb = job.rdb;
         self.write_in_background(
             store,
             |s| &s.rewrite_child,
@@ -128,7 +136,7 @@ impl Shared {
                 std::thread::sleep(delay);
                 // The writer's own pid: the child's, or this process's.
                 let tmp = data_dir.join(format!("temp-rewriteaof-bg-{}.aof", std::process::id()));
-                write_rewrite(&tmp, store, ts).map_err(|e| e.to_string())
+                write_rewrite(&tmp, store, ts, rdb).map_err(|e| e.to_string())
             },
             move |me, written, pid| {
                 let tmp = me.rewrite_tmp_path(pid);
@@ -188,6 +196,7 @@ impl Shared {
         Some(Rewrite {
             kind,
             epoch: st.epoch,
+            rdb: set.rdb_base,
         })
     }
 
@@ -357,7 +366,7 @@ fn install_rewrite(
     set: &Settings,
 ) -> std::io::Result<()> {
     let mut m = st.manifest.clone();
-    let base = m.new_base(&set.prefix);
+    let base = m.new_base(&set.prefix, job.rdb);
     let base_path = set.dir.join(&base);
     if let Err(e) = fs::rename(tmp, &base_path) {
         tracing::error!(
@@ -406,14 +415,21 @@ fn install_rewrite(
     Ok(())
 }
 
-/// Writes the whole data set, as a base file, to `tmp`, and fsyncs it.
-fn write_rewrite(tmp: &Path, store: &Store, timestamps: bool) -> std::io::Result<()> {
+/// Writes the whole data set, as a base file, to `tmp`, and fsyncs it:
+/// an RDB file when `rdb`, else RESP commands (after a `#TS:` annotation
+/// when `timestamps`).
+fn write_rewrite(tmp: &Path, store: &Store, timestamps: bool, rdb: bool) -> std::io::Result<()> {
     let now = now_ms();
-    let mut data = Vec::new();
-    if timestamps {
-        data.extend_from_slice(format!("#TS:{}\r\n", now / 1000).as_bytes());
-    }
-    persist::dump_store(store, now, &mut data);
+    let data = if rdb {
+        ebb_core::rdb::aof_base(store, now)
+    } else {
+        let mut data = Vec::new();
+        if timestamps {
+            data.extend_from_slice(format!("#TS:{}\r\n", now / 1000).as_bytes());
+        }
+        persist::dump_store(store, now, &mut data);
+        data
+    };
     fs::write(tmp, &data)?;
     fs::File::open(tmp)?.sync_all()
 }
@@ -588,11 +604,12 @@ pub fn load_at_start(shared: &Arc<Shared>, store: &mut Store, aof_on: bool) -> R
             io_text(&e)
         ));
     }
-    if m.is_empty() {
+    let fresh = m.is_empty();
+    if fresh {
         // Nothing loaded: the (empty) data set becomes the first base.
-        let name = m.new_base(&set.prefix);
+        let name = m.new_base(&set.prefix, set.rdb_base);
         let tmp = shared.rewrite_tmp_path(std::process::id() as i32);
-        write_rewrite(&tmp, store, set.timestamps)
+        write_rewrite(&tmp, store, set.timestamps, set.rdb_base)
             .and_then(|()| fs::rename(&tmp, set.dir.join(&name)))
             .map_err(|e| format!("Can't write the AOF base file {name}: {}", io_text(&e)))?;
         tracing::info!("Creating AOF base file {name} on server start");
@@ -612,8 +629,10 @@ pub fn load_at_start(shared: &Arc<Shared>, store: &mut Store, aof_on: bool) -> R
     if !set.keep_history {
         let _ = manifest::delete_history(&set.dir, &set.prefix, &mut m);
     }
+    // As in Redis, a base written at start is not counted in the size.
     let current: u64 = m
         .live()
+        .filter(|f| !(fresh && f.kind == FileKind::Base))
         .filter_map(|f| fs::metadata(set.dir.join(&f.name)).ok())
         .map(|md| md.len())
         .sum();

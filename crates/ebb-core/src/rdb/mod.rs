@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use bytes::Bytes;
 
 pub use lzf::crc64;
-pub use write::{redis_payload, snapshot};
+pub use write::{aof_base, redis_payload, snapshot};
 
 /// Damage, or something ebb cannot rebuild; the caller words it.
 #[derive(Debug, PartialEq, Eq)]

@@ -185,11 +185,22 @@ fn put_aux(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
 /// field after their key ([`DEADLINES_AUX`]), so Redis 7 loads the file
 /// too, without them.
 pub fn snapshot(store: &Store, now: u64) -> Vec<u8> {
+    write_file(store, now, false)
+}
+
+/// [`snapshot`] as the base of an AOF (`aof-use-rdb-preamble yes`): the
+/// same file, marked with Redis's `aof-base` AUX field.
+pub fn aof_base(store: &Store, now: u64) -> Vec<u8> {
+    write_file(store, now, true)
+}
+
+fn write_file(store: &Store, now: u64, aof_base: bool) -> Vec<u8> {
     use super::file::{OP_EOF, OP_EXPIRETIME_MS, OP_FUNCTION2, OP_RESIZEDB, OP_SELECTDB};
     let mut out = b"REDIS0010".to_vec();
     put_aux(&mut out, b"redis-ver", b"7.0.15");
     put_aux(&mut out, b"redis-bits", b"64");
     put_aux(&mut out, b"ctime", (now / 1000).to_string().as_bytes());
+    put_aux(&mut out, b"aof-base", if aof_base { b"1" } else { b"0" });
     put_aux(&mut out, b"ebb-ver", env!("CARGO_PKG_VERSION").as_bytes());
     for (_, code) in store.functions.iter() {
         out.push(OP_FUNCTION2);

@@ -4,8 +4,9 @@
 //! incremental files in the order they are replayed.
 //!
 //! Names follow Redis: with `appendfilename` `appendonly.aof`, the base
-//! written by the n-th rewrite is `appendonly.aof.<n>.base.aof` (ebb's base
-//! is RESP, like Redis's with `aof-use-rdb-preamble no`), the incremental
+//! written by the n-th rewrite is `appendonly.aof.<n>.base.rdb` (an RDB
+//! file, with `aof-use-rdb-preamble yes`) or `appendonly.aof.<n>.base.aof`
+//! (RESP commands, with `aof-use-rdb-preamble no`), the incremental
 //! files are `appendonly.aof.<m>.incr.aof`, and the manifest itself is
 //! `appendonly.aof.manifest`. A file upgraded from the single-file layout
 //! keeps its old name as the base.
@@ -192,15 +193,16 @@ impl Manifest {
         self.base.iter().chain(&self.incrs)
     }
 
-    /// Names the next base and records it as the base; the previous one
-    /// becomes history.
-    pub fn new_base(&mut self, prefix: &str) -> String {
+    /// Names the next base (`.base.rdb` when `rdb`, else `.base.aof`) and
+    /// records it as the base; the previous one becomes history.
+    pub fn new_base(&mut self, prefix: &str, rdb: bool) -> String {
         if let Some(mut old) = self.base.take() {
             old.kind = FileKind::History;
             self.history.insert(0, old);
         }
         self.base_seq += 1;
-        let name = format!("{prefix}.{}.base.aof", self.base_seq);
+        let ext = if rdb { "rdb" } else { "aof" };
+        let name = format!("{prefix}.{}.base.{ext}", self.base_seq);
         self.base = Some(AofFile {
             name: name.clone(),
             seq: self.base_seq,
@@ -359,14 +361,14 @@ mod tests {
     #[test]
     fn rewrite_steps_name_files_as_redis() {
         let mut m = Manifest::default();
-        assert_eq!(m.new_base("a.aof"), "a.aof.1.base.aof");
+        assert_eq!(m.new_base("a.aof", false), "a.aof.1.base.aof");
         assert_eq!(m.last_incr_or_new("a.aof"), "a.aof.1.incr.aof");
         assert_eq!(m.new_incr("a.aof"), "a.aof.2.incr.aof");
-        m.new_base("a.aof");
+        m.new_base("a.aof", true);
         m.retire_incrs(true);
         assert_eq!(
             m.render(),
-            "file a.aof.2.base.aof seq 2 type b\n\
+            "file a.aof.2.base.rdb seq 2 type b\n\
              file a.aof.1.incr.aof seq 1 type h\n\
              file a.aof.1.base.aof seq 1 type h\n\
              file a.aof.2.incr.aof seq 2 type i\n"
@@ -378,7 +380,7 @@ mod tests {
     #[test]
     fn odd_names_are_quoted_and_read_back() {
         let mut m = Manifest::default();
-        m.new_base(" file seq \n\n.aof ");
+        m.new_base(" file seq \n\n.aof ", false);
         let text = m.render();
         assert_eq!(
             text,

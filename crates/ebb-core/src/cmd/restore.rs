@@ -167,7 +167,7 @@ impl Scratch {
     }
 
     /// Runs one value-building command (after a failure, none).
-    fn run(&mut self, cmd: &[Bytes]) {
+    fn run(&mut self, cmd: &[&[u8]]) {
         if self.failed {
             return;
         }
@@ -177,7 +177,7 @@ impl Scratch {
                 return false;
             }
             let mut ctx = Ctx::new(&mut self.tmp, 0, self.now, &mut self.fx);
-            let r = crate::cmd::execute_result(&mut ctx, spec, &crate::args::views(cmd));
+            let r = crate::cmd::execute_result(&mut ctx, spec, cmd);
             self.fx.clear();
             r.is_ok()
         });
@@ -206,7 +206,7 @@ fn rebuild(
 ) -> Option<Rebuilt> {
     let mut s = Scratch::new(store, now);
     for cmd in cmds {
-        s.run(&cmd?);
+        s.run(&crate::args::views(&cmd?));
     }
     s.finish()
 }
@@ -218,7 +218,7 @@ fn rebuild_redis(
     now: u64,
 ) -> Result<Option<Rebuilt>, crate::rdb::PayloadError> {
     let mut s = Scratch::new(store, now);
-    crate::rdb::payload_commands(data, &Bytes::new(), &mut |cmd| s.run(&cmd))?;
+    crate::rdb::payload_commands(data, b"", &mut |cmd| s.run(cmd))?;
     Ok(s.finish())
 }
 

@@ -50,7 +50,7 @@ pub(super) const OP_EOF: u8 = 255;
 pub fn file_commands(
     data: &[u8],
     databases: usize,
-    emit: &mut dyn FnMut(Vec<Bytes>),
+    emit: &mut dyn FnMut(&[&[u8]]),
 ) -> Result<Loaded, String> {
     file_commands_with_progress(data, databases, emit, &mut |_| {})
 }
@@ -60,7 +60,7 @@ pub fn file_commands(
 pub fn file_commands_with_progress(
     data: &[u8],
     databases: usize,
-    emit: &mut dyn FnMut(Vec<Bytes>),
+    emit: &mut dyn FnMut(&[&[u8]]),
     progress: &mut dyn FnMut(usize),
 ) -> Result<Loaded, String> {
     let magic = data
@@ -103,10 +103,7 @@ pub fn file_commands_with_progress(
                             "a database number past `databases`",
                         ));
                     }
-                    emit(vec![
-                        Bytes::from_static(b"SELECT"),
-                        Bytes::from(db.to_string()),
-                    ]);
+                    emit(&[b"SELECT", itoa::Buffer::new().format(db).as_bytes()]);
                 }
                 OP_RESIZEDB => {
                     r.len()?;
@@ -140,11 +137,7 @@ pub fn file_commands_with_progress(
                 OP_FUNCTION2 => {
                     let code = r.string()?;
                     loaded.libraries += 1;
-                    emit(vec![
-                        Bytes::from_static(b"FUNCTION"),
-                        Bytes::from_static(b"LOAD"),
-                        Bytes::from(code),
-                    ]);
+                    emit(&[b"FUNCTION", b"LOAD", &code]);
                 }
                 OP_FUNCTION_PRE_GA => {
                     return Err(Unreadable::Unsupported(
@@ -153,13 +146,13 @@ pub fn file_commands_with_progress(
                 }
                 OP_MODULE_AUX => return Err(Unreadable::Unsupported("module data")),
                 t => {
-                    let key = Bytes::from(r.string()?);
+                    let key = r.bytes()?;
                     match super::value::value_commands(&mut r, t, &key, emit) {
                         Err(Unreadable::Empty) => {
                             expire_at = None;
                             loaded.empty += 1;
                             if loaded.empty_names.len() < 10 {
-                                loaded.empty_names.push(key);
+                                loaded.empty_names.push(Bytes::from(key.into_owned()));
                             }
                             return Ok(());
                         }
@@ -175,11 +168,8 @@ pub fn file_commands_with_progress(
                     progress(r.at);
                     if let Some(ms) = expire_at.take() {
                         // A time at or before the epoch is long past.
-                        emit(vec![
-                            Bytes::from_static(b"PEXPIREAT"),
-                            key,
-                            Bytes::from(ms.max(1).to_string()),
-                        ]);
+                        let at = itoa::Buffer::new().format(ms.max(1)).as_bytes().to_vec();
+                        emit(&[b"PEXPIREAT", &key, &at]);
                     }
                 }
             }
@@ -217,7 +207,7 @@ pub fn file_commands_with_progress(
 
 /// The commands that set the member deadlines an ebb snapshot keeps in
 /// an AUX field after their key (see [`super::write::snapshot`]).
-fn member_deadlines(aux: &[u8], emit: &mut dyn FnMut(Vec<Bytes>)) -> Result<(), Unreadable> {
+fn member_deadlines(aux: &[u8], emit: &mut dyn FnMut(&[&[u8]])) -> Result<(), Unreadable> {
     let bad = |_| Unreadable::Damaged("damaged member deadlines");
     let mut r = Reader { data: aux, at: 0 };
     let (cmd, word) = match r.byte().map_err(bad)? {
@@ -232,7 +222,9 @@ fn member_deadlines(aux: &[u8], emit: &mut dyn FnMut(Vec<Bytes>)) -> Result<(), 
         let m = Bytes::from(r.string().map_err(bad)?);
         pairs.push((m, r.u64_le().map_err(bad)?));
     }
-    crate::dump::deadline_runs(cmd, word, &key, pairs, emit);
+    crate::dump::deadline_runs(cmd, word, &key, pairs, &mut |c| {
+        emit(&crate::args::views(&c))
+    });
     Ok(())
 }
 

@@ -15,8 +15,6 @@ mod write;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use bytes::Bytes;
-
 pub use lzf::crc64;
 pub use write::{aof_base, redis_payload, snapshot};
 
@@ -103,26 +101,32 @@ impl<'a> Reader<'a> {
     }
 
     fn string(&mut self) -> R<Vec<u8>> {
+        self.bytes().map(std::borrow::Cow::into_owned)
+    }
+
+    /// A string: borrowed from the input when stored as it is, else
+    /// (an integer encoding, LZF) made.
+    fn bytes(&mut self) -> R<std::borrow::Cow<'a, [u8]>> {
+        use std::borrow::Cow;
+        let int = |i: i64| Cow::Owned(itoa::Buffer::new().format(i).as_bytes().to_vec());
         match self.len_or_enc()? {
             (n, false) => {
                 let n = usize::try_from(n).map_err(|_| Bad)?;
-                Ok(self.take(n)?.to_vec())
+                Ok(Cow::Borrowed(self.take(n)?))
             }
-            (0, true) => Ok((self.byte()? as i8).to_string().into_bytes()),
+            (0, true) => Ok(int(self.byte()? as i8 as i64)),
             (1, true) => {
                 let s = self.take(2)?;
-                Ok(i16::from_le_bytes([s[0], s[1]]).to_string().into_bytes())
+                Ok(int(i16::from_le_bytes([s[0], s[1]]) as i64))
             }
             (2, true) => {
                 let s = self.take(4)?;
-                Ok(i32::from_le_bytes([s[0], s[1], s[2], s[3]])
-                    .to_string()
-                    .into_bytes())
+                Ok(int(i32::from_le_bytes([s[0], s[1], s[2], s[3]]) as i64))
             }
             (3, true) => {
                 let clen = usize::try_from(self.len()?).map_err(|_| Bad)?;
                 let len = usize::try_from(self.len()?).map_err(|_| Bad)?;
-                lzf::decompress(self.take(clen)?, len)
+                lzf::decompress(self.take(clen)?, len).map(Cow::Owned)
             }
             _ => Err(Bad),
         }
@@ -223,8 +227,8 @@ pub fn is_payload(data: &[u8]) -> bool {
 /// payload (on the key `key`).
 pub fn payload_commands(
     data: &[u8],
-    key: &Bytes,
-    emit: &mut dyn FnMut(Vec<Bytes>),
+    key: &[u8],
+    emit: &mut dyn FnMut(&[&[u8]]),
 ) -> Result<(), PayloadError> {
     if !is_payload(data) {
         return Err(PayloadError::VersionOrChecksum);
@@ -292,7 +296,7 @@ pub use file::{file_commands, file_commands_with_progress, is_file, Loaded};
 
 /// A command's arguments as text, for tests.
 #[cfg(test)]
-fn as_text(cmd: &[Bytes]) -> Vec<String> {
+fn as_text(cmd: &[&[u8]]) -> Vec<String> {
     cmd.iter()
         .map(|a| String::from_utf8_lossy(a).into_owned())
         .collect()
@@ -315,9 +319,7 @@ mod tests {
     /// The commands a payload decodes to, as text.
     fn cmds(data: &[u8]) -> Result<Vec<Vec<String>>, PayloadError> {
         let mut out = Vec::new();
-        payload_commands(data, &Bytes::from_static(b"k"), &mut |c| {
-            out.push(as_text(&c))
-        })?;
+        payload_commands(data, b"k", &mut |c| out.push(as_text(&c)))?;
         Ok(out)
     }
 
@@ -413,7 +415,7 @@ mod tests {
         fn any_payload_is_a_value_or_an_error(t in 0u8..=25, body in proptest::collection::vec(any::<u8>(), 0..200)) {
             let mut b = vec![t];
             b.extend_from_slice(&body);
-            let _ = payload_commands(&with_footer(&b, 10), &Bytes::new(), &mut |_| {});
+            let _ = payload_commands(&with_footer(&b, 10), b"", &mut |_| {});
         }
 
         #[test]

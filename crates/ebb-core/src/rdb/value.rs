@@ -13,19 +13,40 @@ use super::{parse_score, Bad, Reader, Unreadable, FIELD_DEADLINE_MAX, R};
 /// Elements per command, so no single command gets huge.
 const CHUNK: usize = 512;
 
-fn b(s: &'static str) -> Bytes {
-    Bytes::from_static(s.as_bytes())
-}
-
 /// A score as text that parses back to the same double.
+#[cfg(test)]
 pub(super) fn score_text(s: f64) -> Bytes {
-    Bytes::from(format!("{s:?}"))
+    let mut out = Vec::new();
+    write_score(&mut out, s);
+    Bytes::from(out)
 }
 
-fn elem_bytes(e: Elem<'_>) -> Bytes {
-    match e {
-        Elem::Bytes(b) => Bytes::copy_from_slice(b),
-        Elem::Int(i) => Bytes::from(i.to_string()),
+/// Appends a score's text: an integer as digits, anything else in Rust's
+/// shortest form that reads back to the same double.
+fn write_score(out: &mut Vec<u8>, s: f64) {
+    // Integers below 2^53 are exact both ways; -0 keeps its sign below.
+    if s.fract() == 0.0 && s.abs() < 9.0e15 && !(s == 0.0 && s.is_sign_negative()) {
+        out.extend_from_slice(itoa::Buffer::new().format(s as i64).as_bytes());
+    } else {
+        use std::io::Write;
+        let _ = write!(out, "{s:?}");
+    }
+}
+
+/// One argument of a command being built, written into the command's
+/// buffer as text.
+enum Arg<'a> {
+    Bytes(&'a [u8]),
+    Int(i64),
+    Score(f64),
+}
+
+impl<'a> From<Elem<'a>> for Arg<'a> {
+    fn from(e: Elem<'a>) -> Self {
+        match e {
+            Elem::Bytes(b) => Arg::Bytes(b),
+            Elem::Int(i) => Arg::Int(i),
+        }
     }
 }
 
@@ -78,12 +99,17 @@ impl std::hash::Hasher for Identity {
 }
 
 /// Builds one key's commands: `name key item…`, [`CHUNK`] items a
-/// command; with `unique`, a member or field met twice is damage.
+/// command; with `unique`, a member or field met twice is damage. The
+/// arguments are written one after another into one buffer, reused from
+/// command to command, so an element costs no allocation.
 struct Sink<'e> {
-    key: Bytes,
+    key: &'e [u8],
     name: &'static str,
-    emit: &'e mut dyn FnMut(Vec<Bytes>),
-    cmd: Vec<Bytes>,
+    emit: &'e mut dyn FnMut(&[&[u8]]),
+    /// The arguments of the command being built, back to back.
+    buf: Vec<u8>,
+    /// Where each of them ends in `buf`.
+    ends: Vec<usize>,
     items: usize,
     total: u64,
     seen: Option<Seen>,
@@ -93,16 +119,17 @@ struct Sink<'e> {
 
 impl<'e> Sink<'e> {
     fn new(
-        key: &Bytes,
+        key: &'e [u8],
         name: &'static str,
         unique: bool,
-        emit: &'e mut dyn FnMut(Vec<Bytes>),
+        emit: &'e mut dyn FnMut(&[&[u8]]),
     ) -> Self {
         Sink {
-            key: key.clone(),
+            key,
             name,
             emit,
-            cmd: Vec::new(),
+            buf: Vec::new(),
+            ends: Vec::new(),
             items: 0,
             total: 0,
             seen: unique.then(Seen::default),
@@ -110,26 +137,35 @@ impl<'e> Sink<'e> {
         }
     }
 
-    /// Notes a member or field; Err if it came before.
-    fn member(&mut self, m: &[u8]) -> R<()> {
-        match &mut self.seen {
-            Some(seen) => {
-                if seen.insert(hash128(&[m])) {
-                    Ok(())
-                } else {
-                    Err(Bad)
-                }
-            }
-            None => Ok(()),
+    /// Writes one argument; returns where it starts in `buf`.
+    fn put(&mut self, a: Arg<'_>) -> usize {
+        let start = self.buf.len();
+        match a {
+            Arg::Bytes(b) => self.buf.extend_from_slice(b),
+            Arg::Int(i) => self
+                .buf
+                .extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
+            Arg::Score(s) => write_score(&mut self.buf, s),
         }
+        self.ends.push(self.buf.len());
+        start
     }
 
-    fn push<const N: usize>(&mut self, args: [Bytes; N]) {
-        if self.cmd.is_empty() {
-            self.cmd.push(b(self.name));
-            self.cmd.push(self.key.clone());
+    /// Writes a member or field (the argument it becomes is checked as
+    /// text, so `5` from an integer and from a string are one member);
+    /// Err if it came before. Returns its index among the arguments.
+    fn member(&mut self, a: Arg<'_>) -> R<usize> {
+        let start = self.put(a);
+        if let Some(seen) = &mut self.seen {
+            if !seen.insert(hash128(&[&self.buf[start..]])) {
+                return Err(Bad);
+            }
         }
-        self.cmd.extend(args);
+        Ok(self.ends.len() - 1)
+    }
+
+    /// Ends an item (an element, a score and member, a field and value).
+    fn item(&mut self) {
         self.items += 1;
         self.total += 1;
         if self.items == CHUNK {
@@ -137,19 +173,38 @@ impl<'e> Sink<'e> {
         }
     }
 
-    /// A hash field's deadline (Unix ms), set once its HSET is out.
-    fn deadline(&mut self, at: u64, field: Bytes) {
+    /// A hash field's deadline (Unix ms), set once its HSET is out; the
+    /// field is argument `i`.
+    fn deadline(&mut self, at: u64, i: usize) {
+        let from = if i == 0 { 0 } else { self.ends[i - 1] };
+        let field = Bytes::copy_from_slice(&self.buf[from..self.ends[i]]);
         self.deadlines.push((at, field));
     }
 
     fn flush(&mut self) {
-        if !self.cmd.is_empty() {
-            (self.emit)(std::mem::take(&mut self.cmd));
+        if !self.ends.is_empty() {
+            let mut argv: Vec<&[u8]> = Vec::with_capacity(self.ends.len() + 2);
+            argv.push(self.name.as_bytes());
+            argv.push(self.key);
+            let mut from = 0;
+            for &end in &self.ends {
+                argv.push(&self.buf[from..end]);
+                from = end;
+            }
+            (self.emit)(&argv);
+            self.buf.clear();
+            self.ends.clear();
         }
         self.items = 0;
-        self.deadlines.sort();
-        let fields = self.deadlines.drain(..).map(|(at, f)| (f, at));
-        crate::dump::deadline_runs("HPEXPIREAT", "FIELDS", &self.key, fields, self.emit);
+        if !self.deadlines.is_empty() {
+            self.deadlines.sort();
+            let fields = self.deadlines.drain(..).map(|(at, f)| (f, at));
+            let key = Bytes::copy_from_slice(self.key);
+            let emit = &mut *self.emit;
+            crate::dump::deadline_runs("HPEXPIREAT", "FIELDS", &key, fields, &mut |c| {
+                emit(&crate::args::views(&c))
+            });
+        }
     }
 
     /// The number of elements sent; an empty value is [`Unreadable::Empty`].
@@ -200,8 +255,8 @@ fn grouped<'a, const N: usize>(
 pub(super) fn value_commands(
     r: &mut Reader<'_>,
     t: u8,
-    key: &Bytes,
-    emit: &mut dyn FnMut(Vec<Bytes>),
+    key: &[u8],
+    emit: &mut dyn FnMut(&[&[u8]]),
 ) -> Result<u64, Unreadable> {
     use Unreadable::Damaged;
     if let Some(name) = unsupported(t) {
@@ -210,31 +265,31 @@ pub(super) fn value_commands(
     let dup = |what: &'static str| move |_: Bad| Damaged(what);
     match t {
         0 => {
-            let v = r.string()?;
-            emit(vec![b("SET"), key.clone(), Bytes::from(v)]);
+            let v = r.bytes()?;
+            emit(&[b"SET", key, &v]);
             Ok(1)
         }
         1 => {
             let mut s = Sink::new(key, "RPUSH", false, emit);
             for _ in 0..r.count(1)? {
-                s.push([Bytes::from(r.string()?)]);
+                s.put(Arg::Bytes(&r.bytes()?));
+                s.item();
             }
             s.finish()
         }
         2 => {
             let mut s = Sink::new(key, "SADD", true, emit);
             for _ in 0..r.count(1)? {
-                let m = r.string()?;
-                s.member(&m)
+                s.member(Arg::Bytes(&r.bytes()?))
                     .map_err(dup("Duplicate set members detected"))?;
-                s.push([Bytes::from(m)]);
+                s.item();
             }
             s.finish()
         }
         3 | 5 => {
             let mut s = Sink::new(key, "ZADD", true, emit);
             for _ in 0..r.count(2)? {
-                let m = r.string()?;
+                let m = r.bytes()?;
                 let score = if t == 3 {
                     r.text_double()?
                 } else {
@@ -243,9 +298,10 @@ pub(super) fn value_commands(
                 if score.is_nan() {
                     return Err(Damaged("Zset with NAN score detected"));
                 }
-                s.member(&m)
+                s.put(Arg::Score(score));
+                s.member(Arg::Bytes(&m))
                     .map_err(dup("Duplicate zset fields detected"))?;
-                s.push([score_text(score), Bytes::from(m)]);
+                s.item();
             }
             s.finish()
         }
@@ -265,30 +321,31 @@ pub(super) fn value_commands(
                 if at > FIELD_DEADLINE_MAX {
                     return Err(Damaged("invalid expireAt time"));
                 }
-                let f = Bytes::from(r.string()?);
-                let v = Bytes::from(r.string()?);
-                s.member(&f)
+                let f = s
+                    .member(Arg::Bytes(&r.bytes()?))
                     .map_err(dup("Duplicate hash fields detected"))?;
+                s.put(Arg::Bytes(&r.bytes()?));
                 if at != 0 {
-                    s.deadline(at, f.clone());
+                    s.deadline(at, f);
                 }
-                s.push([f, v]);
+                s.item();
             }
             s.finish()
         }
         9 => {
-            let blob = r.string()?;
+            let blob = r.bytes()?;
             let mut s = Sink::new(key, "HSET", true, emit);
             packed::zipmap(&blob, &mut |f, v| {
-                s.member(f)?;
-                s.push([Bytes::copy_from_slice(f), Bytes::copy_from_slice(v)]);
+                s.member(Arg::Bytes(f))?;
+                s.put(Arg::Bytes(v));
+                s.item();
                 Ok(())
             })
             .map_err(dup("Zipmap integrity check failed"))?;
             s.finish()
         }
         10 | 11 | 20 => {
-            let blob = r.string()?;
+            let blob = r.bytes()?;
             let (name, unique, what, decode): (_, _, _, Decode) = match t {
                 10 => (
                     "RPUSH",
@@ -311,16 +368,15 @@ pub(super) fn value_commands(
             };
             let mut s = Sink::new(key, name, unique, emit);
             decode(&blob, &mut |e| {
-                let m = elem_bytes(e);
-                s.member(&m)?;
-                s.push([m]);
+                s.member(e.into())?;
+                s.item();
                 Ok(())
             })
             .map_err(dup(what))?;
             s.finish()
         }
         12 | 17 => {
-            let blob = r.string()?;
+            let blob = r.bytes()?;
             let (what, decode): (_, Decode) = if t == 12 {
                 ("Zset ziplist integrity check failed", packed::ziplist)
             } else {
@@ -328,17 +384,16 @@ pub(super) fn value_commands(
             };
             let mut s = Sink::new(key, "ZADD", true, emit);
             grouped(decode, &blob, &mut |[m, score]: [Elem<'_>; 2]| {
-                let score = elem_score(&score)?;
-                let m = elem_bytes(m);
-                s.member(&m)?;
-                s.push([score_text(score), m]);
+                s.put(Arg::Score(elem_score(&score)?));
+                s.member(m.into())?;
+                s.item();
                 Ok(())
             })
             .map_err(dup(what))?;
             s.finish()
         }
         13 | 16 => {
-            let blob = r.string()?;
+            let blob = r.bytes()?;
             let (what, decode): (_, Decode) = if t == 13 {
                 ("Hash ziplist integrity check failed", packed::ziplist)
             } else {
@@ -346,9 +401,9 @@ pub(super) fn value_commands(
             };
             let mut s = Sink::new(key, "HSET", true, emit);
             grouped(decode, &blob, &mut |[f, v]: [Elem<'_>; 2]| {
-                let f = elem_bytes(f);
-                s.member(&f)?;
-                s.push([f, elem_bytes(v)]);
+                s.member(f.into())?;
+                s.put(v.into());
+                s.item();
                 Ok(())
             })
             .map_err(dup(what))?;
@@ -361,19 +416,19 @@ pub(super) fn value_commands(
             if t == 25 {
                 r.u64_le()?;
             }
-            let blob = r.string()?;
+            let blob = r.bytes()?;
             let mut s = Sink::new(key, "HSET", true, emit);
             grouped(packed::listpack, &blob, &mut |[f, v, at]: [Elem<'_>; 3]| {
                 let at = match at {
                     Elem::Int(i) if (0..=FIELD_DEADLINE_MAX as i64).contains(&i) => i as u64,
                     _ => return Err(Bad),
                 };
-                let f = elem_bytes(f);
-                s.member(&f)?;
+                let f = s.member(f.into())?;
+                s.put(v.into());
                 if at != 0 {
-                    s.deadline(at, f.clone());
+                    s.deadline(at, f);
                 }
-                s.push([f, elem_bytes(v)]);
+                s.item();
                 Ok(())
             })
             .map_err(dup("Hash listpackex integrity check failed"))?;
@@ -390,12 +445,13 @@ pub(super) fn value_commands(
                         2 => false,
                         _ => return Err(Damaged("Quicklist integrity check failed")),
                     };
-                let blob = r.string()?;
+                let blob = r.bytes()?;
                 if blob.is_empty() {
                     return Err(Damaged("Quicklist integrity check failed"));
                 }
                 if plain {
-                    s.push([Bytes::from(blob)]);
+                    s.put(Arg::Bytes(&blob));
+                    s.item();
                     continue;
                 }
                 let (what, decode): (_, Decode) = if t == 14 {
@@ -406,7 +462,8 @@ pub(super) fn value_commands(
                 // An empty node is skipped, as Redis skips it (a list left
                 // with none is an empty key).
                 decode(&blob, &mut |e| {
-                    s.push([elem_bytes(e)]);
+                    s.put(e.into());
+                    s.item();
                     Ok(())
                 })
                 .map_err(dup(what))?;

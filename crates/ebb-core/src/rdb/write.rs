@@ -257,8 +257,8 @@ mod tests {
         };
         h.run(&["DEL", "copy"]);
         let mut cmds = Vec::new();
-        super::super::payload_commands(&payload, &bytes::Bytes::from_static(b"copy"), &mut |c| {
-            cmds.push(c)
+        super::super::payload_commands(&payload, b"copy", &mut |c| {
+            cmds.push(crate::args::to_owned(c))
         })
         .unwrap();
         for c in &cmds {

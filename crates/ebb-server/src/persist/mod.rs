@@ -140,7 +140,7 @@ pub fn load_rdb(
                     .unwrap_or(0);
                 return;
             }
-            if cmd.len() == 3 && cmd[0] == "SET" {
+            if cmd.len() == 3 && cmd[0] == b"SET" {
                 // Most keys are strings: stored as SET stores them, without
                 // the command's parsing and bookkeeping (nothing watches a
                 // store that is loading).
@@ -151,7 +151,7 @@ pub fn load_rdb(
                 crate::loading::pace();
                 return;
             }
-            let argv = ebb_core::args::views(&cmd);
+            let argv = cmd;
             let Some(spec) = ebb_core::lookup(argv[0]) else {
                 return;
             };

@@ -172,7 +172,7 @@ impl Scratch {
             return;
         }
         self.ran = true;
-        let ok = crate::table::lookup(&cmd[0]).is_some_and(|spec| {
+        let ok = crate::table::lookup(cmd[0]).is_some_and(|spec| {
             if !REBUILD.contains(&spec.name) || !cmd[1].is_empty() || !spec.arity_ok(cmd.len()) {
                 return false;
             }

@@ -249,7 +249,7 @@ mod tests {
 
     fn commands(d: &[u8]) -> Result<Vec<Vec<String>>, String> {
         let mut out = Vec::new();
-        file_commands(d, 16, &mut |c| out.push(super::super::as_text(&c)))?;
+        file_commands(d, 16, &mut |c| out.push(super::super::as_text(c)))?;
         Ok(out)
     }
 

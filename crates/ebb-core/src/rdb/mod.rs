@@ -319,7 +319,7 @@ mod tests {
     /// The commands a payload decodes to, as text.
     fn cmds(data: &[u8]) -> Result<Vec<Vec<String>>, PayloadError> {
         let mut out = Vec::new();
-        payload_commands(data, b"k", &mut |c| out.push(as_text(&c)))?;
+        payload_commands(data, b"k", &mut |c| out.push(as_text(c)))?;
         Ok(out)
     }
 

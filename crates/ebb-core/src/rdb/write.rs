@@ -310,7 +310,7 @@ mod tests {
         let data = snapshot(&h.store, later);
         let mut cmds = Vec::new();
         let loaded =
-            super::super::file_commands(&data, 16, &mut |c| cmds.push(super::super::as_text(&c)))
+            super::super::file_commands(&data, 16, &mut |c| cmds.push(super::super::as_text(c)))
                 .unwrap();
         // The key past its TTL is written (with that TTL), as Redis does.
         assert_eq!(loaded.keys, 4);

@@ -134,7 +134,7 @@ pub fn load_rdb(
                 return;
             }
             if cmd[0].eq_ignore_ascii_case(b"select") {
-                db = std::str::from_utf8(&cmd[1])
+                db = std::str::from_utf8(cmd[1])
                     .ok()
                     .and_then(|d| d.parse().ok())
                     .unwrap_or(0);
@@ -145,8 +145,8 @@ pub fn load_rdb(
                 // the command's parsing and bookkeeping (nothing watches a
                 // store that is loading).
                 let lfu = store.cfg.lfu;
-                let value = ebb_core::Value::Str(ebb_core::value::StrValue::new(&cmd[2]));
-                store.dbs[db].set_at(&cmd[1], value, now, lfu);
+                let value = ebb_core::Value::Str(ebb_core::value::StrValue::new(cmd[2]));
+                store.dbs[db].set_at(cmd[1], value, now, lfu);
                 applied += 1;
                 crate::loading::pace();
                 return;
@@ -156,12 +156,12 @@ pub fn load_rdb(
                 return;
             };
             let outcome = if spec.name == "function" {
-                crate::script::replay_function(store, &argv)
+                crate::script::replay_function(store, argv)
                     .map_err(|e| format!("FUNCTION LOAD: {e}"))
             } else {
                 let mut fx = Effects::default();
                 let mut ctx = Ctx::new(store, db, now, &mut fx);
-                ebb_core::execute_result(&mut ctx, spec, &argv)
+                ebb_core::execute_result(&mut ctx, spec, argv)
                     .map(|_| ())
                     .map_err(|e| format!("{}: {}", spec.name.to_uppercase(), e.text()))
             };

@@ -506,3 +506,66 @@ def test_a_refused_payload_logs_the_reason_redis_gives(name, pair, tmp_path):
     line = log_lines(log, "payload refused:")[-1]
     assert line.split("payload refused: ", 1)[1].rstrip(".") == reason, (line, reason)
     assert cmd(ebb, "EXISTS", "k") == b":0\r\n"
+
+
+# --- keys met twice, and RESIZEDB hints ---
+
+def dup_keys_rdb(second):
+    """db 0 holds `k` as a string, then `second` (type byte and value)
+    under the same name; db 1 holds `k` too, which is allowed."""
+    body = (b"\xfe\x00" + b"\x00" + rdb_str(b"k") + rdb_str(b"first") + second
+            + b"\xfe\x01" + b"\x00" + rdb_str(b"k") + rdb_str(b"other db"))
+    return rdb_file(body, 10)
+
+
+@pytest.mark.parametrize("second", [
+    b"\x00" + rdb_str(b"k") + rdb_str(b"again"),             # a string again
+    b"\x02" + rdb_str(b"k") + rdb_len(1) + rdb_str(b"m"),  # a set
+])
+def test_a_key_met_twice_stops_the_start(second, tmp_path):
+    data = dup_keys_rdb(second)
+    status, out = start_on([BIN, "--port", "0"], tmp_path, data)
+    assert status not in (None, 0)
+    assert b"duplicated key" in out and TERMINATING in out, out[-2000:]
+    assert b"ebb-server ready" not in out
+
+
+def test_redis_refuses_a_key_met_twice_too(tmp_path):
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server")
+    data = dup_keys_rdb(b"\x00" + rdb_str(b"k") + rdb_str(b"again"))
+    status, out = start_on(["redis-server", "--port", "0", "--unixsocket",
+                            str(tmp_path / "s.sock")], tmp_path, data)
+    assert status not in (None, 0)
+    assert b"duplicated key" in out, out[-2000:]
+
+
+def test_an_empty_key_then_the_same_name_loads(tmp_path):
+    """An empty value is skipped before the duplicate check, as in Redis:
+    the name is free for the key after it."""
+    body = (b"\xfe\x00" + b"\x02" + rdb_str(b"k") + rdb_len(0)
+            + b"\x00" + rdb_str(b"k") + rdb_str(b"v"))
+    (tmp_path / "dump.rdb").write_bytes(rdb_file(body, 10))
+    s = ebb_log(tmp_path, "--dbfilename", "dump.rdb")
+    try:
+        assert keyspace(s) == {(0, b"k"): (b"string", b"v", -1)}
+    finally:
+        s.stop()
+
+
+@pytest.mark.parametrize("claimed", [0, 3, 1 << 40])
+def test_a_resizedb_hint_of_any_size_loads(claimed, tmp_path):
+    """RESIZEDB only sizes the key table: a file claiming none, too few or
+    2^40 keys loads the keys it has."""
+    keys = b"".join(b"\x00" + rdb_str(b"k%d" % i) + rdb_str(b"v%d" % i) for i in range(5000))
+    body = b"\xfe\x00\xfb" + rdb_len(claimed) + rdb_len(0) + keys
+    (tmp_path / "dump.rdb").write_bytes(rdb_file(body, 10))
+    s = ebb_log(tmp_path, "--dbfilename", "dump.rdb")
+    try:
+        c = s.client()
+        assert c.dbsize() == 5000
+        assert c.get("k4999") == "v4999" and c.get("k0") == "v0"
+        c.set("after", "1")
+        assert c.dbsize() == 5001
+    finally:
+        s.stop()

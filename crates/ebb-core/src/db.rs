@@ -347,6 +347,17 @@ impl Db {
         self.map.get(key)
     }
 
+    /// Makes room for `n` keys in an empty database, as a load that knows
+    /// how many come does; nothing under a `maxmemory` limit.
+    pub fn reserve(&mut self, n: usize) {
+        self.map.reserve(n);
+    }
+
+    /// Whether `key` is held, due or not.
+    pub fn holds(&self, key: &[u8]) -> bool {
+        self.map.get(key).is_some()
+    }
+
     /// Mutable access without expiring anything (callers expired first).
     pub fn peek_mut(&mut self, key: &[u8]) -> Option<&mut Entry> {
         self.map.get_mut(key)
@@ -694,6 +705,12 @@ impl Db {
             e.value.set_indexed_due(due_of(due));
             return;
         }
+        self.add_at(key, value, now, lfu);
+    }
+
+    /// [`Db::set_at`] of a key known not to be held (a load that checked).
+    pub fn add_at(&mut self, key: &[u8], value: Value, now: u64, lfu: Lfu) {
+        let due = value.earliest_deadline();
         self.member_expiry.set(None, due, self.map.len());
         let mut value = value;
         value.set_indexed_due(due_of(due));

@@ -54,6 +54,15 @@ impl<V> KeyTable<V> {
         self.slots.is_empty()
     }
 
+    /// Makes room for `n` keys in an empty table (see
+    /// [`SegIndex::reserve`]).
+    pub fn reserve(&mut self, n: usize) {
+        if self.is_empty() && crate::room::growth_room() == u64::MAX {
+            self.slots.reserve_exact(n);
+            self.index.reserve(n);
+        }
+    }
+
     /// Slots allocated (used or not).
     pub fn capacity(&self) -> usize {
         self.slots.capacity()

@@ -29,6 +29,23 @@ impl SegIndex {
         }
     }
 
+    /// Makes room for `n` ids in an empty index, so that filling it
+    /// rehashes nothing (a load that knows how many keys come). Under a
+    /// `maxmemory` limit nothing is reserved: the index grows as usual.
+    pub fn reserve(&mut self, n: usize) {
+        if !self.is_empty() || n == 0 || crate::room::growth_room() != u64::MAX {
+            return;
+        }
+        self.tables = if n < SPLIT_AT {
+            vec![IdTable::with_capacity(n)]
+        } else {
+            let per = n / SEGMENTS + 1;
+            (0..SEGMENTS)
+                .map(|_| IdTable::with_capacity(per + per / 4))
+                .collect()
+        };
+    }
+
     /// The segment of a hash. Its bits are apart from the ones a table
     /// uses for the bucket (low) and the control byte (top seven), so each
     /// segment's ids still spread over its buckets.

@@ -43,26 +43,61 @@ const OP_EXPIRETIME: u8 = 253;
 pub(super) const OP_SELECTDB: u8 = 254;
 pub(super) const OP_EOF: u8 = 255;
 
-/// Calls `emit` with the commands that rebuild the file's data: FUNCTION
-/// LOAD for each library, SELECT before each database's keys, each key's
-/// value commands and its PEXPIREAT. `databases` is how many the server
-/// has. Err is the reason to log, with the byte offset it was found at.
+/// Where the data of a file goes as it is decoded.
+pub trait Target {
+    /// A command that rebuilds part of the data: FUNCTION LOAD for each
+    /// library, SELECT before each database's keys, each key's value
+    /// commands and then its PEXPIREAT.
+    fn command(&mut self, argv: &[&[u8]]);
+    /// Whether `key` of database `db` was read before (asked before its
+    /// value is read): a key met twice stops the load, as in Redis.
+    fn holds(&mut self, db: u64, key: &[u8]) -> bool;
+    /// `key` of database `db` was read (it was not empty).
+    fn read(&mut self, _db: u64, _key: &[u8]) {}
+    /// The bytes read so far, after each key (INFO's loading figures).
+    fn progress(&mut self, _at: usize) {}
+    /// The file's hint of how many keys the database being read holds
+    /// (at most one per 3 bytes left in the file, whatever it claims).
+    fn expect_keys(&mut self, _keys: u64) {}
+}
+
+/// A [`Target`] of commands alone, telling keys apart by two independent
+/// hashes of (database, key) (the names are not kept).
+struct Commands<'e> {
+    emit: &'e mut dyn FnMut(&[&[u8]]),
+    seen: super::value::Seen,
+}
+
+impl Target for Commands<'_> {
+    fn command(&mut self, argv: &[&[u8]]) {
+        (self.emit)(argv)
+    }
+    fn holds(&mut self, db: u64, key: &[u8]) -> bool {
+        self.seen.contains(&key_hash(db, key))
+    }
+    fn read(&mut self, db: u64, key: &[u8]) {
+        self.seen.insert(key_hash(db, key));
+    }
+}
+
+/// Calls `emit` with the commands that rebuild the file's data (see
+/// [`Target::command`]). `databases` is how many the server has. Err is
+/// the reason to log, with the byte offset it was found at.
 pub fn file_commands(
     data: &[u8],
     databases: usize,
     emit: &mut dyn FnMut(&[&[u8]]),
 ) -> Result<Loaded, String> {
-    file_commands_with_progress(data, databases, emit, &mut |_| {})
+    let mut target = Commands {
+        emit,
+        seen: Default::default(),
+    };
+    load_file(data, databases, &mut target)
 }
 
-/// [`file_commands`], calling `progress` with the bytes read so far after
-/// each key (for INFO's loading figures).
-pub fn file_commands_with_progress(
-    data: &[u8],
-    databases: usize,
-    emit: &mut dyn FnMut(&[&[u8]]),
-    progress: &mut dyn FnMut(usize),
-) -> Result<Loaded, String> {
+/// Decodes a file into `target`. `databases` is how many the server has.
+/// Err is the reason to log, with the byte offset it was found at.
+pub fn load_file(data: &[u8], databases: usize, target: &mut dyn Target) -> Result<Loaded, String> {
     let magic = data
         .get(..9)
         .ok_or("the file is too short to be an RDB file")?;
@@ -87,7 +122,6 @@ pub fn file_commands_with_progress(
     };
     let mut expire_at: Option<i64> = None;
     let mut db = 0u64;
-    let mut seen = super::value::Seen::default();
     loop {
         let at = r.at;
         let op = r
@@ -103,11 +137,12 @@ pub fn file_commands_with_progress(
                             "a database number past `databases`",
                         ));
                     }
-                    emit(&[b"SELECT", itoa::Buffer::new().format(db).as_bytes()]);
+                    target.command(&[b"SELECT", itoa::Buffer::new().format(db).as_bytes()]);
                 }
                 OP_RESIZEDB => {
+                    let keys = r.len()?;
                     r.len()?;
-                    r.len()?;
+                    target.expect_keys(keys.min(r.left() as u64 / 3));
                 }
                 OP_SLOT_INFO => {
                     r.len()?;
@@ -118,7 +153,7 @@ pub fn file_commands_with_progress(
                     let name = r.string()?;
                     let value = r.string()?;
                     if name == super::write::DEADLINES_AUX {
-                        member_deadlines(&value, emit)?;
+                        member_deadlines(&value, &mut |a| target.command(a))?;
                     }
                 }
                 // Both signed, as Redis reads them.
@@ -137,7 +172,7 @@ pub fn file_commands_with_progress(
                 OP_FUNCTION2 => {
                     let code = r.string()?;
                     loaded.libraries += 1;
-                    emit(&[b"FUNCTION", b"LOAD", &code]);
+                    target.command(&[b"FUNCTION", b"LOAD", &code]);
                 }
                 OP_FUNCTION_PRE_GA => {
                     return Err(Unreadable::Unsupported(
@@ -147,6 +182,10 @@ pub fn file_commands_with_progress(
                 OP_MODULE_AUX => return Err(Unreadable::Unsupported("module data")),
                 t => {
                     let key = r.bytes()?;
+                    // Redis refuses a key met twice in a database (an
+                    // empty one aside, skipped before it looks).
+                    let twice = target.holds(db, &key);
+                    let emit = &mut |a: &[&[u8]]| target.command(a);
                     match super::value::value_commands(&mut r, t, &key, emit) {
                         Err(Unreadable::Empty) => {
                             expire_at = None;
@@ -158,18 +197,16 @@ pub fn file_commands_with_progress(
                         }
                         other => other?,
                     };
-                    // Redis refuses a key met twice in a database; two
-                    // independent hashes of (database, key) tell them
-                    // apart (the names are not kept).
-                    if !seen.insert(key_hash(db, &key)) {
+                    if twice {
                         return Err(Unreadable::Damaged("duplicated key in the RDB file"));
                     }
+                    target.read(db, &key);
                     loaded.keys += 1;
-                    progress(r.at);
+                    target.progress(r.at);
                     if let Some(ms) = expire_at.take() {
                         // A time at or before the epoch is long past.
-                        let at = itoa::Buffer::new().format(ms.max(1)).as_bytes().to_vec();
-                        emit(&[b"PEXPIREAT", &key, &at]);
+                        let mut at = itoa::Buffer::new();
+                        target.command(&[b"PEXPIREAT", &key, at.format(ms.max(1)).as_bytes()]);
                     }
                 }
             }

@@ -292,7 +292,7 @@ pub fn function_dump<'a>(codes: impl Iterator<Item = &'a [u8]>) -> Vec<u8> {
 }
 
 mod file;
-pub use file::{file_commands, file_commands_with_progress, is_file, Loaded};
+pub use file::{file_commands, is_file, load_file, Loaded, Target};
 
 /// A command's arguments as text, for tests.
 #[cfg(test)]

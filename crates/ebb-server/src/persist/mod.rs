@@ -120,60 +120,23 @@ pub fn load_rdb(
 ) -> Result<(ebb_core::rdb::Loaded, usize), String> {
     let was = std::mem::replace(&mut store.loading, true);
     let databases = store.dbs.len();
-    let (mut db, mut applied, mut failed) = (0usize, 0usize, None::<String>);
-    let mut reported = 0usize;
-    let mut progress = |at: usize| {
-        crate::loading::advance((at - reported) as u64);
-        reported = at;
+    let mut target = RdbLoad {
+        store,
+        now,
+        db: 0,
+        fresh: false,
+        applied: 0,
+        failed: None,
+        reported: 0,
     };
-    let r = ebb_core::rdb::file_commands_with_progress(
-        data,
-        databases,
-        &mut |cmd| {
-            if failed.is_some() {
-                return;
-            }
-            if cmd[0].eq_ignore_ascii_case(b"select") {
-                db = std::str::from_utf8(cmd[1])
-                    .ok()
-                    .and_then(|d| d.parse().ok())
-                    .unwrap_or(0);
-                return;
-            }
-            if cmd.len() == 3 && cmd[0] == b"SET" {
-                // Most keys are strings: stored as SET stores them, without
-                // the command's parsing and bookkeeping (nothing watches a
-                // store that is loading).
-                let lfu = store.cfg.lfu;
-                let value = ebb_core::Value::Str(ebb_core::value::StrValue::new(cmd[2]));
-                store.dbs[db].set_at(cmd[1], value, now, lfu);
-                applied += 1;
-                crate::loading::pace();
-                return;
-            }
-            let argv = cmd;
-            let Some(spec) = ebb_core::lookup(argv[0]) else {
-                return;
-            };
-            let outcome = if spec.name == "function" {
-                crate::script::replay_function(store, argv)
-                    .map_err(|e| format!("FUNCTION LOAD: {e}"))
-            } else {
-                let mut fx = Effects::default();
-                let mut ctx = Ctx::new(store, db, now, &mut fx);
-                ebb_core::execute_result(&mut ctx, spec, argv)
-                    .map(|_| ())
-                    .map_err(|e| format!("{}: {}", spec.name.to_uppercase(), e.text()))
-            };
-            match outcome {
-                Ok(()) => applied += 1,
-                Err(e) => failed = Some(e),
-            }
-            // `key-load-delay` holds each command, as in a replay.
-            crate::loading::pace();
-        },
-        &mut progress,
-    );
+    let r = ebb_core::rdb::load_file(data, databases, &mut target);
+    let RdbLoad {
+        store,
+        applied,
+        failed,
+        reported,
+        ..
+    } = target;
     store.loading = was;
     crate::loading::advance((data.len() - reported) as u64);
     let loaded = r?;
@@ -181,6 +144,92 @@ pub fn load_rdb(
         return Err(format!("a value of the RDB file could not be rebuilt: {e}"));
     }
     Ok((loaded, applied))
+}
+
+/// The store an RDB file loads into.
+struct RdbLoad<'s> {
+    store: &'s mut Store,
+    now: u64,
+    /// The database being read.
+    db: usize,
+    /// Whether the key being read was not held before it.
+    fresh: bool,
+    /// Commands applied.
+    applied: usize,
+    /// The first command that failed.
+    failed: Option<String>,
+    /// Bytes of the file reported to INFO's loading figures.
+    reported: usize,
+}
+
+impl ebb_core::rdb::Target for RdbLoad<'_> {
+    fn command(&mut self, cmd: &[&[u8]]) {
+        if self.failed.is_some() {
+            return;
+        }
+        let (store, db, now) = (&mut *self.store, self.db, self.now);
+        if cmd[0].eq_ignore_ascii_case(b"select") {
+            self.db = std::str::from_utf8(cmd[1])
+                .ok()
+                .and_then(|d| d.parse().ok())
+                .unwrap_or(0);
+            return;
+        }
+        if cmd.len() == 3 && cmd[0] == b"SET" {
+            // Most keys are strings: stored as SET stores them, without
+            // the command's parsing and bookkeeping (nothing watches a
+            // store that is loading).
+            let lfu = store.cfg.lfu;
+            let value = ebb_core::Value::Str(ebb_core::value::StrValue::new(cmd[2]));
+            if self.fresh {
+                store.dbs[db].add_at(cmd[1], value, now, lfu);
+            } else {
+                store.dbs[db].set_at(cmd[1], value, now, lfu);
+            }
+            self.applied += 1;
+            crate::loading::pace();
+            return;
+        }
+        let Some(spec) = ebb_core::lookup(cmd[0]) else {
+            return;
+        };
+        let outcome = if spec.name == "function" {
+            crate::script::replay_function(store, cmd).map_err(|e| format!("FUNCTION LOAD: {e}"))
+        } else {
+            let mut fx = Effects::default();
+            let mut ctx = Ctx::new(store, db, now, &mut fx);
+            ebb_core::execute_result(&mut ctx, spec, cmd)
+                .map(|_| ())
+                .map_err(|e| format!("{}: {}", spec.name.to_uppercase(), e.text()))
+        };
+        match outcome {
+            Ok(()) => self.applied += 1,
+            Err(e) => self.failed = Some(e),
+        }
+        // `key-load-delay` holds each command, as in a replay.
+        crate::loading::pace();
+    }
+
+    fn holds(&mut self, db: u64, key: &[u8]) -> bool {
+        let held = self
+            .store
+            .dbs
+            .get(db as usize)
+            .is_some_and(|d| d.holds(key));
+        self.fresh = !held;
+        held
+    }
+
+    fn progress(&mut self, at: usize) {
+        crate::loading::advance((at - self.reported) as u64);
+        self.reported = at;
+    }
+
+    fn expect_keys(&mut self, keys: u64) {
+        if let Some(d) = self.store.dbs.get_mut(self.db) {
+            d.reserve(usize::try_from(keys).unwrap_or(usize::MAX));
+        }
+    }
 }
 
 thread_local! {

@@ -4,12 +4,16 @@
 (300 members apiece, shared out). Both snapshots are RDB files; each server
 also loads the other's file (ebb reads Redis's, Redis reads ebb's).
 
-Usage: snapshot.py --ebb target/release/ebb-server [--keys 1000000] [--members 300000]
+Each load is timed --rounds times (default 3), the four cases taking
+turns, and the median printed.
+
+Usage: snapshot.py --ebb target/release/ebb-server [--keys 1000000] [--members 300000] [--rounds 3]
 """
 
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
@@ -64,6 +68,7 @@ def main():
     ap.add_argument("--redis", default="redis-server")
     ap.add_argument("--keys", type=int, default=1_000_000)
     ap.add_argument("--members", type=int, default=300_000)
+    ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args()
     binaries = {"redis": a.redis, "ebb": os.path.abspath(a.ebb)}
     root = tempfile.mkdtemp(prefix="ebb-snapshot-bench-")
@@ -84,16 +89,25 @@ def main():
             files[kind] = os.path.join(d, "dump.rdb")
             size = os.path.getsize(files[kind])
             print(f"{kind:5} SAVE {took:6.2f} s  file {size / 1e6:6.1f} MB  used_memory {used / 1e6:6.1f} MB")
-        for kind in ("redis", "ebb"):
-            for source in ("redis", "ebb"):
+        cases = [(kind, source) for kind in ("redis", "ebb") for source in ("redis", "ebb")]
+        times = {case: [] for case in cases}
+        keys = {}
+        for kind, source in cases:
+            d = os.path.join(root, f"{kind}-loads-{source}")
+            os.makedirs(d)
+            shutil.copy(files[source], os.path.join(d, "dump.rdb"))
+        for _ in range(a.rounds):
+            for kind, source in cases:
                 d = os.path.join(root, f"{kind}-loads-{source}")
-                os.makedirs(d)
-                shutil.copy(files[source], os.path.join(d, "dump.rdb"))
                 port = free_port()
                 proc, c, took = start(command(binaries[kind], d, port), port)
-                n = c.dbsize()
+                keys[(kind, source)] = c.dbsize()
                 stop(proc)
-                print(f"{kind:5} loads {source:5}'s file: {took:6.2f} s, {n} keys")
+                times[(kind, source)].append(took)
+        for kind, source in cases:
+            took = statistics.median(times[(kind, source)])
+            print(f"{kind:5} loads {source:5}'s file: {took:6.2f} s (median of {a.rounds}), "
+                  f"{keys[(kind, source)]} keys")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -103,6 +103,7 @@ fn set_pairs(ctx: &mut Ctx, argv: &[&[u8]], name: &str) -> CmdResult<i64> {
     let notifies = ctx.notifies();
     let mut fields = Vec::new();
     let (created, _) = write_hash(ctx, key, |h| {
+        h.expect(pairs.len() / 2);
         let mut created = 0;
         for p in pairs.chunks_exact(2) {
             if h.insert(p[0], p[1]) {

@@ -118,6 +118,7 @@ fn sadd(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = a.bytes()?;
     let members = a.rest();
     let set = ctx.get_or_create::<SetValue>(key)?;
+    set.expect(members.len());
     let mut added = 0;
     for m in members {
         if set.insert(m) {

@@ -476,13 +476,21 @@ fn zadd_generic(ctx: &mut Ctx, argv: &[&[u8]], mut f: AddFlags) -> CmdResult<Rep
         return Ok(t.reply(&f));
     }
     let failed = with_zset(ctx, key, |z| {
+        let early = !f.xx && z.expect(pairs.len());
+        let mut failed = None;
         for &(score, member) in pairs.iter() {
             match add_member(z, &f, score, member) {
                 Ok((outcome, s)) => t.count(outcome, s),
-                Err(e) => return Some(e),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
             }
         }
-        None
+        if early {
+            z.settle();
+        }
+        failed
     })?;
     if t.added + t.updated > 0 {
         ctx.modified(key);

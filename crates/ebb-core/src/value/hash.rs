@@ -153,6 +153,16 @@ impl HashValue {
         self.write(field.as_ref(), value.as_ref(), false)
     }
 
+    /// Before up to `n` fields are written into a new (empty) hash: more
+    /// than the packed form holds take the table form at once, with room
+    /// for them, instead of filling the packed form first (Redis converts
+    /// a new hash by the number of fields given too).
+    pub fn expect(&mut self, n: usize) {
+        if n > super::hpack::MAX_LEN && self.is_empty() {
+            self.table().reserve(n);
+        }
+    }
+
     /// The table form, converting a packed hash (for good: as Redis never
     /// converts a hash table back to a listpack).
     fn table(&mut self) -> &mut MemberTable<Member> {

@@ -272,6 +272,15 @@ impl SetValue {
     /// One lookup of `m`, then: a member gets the deadline `at` if
     /// `refresh` (`Existed` either way); a new one is added with `at` if
     /// `add` (`Added`, otherwise `Absent`).
+    /// Before up to `n` members are added to a new (empty) set: more than
+    /// the packed form holds take the large form at once, with room for
+    /// them, instead of filling the packed form first.
+    pub fn expect(&mut self, n: usize) {
+        if n > super::zpack::MAX_LEN && self.is_empty() {
+            self.large().reserve(n);
+        }
+    }
+
     fn write(&mut self, m: &[u8], at: u64, add: bool, refresh: bool) -> Did {
         if let Repr::Packed(p) = &mut self.repr {
             match p.find(m) {

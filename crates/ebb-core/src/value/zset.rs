@@ -311,6 +311,42 @@ impl ZSetValue {
         }
     }
 
+    /// Before up to `n` members are added to a new (empty) sorted set:
+    /// more than the packed form holds take the large form at once, with
+    /// room for them, instead of filling the packed form first. Returns
+    /// whether it did; the write then ends with [`Self::settle`].
+    pub fn expect(&mut self, n: usize) -> bool {
+        let early = n > super::zpack::MAX_LEN && self.is_empty();
+        if early {
+            self.large().table.reserve(n);
+        }
+        early
+    }
+
+    /// After a write [`Self::expect`] put in the large form: if what it
+    /// added (repeated members counted once) fits the packed form, the
+    /// set goes back to it, as filling it one member at a time would have
+    /// left it (and OBJECT ENCODING says `listpack`, as Redis does).
+    pub fn settle(&mut self) {
+        let Repr::Large(l) = &self.repr else {
+            return;
+        };
+        let nodes = l.table.nodes();
+        let fits = nodes.len() <= super::zpack::MAX_LEN
+            && nodes
+                .iter()
+                .all(|n| n.member.len() <= super::zpack::MAX_MEMBER)
+            && (0..nodes.len() as u32).all(|id| l.table.deadline(id).is_none());
+        if !fits {
+            return;
+        }
+        let mut p = ZPack::default();
+        for n in nodes {
+            p.insert(&n.member, n.value, NO_DEADLINE);
+        }
+        self.repr = Repr::Packed(p);
+    }
+
     fn large(&mut self) -> &mut Large {
         if let Repr::Packed(p) = &self.repr {
             self.repr = Repr::Large(Box::new(Large::from_packed(p)));

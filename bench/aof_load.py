@@ -8,20 +8,11 @@ Usage: aof_load.py --ebb target/release/ebb-server [--keys 1000000]
 import argparse
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 
-import redis
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
+from compare import free_port, raw_reply
 
 
 def write_aof(path, keys):
@@ -41,13 +32,7 @@ def write_aof(path, keys):
 def time_load(cmd, port, keys):
     start = time.time()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    c = redis.Redis(port=port, socket_timeout=5)
-    while True:
-        try:
-            if c.dbsize() == keys:
-                break
-        except (redis.ConnectionError, redis.BusyLoadingError, redis.ResponseError):
-            pass
+    while raw_reply(port, "DBSIZE") != b":%d\r\n" % keys:
         time.sleep(0.005)
         if time.time() - start > 300:
             raise RuntimeError("load did not finish")

@@ -42,6 +42,20 @@ def free_port():
     return p
 
 
+def raw_reply(port, *args):
+    """One command on a raw socket: the start of its reply, or None when
+    nothing answers. For start-up polls: a client library's own retries
+    (redis-py backs off up to seconds on -LOADING) would be timed too."""
+    req = b"*%d\r\n" % len(args) + b"".join(
+        b"$%d\r\n%s\r\n" % (len(a), a) for a in (str(x).encode() for x in args))
+    try:
+        with socket.create_connection(("127.0.0.1", port), 1) as s:
+            s.sendall(req)
+            return s.recv(256)
+    except OSError:
+        return None
+
+
 class Server:
     # ebb's `io-threads` (Redis always runs with its default, 1: its own
     # threaded I/O busy-polls, which only slows it down on a small machine).

@@ -20,7 +20,7 @@ import time
 
 import redis
 
-from compare import free_port
+from compare import free_port, raw_reply
 
 
 FILL = """
@@ -40,16 +40,13 @@ return 1
 
 def start(cmd, port):
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    c = redis.Redis(port=port, socket_timeout=60)
     start = time.time()
-    while True:
-        try:
-            c.ping()
-            return proc, c, time.time() - start
-        except (redis.ConnectionError, redis.BusyLoadingError):
-            if proc.poll() is not None:
-                raise RuntimeError(f"{cmd[0]} exited")
-            time.sleep(0.005)
+    while not (raw_reply(port, "PING") or b"").startswith(b"+PONG"):
+        if proc.poll() is not None:
+            raise RuntimeError(f"{cmd[0]} exited")
+        time.sleep(0.005)
+    took = time.time() - start
+    return proc, redis.Redis(port=port, socket_timeout=60), took
 
 
 def command(binary, d, port):

@@ -88,3 +88,28 @@ def test_sets(side_by_side, ints, distinct):
     both(a, b, "SADD", "s", 10**6)
     check_key(a, b, "s")
     both(a, b, "DEL", "s")
+
+
+@pytest.mark.parametrize("pairs", [
+    [("f", "v")],
+    [("a", "1"), ("b", "2"), ("a", "3"), ("c", ""), ("b", "4")],
+    [(f"f{i}", f"v{i}") for i in range(128)],
+    [(f"f{i}", f"v{i}") for i in range(129)],
+    [(f"f{i % 7}", f"v{i}") for i in range(200)],
+    [("f", "x" * 64), ("g", "y")],
+    [("f", "x" * 65), ("g", "y")],
+    [("x" * 65, "v")],
+])
+def test_first_hset_of_a_small_hash(side_by_side, pairs):
+    """A new hash that packs is built in one go: the reply, the order of
+    HGETALL and the encoding are Redis's."""
+    a, b = side_by_side
+    flat = [x for p in pairs for x in p]
+    both(a, b, "HSET", "h", *flat)
+    both(a, b, "OBJECT", "ENCODING", "h")
+    both(a, b, "HGETALL", "h")
+    both(a, b, "HSET", "h", "later", "1", pairs[0][0], "changed")
+    both(a, b, "HGETALL", "h")
+    both(a, b, "OBJECT", "ENCODING", "h")
+    both(a, b, "HMSET", "h2", *flat)
+    both(a, b, "HGETALL", "h2")

@@ -103,6 +103,12 @@ fn set_pairs(ctx: &mut Ctx, argv: &[&[u8]], name: &str) -> CmdResult<i64> {
     let notifies = ctx.notifies();
     let mut fields = Vec::new();
     let (created, _) = write_hash(ctx, key, |h| {
+        if let Some(n) = h.fill_packed(pairs) {
+            if notifies {
+                fields.extend(pairs.iter().step_by(2).map(|f| Bytes::copy_from_slice(f)));
+            }
+            return n as i64;
+        }
         h.expect(pairs.len() / 2);
         let mut created = 0;
         for p in pairs.chunks_exact(2) {

@@ -98,6 +98,22 @@ impl std::hash::Hasher for Identity {
     }
 }
 
+/// The buffers of a [`Sink`], kept from one value to the next (a file
+/// of many small collections would otherwise grow new ones for each).
+#[derive(Default)]
+struct Scratch {
+    buf: Vec<u8>,
+    ends: Vec<usize>,
+    seen: Seen,
+}
+
+/// Buffers larger than this are not kept for the next value.
+const SCRATCH_KEEP: usize = 1 << 16;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
 /// Builds one key's commands: `name key item…`, [`CHUNK`] items a
 /// command; with `unique`, a member or field met twice is damage. The
 /// arguments are written one after another into one buffer, reused from
@@ -112,9 +128,34 @@ struct Sink<'e> {
     ends: Vec<usize>,
     items: usize,
     total: u64,
-    seen: Option<Seen>,
+    unique: bool,
+    /// With `unique`: the members written so far.
+    seen: Seen,
     /// Field deadlines of the command being built, sent after it.
     deadlines: Vec<(u64, Bytes)>,
+}
+
+impl Drop for Sink<'_> {
+    fn drop(&mut self) {
+        let mut kept = Scratch {
+            buf: std::mem::take(&mut self.buf),
+            ends: std::mem::take(&mut self.ends),
+            seen: std::mem::take(&mut self.seen),
+        };
+        if kept.buf.capacity() > SCRATCH_KEEP {
+            kept.buf = Vec::new();
+        }
+        if kept.ends.capacity() > SCRATCH_KEEP / 8 {
+            kept.ends = Vec::new();
+        }
+        if kept.seen.capacity() > SCRATCH_KEEP / 16 {
+            kept.seen = Seen::default();
+        }
+        kept.buf.clear();
+        kept.ends.clear();
+        kept.seen.clear();
+        SCRATCH.with(|s| *s.borrow_mut() = kept);
+    }
 }
 
 impl<'e> Sink<'e> {
@@ -124,15 +165,17 @@ impl<'e> Sink<'e> {
         unique: bool,
         emit: &'e mut dyn FnMut(&[&[u8]]),
     ) -> Self {
+        let Scratch { buf, ends, seen } = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
         Sink {
             key,
             name,
             emit,
-            buf: Vec::new(),
-            ends: Vec::new(),
+            buf,
+            ends,
             items: 0,
             total: 0,
-            seen: unique.then(Seen::default),
+            unique,
+            seen,
             deadlines: Vec::new(),
         }
     }
@@ -156,10 +199,8 @@ impl<'e> Sink<'e> {
     /// Err if it came before. Returns its index among the arguments.
     fn member(&mut self, a: Arg<'_>) -> R<usize> {
         let start = self.put(a);
-        if let Some(seen) = &mut self.seen {
-            if !seen.insert(hash128(&[&self.buf[start..]])) {
-                return Err(Bad);
-            }
+        if self.unique && !self.seen.insert(hash128(&[&self.buf[start..]])) {
+            return Err(Bad);
         }
         Ok(self.ends.len() - 1)
     }

@@ -137,6 +137,19 @@ impl HashValue {
         }
     }
 
+    /// HSET of `pairs` (field, value, …) into a new (empty) hash that
+    /// packs: built at once, without a search per field. Returns how many
+    /// fields were created; None (nothing done) when the hash is not
+    /// empty or would not pack.
+    pub fn fill_packed(&mut self, pairs: &[&[u8]]) -> Option<usize> {
+        if !self.is_empty() || !self.is_packed() {
+            return None;
+        }
+        let (p, n) = HPack::from_pairs(pairs)?;
+        self.repr = Repr::Packed(p);
+        Some(n)
+    }
+
     /// Sets `field` to `value`, clearing its deadline (HSET rule); returns
     /// true if the field is new.
     pub fn insert(&mut self, field: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> bool {
@@ -567,6 +580,38 @@ mod tests {
                 let mut all: Vec<Vec<u8>> = model.iter().map(|e| e.0.clone()).collect();
                 all.sort();
                 prop_assert_eq!(seen, all);
+            }
+        }
+
+        /// A new hash filled at once is the hash the same writes one by
+        /// one make, byte for byte; when it would not pack, nothing is done.
+        #[test]
+        fn filled_at_once_as_one_by_one(
+            pairs in proptest::collection::vec((0u8..140, 0usize..70), 1..160)
+        ) {
+            let owned: Vec<Vec<u8>> = pairs
+                .iter()
+                .flat_map(|&(f, v)| [field(f), vec![b'v'; v]])
+                .collect();
+            let args: Vec<&[u8]> = owned.iter().map(|a| &a[..]).collect();
+            let mut one = HashValue::new();
+            let mut created = 0;
+            for p in args.chunks_exact(2) {
+                created += usize::from(one.insert(p[0], p[1]));
+            }
+            let mut all = HashValue::new();
+            match all.fill_packed(&args) {
+                Some(n) => {
+                    prop_assert!(one.is_packed());
+                    prop_assert_eq!(n, created);
+                    prop_assert_eq!(format!("{all:?}"), format!("{one:?}"));
+                    // Only a new hash is filled.
+                    prop_assert!(all.fill_packed(&args).is_none());
+                }
+                None => {
+                    prop_assert!(!one.is_packed());
+                    prop_assert!(all.is_empty() && all.is_packed());
+                }
             }
         }
     }

@@ -180,6 +180,48 @@ impl HPack {
         }
     }
 
+    /// The packed hash HSET of `pairs` (field, value, …) makes from nothing,
+    /// built in one buffer: a field given again keeps its first place and
+    /// takes the later value, as one write after another would leave it.
+    /// Returns it and how many fields it has; None when it would not pack
+    /// (too many fields, or a field or value too long).
+    pub(crate) fn from_pairs(pairs: &[&[u8]]) -> Option<(HPack, usize)> {
+        let mut at: Vec<(usize, usize)> = Vec::with_capacity(pairs.len() / 2);
+        let mut peak_item = 0;
+        for (i, p) in pairs.chunks_exact(2).enumerate() {
+            let (field, value) = (p[0], p[1]);
+            if !Self::fits(field, value) {
+                return None;
+            }
+            peak_item = peak_item.max(field.len().max(value.len()));
+            match at.iter().position(|&(f, _)| pairs[f] == field) {
+                Some(k) => at[k].1 = 2 * i + 1,
+                None if at.len() < MAX_LEN => at.push((2 * i, 2 * i + 1)),
+                None => return None,
+            }
+        }
+        let size: usize = at
+            .iter()
+            .map(|&(f, v)| 3 + pairs[f].len() + pairs[v].len())
+            .sum();
+        let mut buf = Vec::with_capacity(HEADER + size);
+        buf.extend_from_slice(&[at.len() as u8, 0, at.len() as u8, peak_item as u8]);
+        for &(f, v) in &at {
+            buf.push(pairs[f].len() as u8);
+            buf.extend_from_slice(pairs[f]);
+            buf.push(pairs[v].len() as u8);
+            buf.extend_from_slice(pairs[v]);
+            put_varint(&mut buf, deadline_code(NO_DEADLINE));
+        }
+        let n = at.len();
+        Some((
+            HPack {
+                buf: buf.into_boxed_slice(),
+            },
+            n,
+        ))
+    }
+
     /// Whether `field` and `value` may go into a packed hash.
     pub(crate) fn fits(field: &[u8], value: &[u8]) -> bool {
         field.len() <= MAX_ITEM && value.len() <= MAX_ITEM

@@ -8,6 +8,7 @@ use super::{Bad, R};
 
 /// An element of a listpack or ziplist: bytes, or an integer Redis stored
 /// as one (written out as its decimal text).
+#[derive(Clone, Copy)]
 pub enum Elem<'a> {
     Bytes(&'a [u8]),
     Int(i64),

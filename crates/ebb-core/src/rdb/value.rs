@@ -275,16 +275,18 @@ fn grouped<'a, const N: usize>(
     blob: &'a [u8],
     f: &mut dyn FnMut([Elem<'a>; N]) -> R<()>,
 ) -> R<()> {
-    let mut group: Vec<Elem<'a>> = Vec::with_capacity(N);
+    let mut group = [Elem::Int(0); N];
+    let mut filled = 0;
     decode(blob, &mut |e| {
-        group.push(e);
-        if group.len() == N {
-            let g: [Elem<'a>; N] = std::mem::take(&mut group).try_into().map_err(|_| Bad)?;
-            f(g)?;
+        group[filled] = e;
+        filled += 1;
+        if filled == N {
+            filled = 0;
+            f(group)?;
         }
         Ok(())
     })?;
-    if group.is_empty() {
+    if filled == 0 {
         Ok(())
     } else {
         Err(Bad)

@@ -569,3 +569,22 @@ def test_a_resizedb_hint_of_any_size_loads(claimed, tmp_path):
         assert c.dbsize() == 5001
     finally:
         s.stop()
+
+
+def test_lying_resizedb_hints_reserve_little(tmp_path):
+    """Every database claiming 2^40 keys, in a 3 MB file of one key: the
+    hints together reserve room for at most one key per 16 bytes of the
+    file, and what the file did not fill is given back."""
+    body = b"".join(b"\xfe" + rdb_len(db) + b"\xfb" + rdb_len(1 << 40) + rdb_len(0)
+                    for db in range(16))
+    body += b"\x00" + rdb_str(b"big") + rdb_str(b"x" * 3_000_000)
+    (tmp_path / "dump.rdb").write_bytes(rdb_file(body, 10))
+    s = ebb_log(tmp_path, "--dbfilename", "dump.rdb")
+    try:
+        c = s.client()
+        c.select(15)
+        assert c.strlen("big") == 3_000_000
+        used = c.info("memory")["used_memory"]
+        assert used < 12_000_000, used
+    finally:
+        s.stop()

@@ -57,8 +57,10 @@ impl<V> KeyTable<V> {
     /// Makes room for `n` keys in an empty table (see
     /// [`SegIndex::reserve`]).
     pub fn reserve(&mut self, n: usize) {
-        if self.is_empty() && crate::room::growth_room() == u64::MAX {
-            self.slots.reserve_exact(n);
+        if self.is_empty()
+            && crate::room::growth_room() == u64::MAX
+            && self.slots.try_reserve_exact(n).is_ok()
+        {
             self.index.reserve(n);
         }
     }

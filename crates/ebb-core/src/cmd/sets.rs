@@ -118,12 +118,15 @@ fn sadd(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = a.bytes()?;
     let members = a.rest();
     let set = ctx.get_or_create::<SetValue>(key)?;
-    set.expect(members.len());
+    let early = set.expect(members.len());
     let mut added = 0;
     for m in members {
         if set.insert(m) {
             added += 1;
         }
+    }
+    if early {
+        set.settle();
     }
     if added > 0 {
         ctx.modified(key);

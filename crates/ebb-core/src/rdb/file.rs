@@ -43,6 +43,10 @@ const OP_EXPIRETIME: u8 = 253;
 pub(super) const OP_SELECTDB: u8 = 254;
 pub(super) const OP_EOF: u8 = 255;
 
+/// File bytes per key a RESIZEDB hint may reserve room for (a string key
+/// of a few bytes takes about that much in a file).
+const HINT_BYTES_PER_KEY: u64 = 16;
+
 /// Where the data of a file goes as it is decoded.
 pub trait Target {
     /// A command that rebuilds part of the data: FUNCTION LOAD for each
@@ -57,7 +61,8 @@ pub trait Target {
     /// The bytes read so far, after each key (INFO's loading figures).
     fn progress(&mut self, _at: usize) {}
     /// The file's hint of how many keys the database being read holds
-    /// (at most one per 3 bytes left in the file, whatever it claims).
+    /// (all the hints of a file together at most one key per 16 bytes of
+    /// it, whatever they claim).
     fn expect_keys(&mut self, _keys: u64) {}
 }
 
@@ -122,6 +127,9 @@ pub fn load_file(data: &[u8], databases: usize, target: &mut dyn Target) -> Resu
     };
     let mut expire_at: Option<i64> = None;
     let mut db = 0u64;
+    // Keys the RESIZEDB hints may reserve room for, over all databases:
+    // one per 16 bytes of the file, whatever the hints claim.
+    let mut hint_budget = data.len() as u64 / HINT_BYTES_PER_KEY;
     loop {
         let at = r.at;
         let op = r
@@ -142,7 +150,9 @@ pub fn load_file(data: &[u8], databases: usize, target: &mut dyn Target) -> Resu
                 OP_RESIZEDB => {
                     let keys = r.len()?;
                     r.len()?;
-                    target.expect_keys(keys.min(r.left() as u64 / 3));
+                    let grant = keys.min(hint_budget);
+                    hint_budget -= grant;
+                    target.expect_keys(grant);
                 }
                 OP_SLOT_INFO => {
                     r.len()?;

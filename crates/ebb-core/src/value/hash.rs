@@ -167,12 +167,12 @@ impl HashValue {
     }
 
     /// Before up to `n` fields are written into a new (empty) hash: more
-    /// than the packed form holds take the table form at once, with room
-    /// for them, instead of filling the packed form first (Redis converts
-    /// a new hash by the number of fields given too).
+    /// than the packed form holds take the table form at once, instead of
+    /// filling the packed form first. (An HSET that packs never gets here:
+    /// [`Self::fill_packed`] builds it.)
     pub fn expect(&mut self, n: usize) {
         if n > super::hpack::MAX_LEN && self.is_empty() {
-            self.table().reserve(n);
+            self.table();
         }
     }
 

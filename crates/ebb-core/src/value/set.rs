@@ -82,6 +82,8 @@ pub struct SetIter<'a>(IterRepr<'a>);
 enum IterRepr<'a> {
     Packed(PackIter<'a, false>),
     Large(std::slice::Iter<'a, Node<()>>),
+    /// A large set of integers only, in numeric order (Redis's intset).
+    Sorted(std::vec::IntoIter<&'a [u8]>),
 }
 
 impl<'a> Iterator for SetIter<'a> {
@@ -91,6 +93,7 @@ impl<'a> Iterator for SetIter<'a> {
         match &mut self.0 {
             IterRepr::Packed(it) => it.next().map(|(m, _)| m),
             IterRepr::Large(it) => it.next().map(|n| &n.member[..]),
+            IterRepr::Sorted(it) => it.next(),
         }
     }
 
@@ -98,6 +101,7 @@ impl<'a> Iterator for SetIter<'a> {
         match &self.0 {
             IterRepr::Packed(it) => it.size_hint(),
             IterRepr::Large(it) => it.size_hint(),
+            IterRepr::Sorted(it) => it.size_hint(),
         }
     }
 }
@@ -107,6 +111,7 @@ impl DoubleEndedIterator for SetIter<'_> {
         match &mut self.0 {
             IterRepr::Packed(it) => it.next_back().map(|(m, _)| m),
             IterRepr::Large(it) => it.next_back().map(|n| &n.member[..]),
+            IterRepr::Sorted(it) => it.next_back(),
         }
     }
 }
@@ -199,10 +204,28 @@ impl SetValue {
         }
     }
 
-    /// Iterates over the members.
+    /// Iterates over the members: a set of integers only (Redis's intset
+    /// shape) in numeric order, as Redis lists an intset; any other in the
+    /// order it keeps them.
     pub fn iter(&self) -> SetIter<'_> {
         SetIter(match &self.repr {
             Repr::Packed(p) => IterRepr::Packed(p.range(0, p.len())),
+            Repr::Large(t) if !t.wide => {
+                let mut ints: Vec<(i64, &[u8])> = Vec::with_capacity(t.len());
+                for n in t.nodes() {
+                    match crate::args::parse_i64(&n.member) {
+                        Some(i) => ints.push((i, &n.member[..])),
+                        None => return SetIter(IterRepr::Large(t.nodes().iter())),
+                    }
+                }
+                ints.sort_unstable_by_key(|&(i, _)| i);
+                IterRepr::Sorted(
+                    ints.into_iter()
+                        .map(|(_, m)| m)
+                        .collect::<Vec<_>>()
+                        .into_iter(),
+                )
+            }
             Repr::Large(t) => IterRepr::Large(t.nodes().iter()),
         })
     }
@@ -269,18 +292,46 @@ impl SetValue {
         }
     }
 
+    /// Before up to `n` members are added to a new (empty) set: more than
+    /// the packed form holds take the large form at once, instead of
+    /// filling the packed form first. Returns whether it did; the write
+    /// then ends with [`Self::settle`].
+    pub fn expect(&mut self, n: usize) -> bool {
+        let early = n > super::zpack::MAX_LEN && self.is_empty();
+        if early {
+            self.large();
+        }
+        early
+    }
+
+    /// After a write [`Self::expect`] put in the large form: if what it
+    /// added (repeated members counted once) fits the packed form, the
+    /// set goes back to it, rebuilt by adding the members again in the
+    /// order they came, so it is the set filling it one member at a time
+    /// would have left (integers in numeric order, as Redis's intset).
+    pub fn settle(&mut self) {
+        let Repr::Large(l) = &self.repr else {
+            return;
+        };
+        let nodes = l.table.nodes();
+        let fits = nodes.len() <= super::zpack::MAX_LEN
+            && nodes
+                .iter()
+                .all(|n| n.member.len() <= super::zpack::MAX_MEMBER)
+            && (0..nodes.len() as u32).all(|id| l.table.deadline(id).is_none());
+        if !fits {
+            return;
+        }
+        let mut p = SPack::default();
+        for n in nodes {
+            p.insert(&n.member, 0.0, NO_DEADLINE);
+        }
+        self.repr = Repr::Packed(p);
+    }
+
     /// One lookup of `m`, then: a member gets the deadline `at` if
     /// `refresh` (`Existed` either way); a new one is added with `at` if
     /// `add` (`Added`, otherwise `Absent`).
-    /// Before up to `n` members are added to a new (empty) set: more than
-    /// the packed form holds take the large form at once, with room for
-    /// them, instead of filling the packed form first.
-    pub fn expect(&mut self, n: usize) {
-        if n > super::zpack::MAX_LEN && self.is_empty() {
-            self.large().reserve(n);
-        }
-    }
-
     fn write(&mut self, m: &[u8], at: u64, add: bool, refresh: bool) -> Did {
         if let Repr::Packed(p) = &mut self.repr {
             match p.find(m) {
@@ -524,8 +575,21 @@ mod tests {
                 proptest::prop_assert_eq!(a, b);
             }
             proptest::prop_assert!(s.iter().rev().eq(got.iter().rev().copied()));
-            for (i, m) in got.iter().enumerate() {
-                proptest::prop_assert_eq!(s.get_index(i), Some(*m));
+            // Positions are the kept order; a large set of integers only
+            // lists them in numeric order (Redis's intset).
+            let by_index: Vec<&[u8]> = (0..got.len()).filter_map(|i| s.get_index(i)).collect();
+            if s.is_packed() || !s.all_integers() {
+                proptest::prop_assert_eq!(&by_index, &got);
+            } else {
+                let nums: Vec<i64> = got.iter().filter_map(|m| int(m)).collect();
+                proptest::prop_assert!(nums.len() == got.len() && nums.windows(2).all(|w| w[0] < w[1]));
+                let mut a = by_index.clone();
+                let mut b = got.clone();
+                a.sort();
+                b.sort();
+                proptest::prop_assert_eq!(a, b);
+            }
+            for m in got.iter() {
                 let e = &model[pos(&model, &Bytes::copy_from_slice(m)).expect("in model")];
                 proptest::prop_assert_eq!(s.deadline(m), e.1);
                 proptest::prop_assert!(s.contains(m));

@@ -159,12 +159,6 @@ impl<V> MemberTable<V> {
         self.nodes.get_mut(id as usize).map(|n| &mut n.value)
     }
 
-    /// Makes room for `n` members in all (a write that knows how many
-    /// may come).
-    pub fn reserve(&mut self, n: usize) {
-        self.nodes.reserve_exact(n.saturating_sub(self.nodes.len()));
-    }
-
     /// Appends a member known to be absent (stored as a copy of
     /// `member`); returns its id.
     pub fn push(&mut self, member: &[u8], value: V) -> u32 {

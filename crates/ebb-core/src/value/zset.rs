@@ -312,13 +312,13 @@ impl ZSetValue {
     }
 
     /// Before up to `n` members are added to a new (empty) sorted set:
-    /// more than the packed form holds take the large form at once, with
-    /// room for them, instead of filling the packed form first. Returns
-    /// whether it did; the write then ends with [`Self::settle`].
+    /// more than the packed form holds take the large form at once,
+    /// instead of filling the packed form first. Returns whether it did;
+    /// the write then ends with [`Self::settle`].
     pub fn expect(&mut self, n: usize) -> bool {
         let early = n > super::zpack::MAX_LEN && self.is_empty();
         if early {
-            self.large().table.reserve(n);
+            self.large();
         }
         early
     }

@@ -130,6 +130,10 @@ pub fn load_rdb(
         reported: 0,
     };
     let r = ebb_core::rdb::load_file(data, databases, &mut target);
+    // Room a hint reserved for keys the file did not have goes back.
+    for d in target.store.dbs.iter_mut() {
+        d.trim_spare();
+    }
     let RdbLoad {
         store,
         applied,

@@ -47,7 +47,7 @@ fn push(ctx: &mut Ctx, argv: &[&[u8]], end: End, only_existing: bool) -> CmdResu
     if only_existing && !ctx.check_type::<ListValue>(key)? {
         return Ok(Reply::Int(0));
     }
-    let len = push_all(ctx, key, end, items.iter().map(|v| &v[..]))? as i64;
+    let len = push_all(ctx, key, end, items)? as i64;
     changed(ctx, key, items.len());
     ctx.notify(b'l', end.push_name(), key);
     ctx.ready(key);
@@ -349,18 +349,17 @@ fn lmpop_keys(argv: &[&[u8]]) -> Vec<usize> {
 /// Pushes `items` at `end` of the list at `key`, creating it when absent;
 /// returns the new length. A new list is built before it is stored, as the
 /// keyspace drops empty collections as soon as they are stored.
-fn push_all<'v>(
-    ctx: &mut Ctx,
-    key: &[u8],
-    end: End,
-    items: impl Iterator<Item = &'v [u8]>,
-) -> CmdResult<usize> {
+fn push_all(ctx: &mut Ctx, key: &[u8], end: End, items: &[&[u8]]) -> CmdResult<usize> {
     if let Some(list) = ctx.get_mut::<ListValue>(key)? {
-        items.for_each(|v| list.push_slice(end, v));
+        items.iter().for_each(|v| list.push_slice(end, v));
         return Ok(list.len());
     }
-    let mut list = ListValue::new();
-    items.for_each(|v| list.push_slice(end, v));
+    // A new list that packs is built in one go.
+    let list = ListValue::packed_from(items, end).unwrap_or_else(|| {
+        let mut list = ListValue::new();
+        items.iter().for_each(|v| list.push_slice(end, v));
+        list
+    });
     let len = list.len();
     ctx.set_value(key, Value::from(list));
     Ok(len)
@@ -419,7 +418,7 @@ pub(crate) fn move_element(
         let Some(v) = ctx.get_mut::<ListValue>(src)?.and_then(|l| l.pop_at(from)) else {
             return Ok(Reply::Nil);
         };
-        push_all(ctx, dst, to, std::iter::once(&v[..]))?;
+        push_all(ctx, dst, to, &[&v[..]])?;
         v
     };
     // One element moved: one change in the dirty count, two keys touched.

@@ -174,6 +174,25 @@ impl ListValue {
         ListValue::default()
     }
 
+    /// The list pushing `items` one after another at `end` of an empty
+    /// list makes, built in one buffer; None when it would not pack (too
+    /// many elements, or one too long), or `items` is empty.
+    pub fn packed_from(items: &[&[u8]], end: End) -> Option<ListValue> {
+        if items.is_empty() || !LPack::fits(items.len(), 0) {
+            return None;
+        }
+        if items.iter().any(|v| !LPack::fits(0, v.len())) {
+            return None;
+        }
+        let p = match end {
+            End::Right => LPack::from_items(items.iter().copied()),
+            End::Left => LPack::from_items(items.iter().rev().copied()),
+        };
+        Some(ListValue {
+            repr: Repr::Packed(p),
+        })
+    }
+
     /// Number of elements.
     pub fn len(&self) -> usize {
         match &self.repr {
@@ -669,6 +688,34 @@ mod tests {
     }
 
     proptest! {
+        /// A new list built in one go is the list the pushes one by one
+        /// make, byte for byte, at either end; when it would not pack,
+        /// nothing is built.
+        #[test]
+        fn packed_from_as_pushed_one_by_one(
+            lens in proptest::collection::vec(0usize..70, 0..140),
+            left in any::<bool>(),
+        ) {
+            let owned: Vec<Vec<u8>> = lens
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| vec![b'a' + (i % 26) as u8; n])
+                .collect();
+            let items: Vec<&[u8]> = owned.iter().map(|v| &v[..]).collect();
+            let end = if left { End::Left } else { End::Right };
+            let mut one = ListValue::new();
+            for v in &items {
+                one.push_slice(end, v);
+            }
+            match ListValue::packed_from(&items, end) {
+                Some(all) => {
+                    prop_assert!(one.is_packed());
+                    prop_assert_eq!(format!("{all:?}"), format!("{one:?}"));
+                }
+                None => prop_assert!(items.is_empty() || !one.is_packed()),
+            }
+        }
+
         #[test]
         fn list_ops_match_model(ops in proptest::collection::vec(op(), 0..60)) {
             let mut l = ListValue::new();

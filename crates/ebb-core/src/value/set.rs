@@ -310,23 +310,11 @@ impl SetValue {
     /// order they came, so it is the set filling it one member at a time
     /// would have left (integers in numeric order, as Redis's intset).
     pub fn settle(&mut self) {
-        let Repr::Large(l) = &self.repr else {
-            return;
-        };
-        let nodes = l.table.nodes();
-        let fits = nodes.len() <= super::zpack::MAX_LEN
-            && nodes
-                .iter()
-                .all(|n| n.member.len() <= super::zpack::MAX_MEMBER)
-            && (0..nodes.len() as u32).all(|id| l.table.deadline(id).is_none());
-        if !fits {
-            return;
+        if let Repr::Large(l) = &self.repr {
+            if let Some(p) = SPack::from_table(&l.table, |_| 0.0) {
+                self.repr = Repr::Packed(p);
+            }
         }
-        let mut p = SPack::default();
-        for n in nodes {
-            p.insert(&n.member, 0.0, NO_DEADLINE);
-        }
-        self.repr = Repr::Packed(p);
     }
 
     /// One lookup of `m`, then: a member gets the deadline `at` if

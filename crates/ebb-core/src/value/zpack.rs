@@ -659,6 +659,24 @@ impl<const SCORED: bool> Pack<SCORED> {
         self.earliest().map(|(_, o)| o)
     }
 
+    /// The packed collection adding `t`'s members in its order one at a
+    /// time makes (scores from `score`), or None when they would not all
+    /// pack (too many, one too long, or one with a deadline).
+    pub(crate) fn from_table<V>(t: &MemberTable<V>, score: impl Fn(&V) -> f64) -> Option<Self> {
+        let nodes = t.nodes();
+        let fits = nodes.len() <= MAX_LEN
+            && nodes.iter().all(|n| n.member.len() <= MAX_MEMBER)
+            && (0..nodes.len() as u32).all(|id| t.deadline(id).is_none());
+        if !fits {
+            return None;
+        }
+        let mut p = Self::default();
+        for n in nodes {
+            p.insert(&n.member, score(&n.value), NO_DEADLINE);
+        }
+        Some(p)
+    }
+
     /// The same members (with their values and deadlines) in a member
     /// table, in this order: the large form a packed collection converts
     /// to.

@@ -328,23 +328,11 @@ impl ZSetValue {
     /// set goes back to it, as filling it one member at a time would have
     /// left it (and OBJECT ENCODING says `listpack`, as Redis does).
     pub fn settle(&mut self) {
-        let Repr::Large(l) = &self.repr else {
-            return;
-        };
-        let nodes = l.table.nodes();
-        let fits = nodes.len() <= super::zpack::MAX_LEN
-            && nodes
-                .iter()
-                .all(|n| n.member.len() <= super::zpack::MAX_MEMBER)
-            && (0..nodes.len() as u32).all(|id| l.table.deadline(id).is_none());
-        if !fits {
-            return;
+        if let Repr::Large(l) = &self.repr {
+            if let Some(p) = ZPack::from_table(&l.table, |s| *s) {
+                self.repr = Repr::Packed(p);
+            }
         }
-        let mut p = ZPack::default();
-        for n in nodes {
-            p.insert(&n.member, n.value, NO_DEADLINE);
-        }
-        self.repr = Repr::Packed(p);
     }
 
     fn large(&mut self) -> &mut Large {

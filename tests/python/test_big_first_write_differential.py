@@ -141,3 +141,25 @@ def test_repeated_arguments_take_no_room(side_by_side, cmd):
     check_key(a, b, "k")
     ours, theirs = a.memory_usage("k"), b.memory_usage("k")
     assert ours < max(4 * theirs, 2048), (ours, theirs)
+
+
+@pytest.mark.parametrize("members", [
+    [3, 1, 2],
+    [3, 1, 2, 3, 1, -7, 0],
+    [3, 1, "x", 2],
+    ["-5", "10", "3", "9223372036854775807", "-9223372036854775808"],
+    ["01", "1", "+1", " 1"],
+    list(range(128, 0, -1)),
+    list(range(129, 0, -1)),
+    ["x" * 65, 1, 2],
+])
+def test_first_sadd_of_a_small_set(side_by_side, members):
+    """A new set that packs is built in one go: the reply, the encoding
+    and an intset's order are Redis's, and so are the writes after it."""
+    a, b = side_by_side
+    both(a, b, "SADD", "s", *members)
+    check_key(a, b, "s")
+    both(a, b, "SADD", "s", 5, 4)
+    check_key(a, b, "s")
+    both(a, b, "SREM", "s", members[0])
+    check_key(a, b, "s")

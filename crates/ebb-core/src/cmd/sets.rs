@@ -118,16 +118,22 @@ fn sadd(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let key = a.bytes()?;
     let members = a.rest();
     let set = ctx.get_or_create::<SetValue>(key)?;
-    let early = set.expect(members.len());
-    let mut added = 0;
-    for m in members {
-        if set.insert(m) {
-            added += 1;
+    let added = match set.fill_packed(members) {
+        Some(n) => n as i64,
+        None => {
+            let early = set.expect(members.len());
+            let mut added = 0;
+            for m in members {
+                if set.insert(m) {
+                    added += 1;
+                }
+            }
+            if early {
+                set.settle();
+            }
+            added
         }
-    }
-    if early {
-        set.settle();
-    }
+    };
     if added > 0 {
         ctx.modified(key);
         ctx.notify(b's', "sadd", key);

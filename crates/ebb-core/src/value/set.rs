@@ -292,6 +292,19 @@ impl SetValue {
         }
     }
 
+    /// SADD of `members` into a new (empty) set that packs: built at once,
+    /// without a search and a reallocation per member. Returns how many
+    /// were added; None (nothing done) when the set is not empty or they
+    /// would not pack.
+    pub fn fill_packed(&mut self, members: &[&[u8]]) -> Option<usize> {
+        if !self.is_empty() || !self.is_packed() {
+            return None;
+        }
+        let (p, n) = SPack::set_from_members(members)?;
+        self.repr = Repr::Packed(p);
+        Some(n)
+    }
+
     /// Before up to `n` members are added to a new (empty) set: more than
     /// the packed form holds take the large form at once, instead of
     /// filling the packed form first. Returns whether it did; the write
@@ -459,6 +472,42 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// A new set filled at once is the set the same members added one
+        /// by one make, byte for byte; when it would not pack, nothing is
+        /// done.
+        #[test]
+        fn filled_at_once_as_one_by_one(
+            picks in proptest::collection::vec((0u8..4, 0i64..300), 1..140)
+        ) {
+            let owned: Vec<Vec<u8>> = picks
+                .iter()
+                .map(|&(kind, v)| match kind {
+                    0 | 1 => v.to_string().into_bytes(),
+                    2 => format!("-{v}").into_bytes(),
+                    _ if v % 50 == 7 => vec![b'x'; 70],
+                    _ => format!("m{v}").into_bytes(),
+                })
+                .collect();
+            let members: Vec<&[u8]> = owned.iter().map(|m| &m[..]).collect();
+            let mut one = SetValue::new();
+            let mut added = 0;
+            for m in &members {
+                added += usize::from(one.insert(m));
+            }
+            let mut all = SetValue::new();
+            match all.fill_packed(&members) {
+                Some(n) => {
+                    proptest::prop_assert!(one.is_packed());
+                    proptest::prop_assert_eq!(n, added);
+                    proptest::prop_assert_eq!(format!("{all:?}"), format!("{one:?}"));
+                    proptest::prop_assert!(all.fill_packed(&members).is_none());
+                }
+                None => proptest::prop_assert!(
+                    members.len() > 128 || members.iter().any(|m| m.len() > 64)
+                ),
+            }
+        }
 
         /// Random writes to a small set (packed, sometimes growing past the
         /// packed limits) against a model; while packed, members keep the

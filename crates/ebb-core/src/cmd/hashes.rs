@@ -100,13 +100,8 @@ fn set_pairs(ctx: &mut Ctx, argv: &[&[u8]], name: &str) -> CmdResult<i64> {
     }
     let key = &argv[1];
     let pairs = &argv[2..];
-    let notifies = ctx.notifies();
-    let mut fields = Vec::new();
     let (created, _) = write_hash(ctx, key, |h| {
         if let Some(n) = h.fill_packed(pairs) {
-            if notifies {
-                fields.extend(pairs.iter().step_by(2).map(|f| Bytes::copy_from_slice(f)));
-            }
             return n as i64;
         }
         h.expect(pairs.len() / 2);
@@ -115,15 +110,13 @@ fn set_pairs(ctx: &mut Ctx, argv: &[&[u8]], name: &str) -> CmdResult<i64> {
             if h.insert(p[0], p[1]) {
                 created += 1;
             }
-            if notifies {
-                fields.push(Bytes::copy_from_slice(p[0]));
-            }
         }
         created
     })?;
     changed(ctx, key, pairs.len() / 2);
-    if notifies {
-        ctx.notify_members(b'h', "hset", key, fields);
+    if ctx.notifies() {
+        let fields = pairs.iter().step_by(2).map(|f| Bytes::copy_from_slice(f));
+        ctx.notify_members(b'h', "hset", key, fields.collect());
     }
     Ok(created)
 }

@@ -121,17 +121,8 @@ fn sadd(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let added = match set.fill_packed(members) {
         Some(n) => n as i64,
         None => {
-            let early = set.expect(members.len());
-            let mut added = 0;
-            for m in members {
-                if set.insert(m) {
-                    added += 1;
-                }
-            }
-            if early {
-                set.settle();
-            }
-            added
+            set.expect(members.len());
+            members.iter().filter(|m| set.insert(m)).count() as i64
         }
     };
     if added > 0 {

@@ -178,10 +178,7 @@ impl ListValue {
     /// list makes, built in one buffer; None when it would not pack (too
     /// many elements, or one too long), or `items` is empty.
     pub fn packed_from(items: &[&[u8]], end: End) -> Option<ListValue> {
-        if items.is_empty() || !LPack::fits(items.len(), 0) {
-            return None;
-        }
-        if items.iter().any(|v| !LPack::fits(0, v.len())) {
+        if items.is_empty() || items.iter().any(|v| !LPack::fits(items.len(), v.len())) {
             return None;
         }
         let p = match end {

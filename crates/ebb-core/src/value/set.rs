@@ -82,8 +82,9 @@ pub struct SetIter<'a>(IterRepr<'a>);
 enum IterRepr<'a> {
     Packed(PackIter<'a, false>),
     Large(std::slice::Iter<'a, Node<()>>),
-    /// A large set of integers only, in numeric order (Redis's intset).
-    Sorted(std::vec::IntoIter<&'a [u8]>),
+    /// A large set of integers only, in numeric order (Redis's intset):
+    /// (value, member) pairs.
+    Sorted(std::vec::IntoIter<(i64, &'a [u8])>),
 }
 
 impl<'a> Iterator for SetIter<'a> {
@@ -93,7 +94,7 @@ impl<'a> Iterator for SetIter<'a> {
         match &mut self.0 {
             IterRepr::Packed(it) => it.next().map(|(m, _)| m),
             IterRepr::Large(it) => it.next().map(|n| &n.member[..]),
-            IterRepr::Sorted(it) => it.next(),
+            IterRepr::Sorted(it) => it.next().map(|(_, m)| m),
         }
     }
 
@@ -111,7 +112,7 @@ impl DoubleEndedIterator for SetIter<'_> {
         match &mut self.0 {
             IterRepr::Packed(it) => it.next_back().map(|(m, _)| m),
             IterRepr::Large(it) => it.next_back().map(|n| &n.member[..]),
-            IterRepr::Sorted(it) => it.next_back(),
+            IterRepr::Sorted(it) => it.next_back().map(|(_, m)| m),
         }
     }
 }
@@ -219,12 +220,7 @@ impl SetValue {
                     }
                 }
                 ints.sort_unstable_by_key(|&(i, _)| i);
-                IterRepr::Sorted(
-                    ints.into_iter()
-                        .map(|(_, m)| m)
-                        .collect::<Vec<_>>()
-                        .into_iter(),
-                )
+                IterRepr::Sorted(ints.into_iter())
             }
             Repr::Large(t) => IterRepr::Large(t.nodes().iter()),
         })
@@ -245,7 +241,12 @@ impl SetValue {
     pub fn all_integers(&self) -> bool {
         match &self.repr {
             Repr::Packed(p) => p.ints() || p.len() == 0,
-            Repr::Large(l) => !l.wide && self.iter().all(|m| crate::args::parse_i64(m).is_some()),
+            Repr::Large(l) => {
+                !l.wide
+                    && l.nodes()
+                        .iter()
+                        .all(|n| crate::args::parse_i64(&n.member).is_some())
+            }
         }
     }
 
@@ -305,28 +306,13 @@ impl SetValue {
         Some(n)
     }
 
-    /// Before up to `n` members are added to a new (empty) set: more than
-    /// the packed form holds take the large form at once, instead of
-    /// filling the packed form first. Returns whether it did; the write
-    /// then ends with [`Self::settle`].
-    pub fn expect(&mut self, n: usize) -> bool {
-        let early = n > super::zpack::MAX_LEN && self.is_empty();
-        if early {
+    /// Before up to `n` members are added to a new (empty) set that
+    /// [`Self::fill_packed`] could not pack: more than the packed form
+    /// holds take the large form at once, instead of filling the packed
+    /// form first.
+    pub fn expect(&mut self, n: usize) {
+        if n > super::zpack::MAX_LEN && self.is_empty() {
             self.large();
-        }
-        early
-    }
-
-    /// After a write [`Self::expect`] put in the large form: if what it
-    /// added (repeated members counted once) fits the packed form, the
-    /// set goes back to it, rebuilt by adding the members again in the
-    /// order they came, so it is the set filling it one member at a time
-    /// would have left (integers in numeric order, as Redis's intset).
-    pub fn settle(&mut self) {
-        if let Repr::Large(l) = &self.repr {
-            if let Some(p) = SPack::from_table(&l.table, |_| 0.0) {
-                self.repr = Repr::Packed(p);
-            }
         }
     }
 

@@ -659,67 +659,6 @@ impl<const SCORED: bool> Pack<SCORED> {
         self.earliest().map(|(_, o)| o)
     }
 
-    /// A set's: the packed set SADD of `members` (repeats allowed) makes
-    /// from nothing, built in one buffer, byte for byte what adding them
-    /// one at a time makes: integers in numeric order up to the first
-    /// member that is not one, the rest in the order they came. Returns it
-    /// and how many members it has; None when they would not all pack.
-    pub(crate) fn set_from_members(members: &[&[u8]]) -> Option<(Self, usize)> {
-        if SCORED || members.len() > MAX_LEN || members.iter().any(|m| m.len() > MAX_MEMBER) {
-            return None;
-        }
-        let mut firsts: Vec<&[u8]> = Vec::with_capacity(members.len());
-        for &m in members {
-            if !firsts.contains(&m) {
-                firsts.push(m);
-            }
-        }
-        if firsts.is_empty() {
-            return None;
-        }
-        let ints = firsts
-            .iter()
-            .position(|m| parse_i64(m).is_none())
-            .unwrap_or(firsts.len());
-        firsts[..ints].sort_by_key(|m| parse_i64(m));
-        let blank = Self::default();
-        let mut v =
-            Vec::with_capacity(Self::HEADER + firsts.iter().map(|m| m.len() + 4).sum::<usize>());
-        v.resize(Self::HEADER, 0);
-        v[H_LEN] = firsts.len() as u8;
-        if ints < firsts.len() {
-            v[H_FLAGS] |= NOT_INTS;
-        }
-        for m in &firsts {
-            v.extend_from_slice(blank.encode(m, 0.0, NO_DEADLINE).as_slice());
-        }
-        let n = firsts.len();
-        Some((
-            Pack {
-                buf: v.into_boxed_slice(),
-            },
-            n,
-        ))
-    }
-
-    /// The packed collection adding `t`'s members in its order one at a
-    /// time makes (scores from `score`), or None when they would not all
-    /// pack (too many, one too long, or one with a deadline).
-    pub(crate) fn from_table<V>(t: &MemberTable<V>, score: impl Fn(&V) -> f64) -> Option<Self> {
-        let nodes = t.nodes();
-        let fits = nodes.len() <= MAX_LEN
-            && nodes.iter().all(|n| n.member.len() <= MAX_MEMBER)
-            && (0..nodes.len() as u32).all(|id| t.deadline(id).is_none());
-        if !fits {
-            return None;
-        }
-        let mut p = Self::default();
-        for n in nodes {
-            p.insert(&n.member, score(&n.value), NO_DEADLINE);
-        }
-        Some(p)
-    }
-
     /// The same members (with their values and deadlines) in a member
     /// table, in this order: the large form a packed collection converts
     /// to.
@@ -840,5 +779,6 @@ impl<const SCORED: bool> PackDeadlines for Pack<SCORED> {
     }
 }
 
+mod build;
 #[cfg(test)]
 mod tests;

@@ -253,6 +253,7 @@ pub fn config<'a>(
             crate::notify::parse_flags(&cfg.get("notify-keyspace-events").unwrap_or_default())
                 .unwrap_or_default();
         apply_core_config(&cfg, store);
+        crate::busy_poll::configure(cfg.get_i64("busy-poll-us"));
         drop(cfg);
         // A lower maxmemory takes effect at once, as in Redis: keys are
         // evicted now under the policy, not at the next write.

@@ -6,6 +6,7 @@ mod acl_cmd;
 mod admin;
 mod alloc;
 mod aof_dir;
+mod busy_poll;
 mod client;
 mod client_evict;
 mod cluster;
@@ -135,6 +136,7 @@ fn main() {
         // debug build.
         .thread_stack_size(8 << 20)
         .enable_all();
+    builder.on_thread_park(busy_poll::before_park);
     // Connections that became readable together are served in that order
     // (the last one woken would otherwise run first): a command sent
     // before another client's is executed first, as in Redis's event loop.
@@ -147,6 +149,8 @@ fn main() {
             std::process::exit(1);
         }
     };
+    busy_poll::find_poll_fds();
+    busy_poll::configure(cfg.get_i64("busy-poll-us"));
     let code = rt.block_on(serve(cfg));
     process::remove_files();
     std::process::exit(code);

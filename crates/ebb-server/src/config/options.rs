@@ -222,6 +222,8 @@ pub(super) static OPTIONS: &[Opt] = &[
     hidden_effective("lua-enable-deprecated-api", "no", Kind::Bool),
     hidden_effective("rdb-key-save-delay", "0", Kind::Int),
     hidden_effective("key-load-delay", "0", Kind::Int),
+    // ebb's own (src/busy_poll.rs): named exactly, never listed by a pattern.
+    hidden_effective("busy-poll-us", "20", Kind::Int),
     hidden("watchdog-period", "0", Kind::Int),
     hidden(
         "loading-process-events-interval-bytes",

@@ -3,7 +3,8 @@
 side (same run, alternating), and prints medians and ebb/redis ratios.
 
 Workloads:
-  std     redis-benchmark standard commands, 50 clients, -P 1 and -P 16
+  std     redis-benchmark standard commands, 50 clients, -P 1 and -P 16;
+          GET and SET from one client
   recipes the five recipes: Redis's best way (one EVALSHA per operation)
           against ebb's native command, 50 clients, -P 1 and -P 16
   memory  used_memory_rss per member: 1,000,000 sorted-set members with
@@ -184,6 +185,19 @@ def std_workload(servers, n, rounds):
         cases["ZRANGE zr100 0 99"] = zrange(p)
         med, ratios = paired(servers, rounds, cases)
         paired_table(f"redis-benchmark, 50 clients, -P {p}, -n {scaled(n, p)}", med, ratios)
+
+    # One client waiting for each reply: the round trip itself (network
+    # stack, waking the server and the client), what a lone application
+    # thread sees.
+    lone = max(n // 5, 2000)
+
+    def one_client(test):
+        def fn(s):
+            return next(iter(bench(s.port, ["-c", "1", "-n", str(lone), "-t", test]).values()), 0.0)
+        return fn
+
+    med, ratios = paired(servers, rounds, {t.upper(): one_client(t) for t in ("get", "set")})
+    paired_table(f"redis-benchmark, 1 client, -P 1, -n {lone}", med, ratios)
 
 
 # --- recipes: Redis's best way (EVAL) against ebb's native command ---------

@@ -163,3 +163,38 @@ def test_first_sadd_of_a_small_set(side_by_side, members):
     check_key(a, b, "s")
     both(a, b, "SREM", "s", members[0])
     check_key(a, b, "s")
+
+
+@pytest.mark.parametrize("pairs", [
+    [(1, "a"), (2, "b")],
+    [(5, "a"), (7, "a"), (1, "b")],
+    [(1.5, "a"), (3, "a"), (2, "b"), (2, "a")],
+    [(0, "b"), ("-0", "a"), (0, "c"), ("-0", "b")],
+    [("-inf", "x"), ("+inf", "y"), (0, "z"), ("inf", "x")],
+    [(9007199254740993, "big"), (-9007199254740993, "small"), (1e300, "huge")],
+    [(i % 5, f"m{i % 40}") for i in range(200)],
+    [(i, f"m{i}") for i in range(128)],
+    [(i, f"m{i}") for i in range(129)],
+    [(1, "x" * 64), (2, "y")],
+    [(1, "x" * 65), (2, "y")],
+    [(3, "10"), (2, "-5"), (1, "7")],
+])
+def test_first_zadd_of_a_small_sorted_set(side_by_side, pairs):
+    """A new sorted set that packs is built in one go from a plain ZADD:
+    the reply, the order, the scores and the encoding are Redis's, and so
+    are the writes after it."""
+    a, b = side_by_side
+    flat = [x for p in pairs for x in p]
+    both(a, b, "ZADD", "z", *flat)
+    check_key(a, b, "z")
+    both(a, b, "ZSCORE", "z", pairs[0][1])
+    both(a, b, "ZADD", "z", 4, "late", 2.5, pairs[0][1])
+    check_key(a, b, "z")
+    both(a, b, "ZREM", "z", pairs[-1][1])
+    check_key(a, b, "z")
+    both(a, b, "ZRANGEBYSCORE", "z", "(1", "+inf", "WITHSCORES")
+    # Flags take the member-by-member path; the result is the same.
+    both(a, b, "ZADD", "z2", "CH", *flat)
+    check_key(a, b, "z2")
+    both(a, b, "ZADD", "z3", "GT", *flat)
+    check_key(a, b, "z3")

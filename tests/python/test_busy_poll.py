@@ -24,8 +24,8 @@ def ping(sock):
 
 
 @pytest.fixture
-def server():
-    s = EbbServer()
+def server(tmp_path):
+    s = EbbServer("--dir", str(tmp_path))
     yield s
     s.stop()
 
@@ -50,14 +50,14 @@ def test_the_option_is_ebbs_own_hidden_and_checked(server):
 
 
 def test_the_start_takes_it_from_the_command_line(tmp_path):
-    s = EbbServer("--busy-poll-us", "0")
+    s = EbbServer("--busy-poll-us", "0", "--dir", str(tmp_path))
     try:
         assert s.client().config_get("busy-poll-us") == {"busy-poll-us": "0"}
     finally:
         s.stop()
     conf = tmp_path / "ebb.conf"
     conf.write_text("busy-poll-us 75\n")
-    s = EbbServer(str(conf))
+    s = EbbServer(str(conf), "--dir", str(tmp_path))
     try:
         assert s.client().config_get("busy-poll-us") == {"busy-poll-us": "75"}
     finally:

@@ -318,10 +318,11 @@ pub(crate) fn parse_pairs<'a>(rest: &'a [&'a [u8]]) -> CmdResult<Pairs<'a>> {
     if let [score, member] = rest {
         return Ok(Pairs::One([(parse_score(score)?, *member)]));
     }
-    rest.chunks_exact(2)
-        .map(|p| Ok((parse_score(p[0])?, p[1])))
-        .collect::<CmdResult<Vec<_>>>()
-        .map(Pairs::Many)
+    let mut pairs = Vec::with_capacity(rest.len() / 2);
+    for p in rest.chunks_exact(2) {
+        pairs.push((parse_score(p[0])?, p[1]));
+    }
+    Ok(Pairs::Many(pairs))
 }
 
 /// A command's score-member pairs (one without an allocation).
@@ -475,7 +476,15 @@ fn zadd_generic(ctx: &mut Ctx, argv: &[&[u8]], mut f: AddFlags) -> CmdResult<Rep
     if f.xx && !ctx.check_type::<ZSetValue>(key)? {
         return Ok(t.reply(&f));
     }
+    let plain = !(f.nx || f.xx || f.gt || f.lt || f.ch || f.incr);
     let failed = with_zset(ctx, key, |z| {
+        // Several pairs into a new set: built in one buffer.
+        if plain && pairs.len() > 1 {
+            if let Some(n) = z.fill_packed(&pairs) {
+                t.added = n;
+                return None;
+            }
+        }
         let early = !f.xx && z.expect(pairs.len());
         let mut failed = None;
         for &(score, member) in pairs.iter() {

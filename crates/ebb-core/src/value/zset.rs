@@ -311,6 +311,19 @@ impl ZSetValue {
         }
     }
 
+    /// A plain ZADD of `pairs` (repeats allowed) into a new (empty)
+    /// sorted set that packs: built at once, without a search and a
+    /// reallocation per member. Returns how many members were added; None
+    /// (nothing done) when the set is not empty or they would not pack.
+    pub fn fill_packed(&mut self, pairs: &[(f64, &[u8])]) -> Option<usize> {
+        if !self.is_empty() || !matches!(self.repr, Repr::Packed(_)) {
+            return None;
+        }
+        let (p, n) = ZPack::zset_from_pairs(pairs)?;
+        self.repr = Repr::Packed(p);
+        Some(n)
+    }
+
     /// Before up to `n` members are added to a new (empty) sorted set:
     /// more than the packed form holds take the large form at once,
     /// instead of filling the packed form first. Returns whether it did;

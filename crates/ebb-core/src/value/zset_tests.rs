@@ -252,3 +252,69 @@ proptest::proptest! {
         proptest::prop_assert_eq!(z.count_in_score_range(&r), n);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// A new sorted set filled at once by a plain ZADD is the set the same
+    /// pairs added one by one make (a repeat with another score updates
+    /// it), byte for byte; when it would not pack, nothing is done.
+    #[test]
+    fn filled_at_once_as_one_by_one(
+        picks in proptest::collection::vec((0u8..5, 0i64..200, 0u8..8), 2..140),
+        first_again in proptest::bool::weighted(0.3),
+    ) {
+        let owned: Vec<(f64, Vec<u8>)> = picks
+            .iter()
+            .map(|&(kind, v, s)| {
+                let m = match kind {
+                    0 | 1 => v.to_string().into_bytes(),
+                    2 => format!("-{}", v % 9).into_bytes(),
+                    _ if v % 60 == 7 => vec![b'x'; 70],
+                    _ => format!("m{}", v % 23).into_bytes(),
+                };
+                let score = match s {
+                    0 => -0.0,
+                    1 => 0.0,
+                    2 => v as f64 + 0.5,
+                    3 => -(v as f64) * 3.0,
+                    4 => 1e300,
+                    5 => f64::NEG_INFINITY,
+                    6 => 9_007_199_254_740_993.0 + v as f64,
+                    _ => (v % 5) as f64,
+                };
+                (score, m)
+            })
+            .collect();
+        let mut owned = owned;
+        if first_again {
+            // The only member so far gets a new score.
+            owned[1].1 = owned[0].1.clone();
+        }
+        let pairs: Vec<(f64, &[u8])> = owned.iter().map(|(s, m)| (*s, &m[..])).collect();
+        let mut one = ZSetValue::new();
+        let mut added = 0;
+        for &(score, m) in &pairs {
+            match one.lookup(m) {
+                Some((r, cur)) if cur != score => {
+                    let _ = one.set_score_at(r, score);
+                }
+                Some(_) => {}
+                None => {
+                    one.insert_new(m, score);
+                    added += 1;
+                }
+            }
+        }
+        let mut all = ZSetValue::new();
+        match all.fill_packed(&pairs) {
+            Some(n) => {
+                proptest::prop_assert!(one.is_packed());
+                proptest::prop_assert_eq!(n, added);
+                proptest::prop_assert_eq!(format!("{all:?}"), format!("{one:?}"));
+                proptest::prop_assert!(all.fill_packed(&pairs).is_none());
+            }
+            None => proptest::prop_assert!(!one.is_packed()),
+        }
+    }
+}

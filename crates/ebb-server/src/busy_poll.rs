@@ -7,13 +7,20 @@
 //! default 20, 0 turns it off) is how long the thread first keeps
 //! checking whether its event queue has something ready, yielding the
 //! core to any other runnable thread between checks. A server with no
-//! traffic spins only after its periodic tasks (`hz` times a second).
+//! traffic waits only after its periodic tasks (a few dozen times a
+//! second).
 //!
 //! The check asks the kernel whether the runtime's epoll instance has a
 //! ready event (`poll` on the epoll descriptor, which consumes nothing),
 //! so a request that arrives during the wait is served at once. The
-//! descriptors are found once, right after the runtime is built, as the
-//! process's only epoll instances; if none is found the wait is skipped.
+//! descriptors are found once, as the epoll instances building the
+//! runtime opened; if none is found the wait is skipped.
+//!
+//! The wait is bounded (at most 10 ms) because nothing but I/O ends it
+//! early: a timer coming due (a blocking command's timeout, the periodic
+//! tasks) or a task woken from another thread waits until it is over. With
+//! more than one connection thread (`io-threads`), each spins on its own
+//! before sleeping.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -25,9 +32,8 @@ static WAIT_US: AtomicU64 = AtomicU64::new(0);
 /// The runtime's epoll descriptors (at most a few).
 static POLL_FDS: OnceLock<Vec<libc::c_int>> = OnceLock::new();
 
-/// Records the epoll instances open now. Called once, just after the
-/// runtime is built and before anything else opens one.
-pub fn find_poll_fds() {
+/// The epoll instances open now.
+pub fn epoll_fds() -> Vec<libc::c_int> {
     let mut fds = Vec::new();
     if let Ok(dir) = std::fs::read_dir("/proc/self/fd") {
         for entry in dir.flatten() {
@@ -40,6 +46,15 @@ pub fn find_poll_fds() {
             }
         }
     }
+    fds
+}
+
+/// Records the runtime's epoll instances: those open now that were not
+/// in `before` (taken just before the runtime was built, so one
+/// inherited from the parent process is never watched).
+pub fn use_new_epoll_fds(before: &[libc::c_int]) {
+    let mut fds = epoll_fds();
+    fds.retain(|fd| !before.contains(fd));
     fds.truncate(4);
     let _ = POLL_FDS.set(fds);
 }

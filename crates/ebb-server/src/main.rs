@@ -142,6 +142,7 @@ fn main() {
     // before another client's is executed first, as in Redis's event loop.
     #[cfg(tokio_unstable)]
     builder.disable_lifo_slot();
+    let epolls_before = busy_poll::epoll_fds();
     let rt = match builder.build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -149,7 +150,7 @@ fn main() {
             std::process::exit(1);
         }
     };
-    busy_poll::find_poll_fds();
+    busy_poll::use_new_epoll_fds(&epolls_before);
     busy_poll::configure(cfg.get_i64("busy-poll-us"));
     let code = rt.block_on(serve(cfg));
     process::remove_files();

@@ -478,8 +478,10 @@ fn zadd_generic(ctx: &mut Ctx, argv: &[&[u8]], mut f: AddFlags) -> CmdResult<Rep
     }
     let plain = !(f.nx || f.xx || f.gt || f.lt || f.ch || f.incr);
     let failed = with_zset(ctx, key, |z| {
-        // Several pairs into a new set: built in one buffer.
-        if plain && pairs.len() > 1 {
+        // Several pairs into a new set: built in one buffer (up to as many
+        // pairs as the packed form holds members: more take the large
+        // form's hash lookups, see `expect`).
+        if plain && pairs.len() > 1 && pairs.len() <= crate::value::zpack::MAX_LEN {
             if let Some(n) = z.fill_packed(&pairs) {
                 t.added = n;
                 return None;

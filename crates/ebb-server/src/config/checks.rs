@@ -27,7 +27,7 @@ pub(super) fn int_range(name: &str) -> Option<(i64, i64)> {
         | "repl-diskless-sync-max-replicas" => (0, INT),
         "maxmemory-samples" | "repl-ping-replica-period" | "repl-timeout" => (1, INT),
         "io-threads" => (1, 128),
-        "busy-poll-us" => (0, 1_000_000),
+        "busy-poll-us" => (0, 10_000),
         "active-defrag-cycle-min" | "active-defrag-cycle-max" => (1, 99),
         "active-defrag-threshold-lower" | "active-defrag-threshold-upper" => (0, 1000),
         "active-defrag-max-scan-fields" => (1, LONG),

@@ -130,7 +130,7 @@ impl ZPack {
             buf: v.into_boxed_slice(),
         };
         let mut body = Vec::with_capacity(
-            Self::HEADER + firsts.iter().map(|(_, m)| m.len() + 12).sum::<usize>(),
+            Self::HEADER + firsts.iter().map(|(_, m)| m.len() + 13).sum::<usize>(),
         );
         body.extend_from_slice(&p.buf);
         for &(score, m) in &firsts {

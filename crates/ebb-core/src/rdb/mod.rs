@@ -412,6 +412,16 @@ mod tests {
 
     proptest! {
         #[test]
+        fn any_score_survives_the_trip_through_zadd(bits in any::<u64>()) {
+            let s = f64::from_bits(bits);
+            if !s.is_nan() {
+                let t = value::score_text(s);
+                let back = crate::cmd::zsets::range::parse_score(&t).unwrap();
+                prop_assert_eq!(back.to_bits(), s.to_bits(), "{}", s);
+            }
+        }
+
+        #[test]
         fn any_payload_is_a_value_or_an_error(t in 0u8..=25, body in proptest::collection::vec(any::<u8>(), 0..200)) {
             let mut b = vec![t];
             b.extend_from_slice(&body);

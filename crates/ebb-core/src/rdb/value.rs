@@ -21,15 +21,14 @@ pub(super) fn score_text(s: f64) -> Bytes {
     Bytes::from(out)
 }
 
-/// Appends a score's text: an integer as digits, anything else in Rust's
-/// shortest form that reads back to the same double.
+/// Appends a score's text: an integer as digits, anything else in the
+/// shortest form that reads back to the same double (`inf`, `-inf`).
 fn write_score(out: &mut Vec<u8>, s: f64) {
     // Integers below 2^53 are exact both ways; -0 keeps its sign below.
     if s.fract() == 0.0 && s.abs() < 9.0e15 && !(s == 0.0 && s.is_sign_negative()) {
         out.extend_from_slice(itoa::Buffer::new().format(s as i64).as_bytes());
     } else {
-        use std::io::Write;
-        let _ = write!(out, "{s:?}");
+        out.extend_from_slice(ryu::Buffer::new().format(s).as_bytes());
     }
 }
 

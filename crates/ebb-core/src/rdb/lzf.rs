@@ -51,8 +51,11 @@ pub fn decompress(input: &[u8], len: usize) -> R<Vec<u8>> {
 /// The reflected form of the Jones polynomial 0xad93d23594c935a9.
 const POLY: u64 = 0x95ac_9329_ac4b_c9b5;
 
-const fn table() -> [u64; 256] {
-    let mut t = [0u64; 256];
+/// Slicing tables: `TABLES[0]` is the byte-at-a-time table; `TABLES[k][b]`
+/// is the CRC of byte `b` followed by `k` zero bytes, so eight bytes are
+/// folded in with eight independent lookups (as Redis's crcspeed does).
+const fn tables() -> [[u64; 256]; 8] {
+    let mut t = [[0u64; 256]; 8];
     let mut i = 0;
     while i < 256 {
         let mut c = i as u64;
@@ -61,19 +64,49 @@ const fn table() -> [u64; 256] {
             c = if c & 1 == 1 { (c >> 1) ^ POLY } else { c >> 1 };
             k += 1;
         }
-        t[i] = c;
+        t[0][i] = c;
         i += 1;
+    }
+    let mut k = 1;
+    while k < 8 {
+        let mut i = 0;
+        while i < 256 {
+            let prev = t[k - 1][i];
+            t[k][i] = t[0][(prev & 0xff) as usize] ^ (prev >> 8);
+            i += 1;
+        }
+        k += 1;
     }
     t
 }
 
-static TABLE: [u64; 256] = table();
+static TABLES: [[u64; 256]; 8] = tables();
+
+fn crc64_bytewise(mut crc: u64, data: &[u8]) -> u64 {
+    for &b in data {
+        crc = TABLES[0][((crc ^ b as u64) & 0xff) as usize] ^ (crc >> 8);
+    }
+    crc
+}
 
 /// Redis's CRC-64 of `data` (initial value 0).
 pub fn crc64(data: &[u8]) -> u64 {
-    data.iter().fold(0u64, |crc, &b| {
-        TABLE[((crc ^ b as u64) & 0xff) as usize] ^ (crc >> 8)
-    })
+    let mut crc = 0u64;
+    let mut chunks = data.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let v = crc ^ u64::from_le_bytes(w);
+        crc = TABLES[7][(v & 0xff) as usize]
+            ^ TABLES[6][((v >> 8) & 0xff) as usize]
+            ^ TABLES[5][((v >> 16) & 0xff) as usize]
+            ^ TABLES[4][((v >> 24) & 0xff) as usize]
+            ^ TABLES[3][((v >> 32) & 0xff) as usize]
+            ^ TABLES[2][((v >> 40) & 0xff) as usize]
+            ^ TABLES[1][((v >> 48) & 0xff) as usize]
+            ^ TABLES[0][(v >> 56) as usize];
+    }
+    crc64_bytewise(crc, chunks.remainder())
 }
 
 #[cfg(test)]
@@ -83,6 +116,19 @@ mod tests {
     #[test]
     fn crc64_check_value() {
         assert_eq!(crc64(b"123456789"), 0xe9c6_d914_c4b8_d9ca);
+    }
+
+    proptest::proptest! {
+        /// Eight bytes at a time gives the byte-at-a-time CRC, at every
+        /// length and alignment.
+        #[test]
+        fn sliced_crc64_is_the_bytewise_one(
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            skip in 0usize..8,
+        ) {
+            let d = &data[skip.min(data.len())..];
+            proptest::prop_assert_eq!(crc64(d), crc64_bytewise(0, d));
+        }
     }
 
     #[test]

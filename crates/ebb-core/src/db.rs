@@ -166,6 +166,15 @@ impl Db {
         self.map.is_empty()
     }
 
+    /// Starts loading the first index position a lookup of `key` reads
+    /// (only a hint, and only when the table is large enough to miss the
+    /// cache).
+    pub fn prefetch_probe(&self, key: &[u8]) {
+        if self.map.worth_prefetching() {
+            self.map.prefetch_probe(crate::value::table::hash_of(key));
+        }
+    }
+
     /// Starts loading what lookups of `keys` and of `members` ((key,
     /// member) pairs) will read, in steps over the whole batch so that
     /// their cache misses overlap: every key's index position, then every

@@ -53,9 +53,14 @@ pub trait Target {
     /// library, SELECT before each database's keys, each key's value
     /// commands and then its PEXPIREAT.
     fn command(&mut self, argv: &[&[u8]]);
-    /// Whether `key` of database `db` was read before (asked before its
-    /// value is read): a key met twice stops the load, as in Redis.
+    /// Whether `key` of database `db` was read before (asked before the
+    /// first command of its value, or after a value that made none): a
+    /// key met twice stops the load, as in Redis.
     fn holds(&mut self, db: u64, key: &[u8]) -> bool;
+    /// `key` of database `db` was just named; its value is read next, then
+    /// [`Self::holds`] looks it up: a chance to start loading what that
+    /// lookup reads.
+    fn prefetch(&mut self, _db: u64, _key: &[u8]) {}
     /// `key` of database `db` was read (it was not empty).
     fn read(&mut self, _db: u64, _key: &[u8]) {}
     /// The bytes read so far, after each key (INFO's loading figures).
@@ -193,9 +198,17 @@ pub fn load_file(data: &[u8], databases: usize, target: &mut dyn Target) -> Resu
                 t => {
                     let key = r.bytes()?;
                     // Redis refuses a key met twice in a database (an
-                    // empty one aside, skipped before it looks).
-                    let twice = target.holds(db, &key);
-                    let emit = &mut |a: &[&[u8]]| target.command(a);
+                    // empty one aside, skipped before it looks). The look
+                    // comes just before the value's first command, so
+                    // the lookup's memory loads while the value is read.
+                    target.prefetch(db, &key);
+                    let mut twice = None;
+                    let emit = &mut |a: &[&[u8]]| {
+                        if twice.is_none() {
+                            twice = Some(target.holds(db, &key));
+                        }
+                        target.command(a)
+                    };
                     match super::value::value_commands(&mut r, t, &key, emit) {
                         Err(Unreadable::Empty) => {
                             expire_at = None;
@@ -206,6 +219,10 @@ pub fn load_file(data: &[u8], databases: usize, target: &mut dyn Target) -> Resu
                             return Ok(());
                         }
                         other => other?,
+                    };
+                    let twice = match twice {
+                        Some(t) => t,
+                        None => target.holds(db, &key),
                     };
                     if twice {
                         return Err(Unreadable::Damaged("duplicated key in the RDB file"));

@@ -224,6 +224,12 @@ impl ebb_core::rdb::Target for RdbLoad<'_> {
         held
     }
 
+    fn prefetch(&mut self, db: u64, key: &[u8]) {
+        if let Some(d) = self.store.dbs.get(db as usize) {
+            d.prefetch_probe(key);
+        }
+    }
+
     fn progress(&mut self, at: usize) {
         crate::loading::advance((at - self.reported) as u64);
         self.reported = at;

@@ -354,12 +354,8 @@ fn push_all(ctx: &mut Ctx, key: &[u8], end: End, items: &[&[u8]]) -> CmdResult<u
         items.iter().for_each(|v| list.push_slice(end, v));
         return Ok(list.len());
     }
-    // A new list that packs is built in one go.
-    let list = ListValue::packed_from(items, end).unwrap_or_else(|| {
-        let mut list = ListValue::new();
-        items.iter().for_each(|v| list.push_slice(end, v));
-        list
-    });
+    // A new list is built in one go.
+    let list = ListValue::from_pushes(items, end);
     let len = list.len();
     ctx.set_value(key, Value::from(list));
     Ok(len)

@@ -190,6 +190,34 @@ impl ListValue {
         })
     }
 
+    /// The list pushing `items` one after another at `end` of an empty
+    /// list makes: packed in one buffer when it packs, otherwise the nodes
+    /// the pushes make, without filling (and then converting) a packed
+    /// buffer first. One by one, the elements up to the first that does
+    /// not fit go into the packed form, which turns into nodes element by
+    /// element (tail pushes in list order) before that one is pushed.
+    pub fn from_pushes(items: &[&[u8]], end: End) -> ListValue {
+        if let Some(l) = ListValue::packed_from(items, end) {
+            return l;
+        }
+        let k = items
+            .iter()
+            .enumerate()
+            .position(|(i, v)| !LPack::fits(i + 1, v.len()))
+            .unwrap_or(items.len());
+        let q = match end {
+            End::Right => Quick::from_items(items.iter().copied()),
+            End::Left => {
+                let mut q = Quick::from_items(items[..k].iter().rev().copied());
+                items[k..].iter().for_each(|v| q.push_front(v));
+                q
+            }
+        };
+        ListValue {
+            repr: Repr::Quick(Box::new(q)),
+        }
+    }
+
     /// Number of elements.
     pub fn len(&self) -> usize {
         match &self.repr {
@@ -711,6 +739,30 @@ mod tests {
                 }
                 None => prop_assert!(items.is_empty() || !one.is_packed()),
             }
+        }
+
+        /// Any new list built in one go, packed or in nodes, is the list
+        /// the pushes one by one make, node for node.
+        #[test]
+        fn from_pushes_as_pushed_one_by_one(
+            lens in proptest::collection::vec(0usize..90, 0..700),
+            short in any::<bool>(),
+            left in any::<bool>(),
+        ) {
+            let owned: Vec<Vec<u8>> = lens
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| vec![b'a' + (i % 26) as u8; if short { n % 20 } else { n }])
+                .collect();
+            let items: Vec<&[u8]> = owned.iter().map(|v| &v[..]).collect();
+            let end = if left { End::Left } else { End::Right };
+            let mut one = ListValue::new();
+            for v in &items {
+                one.push_slice(end, v);
+            }
+            let all = ListValue::from_pushes(&items, end);
+            prop_assert_eq!(all.is_packed(), one.is_packed());
+            prop_assert_eq!(format!("{all:?}"), format!("{one:?}"));
         }
 
         #[test]

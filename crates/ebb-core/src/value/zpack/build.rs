@@ -80,11 +80,11 @@ impl ZPack {
     /// a time makes. Returns it and how many members it has; None when
     /// they would not all pack.
     ///
-    /// One at a time, the header changes only when the set is empty: its
-    /// first member sets the integer flag and, with an integer score, the
-    /// score base. A repeat of the only member so far empties the set for
-    /// a moment (a new score is a removal and an insertion), so it does
-    /// the same; other repeats leave the header alone.
+    /// One at a time, the score base changes only when the set is empty:
+    /// its first member sets it, when its score is an integer. A repeat of
+    /// the only member so far empties the set for a moment (a new score is
+    /// a removal and an insertion), so it does the same; other repeats
+    /// leave it alone. The integer flag is whether every member is one.
     pub(crate) fn zset_from_pairs(pairs: &[(f64, &[u8])]) -> Option<(Self, usize)> {
         let mut firsts: Vec<(f64, &[u8])> = Vec::with_capacity(pairs.len().min(MAX_LEN));
         let mut base = 0i64;
@@ -109,11 +109,8 @@ impl ZPack {
                     firsts.len() == 1
                 }
             };
-            if refill {
-                ints = parse_i64(m).is_some();
-                if score.fract() == 0.0 && score.abs() <= INT_LIMIT {
-                    base = score as i64;
-                }
+            if refill && score.fract() == 0.0 && score.abs() <= INT_LIMIT {
+                base = score as i64;
             }
         }
         if firsts.is_empty() {

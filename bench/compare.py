@@ -14,6 +14,10 @@ Workloads:
           lists and 1,000,000 string keys (each case on a freshly started
           server)
   expiry  1,000,000 members of one sorted set sharing one deadline
+  cores   the standard commands again, each server pinned to one core and
+          then given two (taskset), ebb with one connection thread and then
+          two (`io-threads 2`): how each server's throughput grows with a
+          core
   module  the recipes and the two sorted-set memory cases again, with ebb
           as a module loaded into the same redis-server (`ebb.zaddex`, …)
           against Redis's EVALSHA scripts and recipe sorted sets
@@ -62,8 +66,9 @@ class Server:
     # threaded I/O busy-polls, which only slows it down on a small machine).
     io_threads = 1
 
-    def __init__(self, kind, binary, cores, module=None):
+    def __init__(self, kind, binary, cores, module=None, io_threads=None):
         self.kind = kind
+        io_threads = Server.io_threads if io_threads is None else io_threads
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix=f"bench-{kind}-")
         # ebb as a module: redis-server with the module loaded, its
@@ -72,8 +77,8 @@ class Server:
         cmd = [binary, "--port", str(self.port), "--save", "", "--appendonly", "no", "--dir", self.dir]
         if module:
             cmd += ["--loadmodule", os.path.abspath(module)]
-        elif kind == "ebb" and Server.io_threads != 1:
-            cmd += ["--io-threads", str(Server.io_threads)]
+        elif kind == "ebb" and io_threads != 1:
+            cmd += ["--io-threads", str(io_threads)]
         if cores:
             cmd = ["taskset", "-c", cores] + cmd
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -162,27 +167,35 @@ def paired_table(title, med, ratios):
     sys.stdout.flush()
 
 
-def std_workload(servers, n, rounds):
+def std_setup(servers):
     for s in servers:
         s.c.flushall()
         s.c.zadd("zr100", {f"m{i}": i for i in range(100)})
 
-    def case(test, pipeline):
+
+def std_cases(n, pipeline):
+    """redis-benchmark's standard tests at one pipeline depth, each as
+    fn(server) -> requests per second."""
+    def case(test):
         def fn(s):
             r = bench(s.port, ["-c", "50", "-n", str(scaled(n, pipeline)), "-P", str(pipeline), "-t", test])
             return next(iter(r.values()), 0.0)
         return fn
 
-    def zrange(pipeline):
-        def fn(s):
-            r = bench(s.port, ["-c", "50", "-n", str(scaled(n, pipeline) // 2), "-P", str(pipeline), "ZRANGE", "zr100", "0", "99"])
-            return next(iter(r.values()), 0.0)
-        return fn
+    def zrange(s):
+        r = bench(s.port, ["-c", "50", "-n", str(scaled(n, pipeline) // 2), "-P", str(pipeline), "ZRANGE", "zr100", "0", "99"])
+        return next(iter(r.values()), 0.0)
 
     names = {"mset": "MSET (10 keys)"}
+    cases = {names.get(t, t.upper()): case(t) for t in STD_TESTS}
+    cases["ZRANGE zr100 0 99"] = zrange
+    return cases
+
+
+def std_workload(servers, n, rounds):
+    std_setup(servers)
     for p in (1, 16):
-        cases = {names.get(t, t.upper()): case(t, p) for t in STD_TESTS}
-        cases["ZRANGE zr100 0 99"] = zrange(p)
+        cases = std_cases(n, p)
         med, ratios = paired(servers, rounds, cases)
         paired_table(f"redis-benchmark, 50 clients, -P {p}, -n {scaled(n, p)}", med, ratios)
 
@@ -198,6 +211,38 @@ def std_workload(servers, n, rounds):
 
     med, ratios = paired(servers, rounds, {t.upper(): one_client(t) for t in ("get", "set")})
     paired_table(f"redis-benchmark, 1 client, -P 1, -n {lone}", med, ratios)
+
+
+def cores_workload(binaries, n, rounds):
+    """The standard commands with each server pinned to one core, then to
+    two: Redis as it runs (one thread executes and does the I/O), ebb with
+    one connection thread on one core and two (`io-threads 2`) on two.
+    redis-benchmark is not pinned: with the servers on cpu 1 it has cpu 0 to
+    itself; with the servers on both cpus it shares them, so on a 2-core
+    machine this shows what a second core adds while the client competes
+    for it."""
+    configs = [("1 core", "1", 1), ("2 cores", "0-1", 2)]
+    got = {}
+    for label, cpus, io in configs:
+        servers = [Server("redis", binaries["redis"], cpus),
+                   Server("ebb", binaries["ebb"], cpus, io_threads=io)]
+        try:
+            std_setup(servers)
+            for p in (1, 16):
+                got[(label, p)], _ = paired(servers, rounds, std_cases(n, p))
+        finally:
+            for s in servers:
+                s.stop()
+    for p in (1, 16):
+        one, two = got[("1 core", p)], got[("2 cores", p)]
+        print(f"\n## cores: servers on 1 core (taskset -c 1) and on 2 (taskset -c 0-1), 50 clients, -P {p}\n")
+        print("| workload | redis 1 core | redis 2 cores | redis 2/1 | ebb 1 core, 1 thread | ebb 2 cores, io-threads 2 | ebb 2/1 |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for name in one["redis"]:
+            r1, r2 = one["redis"][name], two["redis"][name]
+            e1, e2 = one["ebb"][name], two["ebb"][name]
+            print(f"| {name} | {r1:,.0f} | {r2:,.0f} | {r2 / r1:.2f}x | {e1:,.0f} | {e2:,.0f} | {e2 / e1:.2f}x |")
+        sys.stdout.flush()
 
 
 # --- recipes: Redis's best way (EVAL) against ebb's native command ---------
@@ -472,7 +517,7 @@ def main():
     ap.add_argument("--redis", default=shutil.which("redis-server") or "redis-server")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--cores", default="", help="taskset CPU list for the servers, e.g. 0 or 0-1")
-    ap.add_argument("--only", default="std,recipes,memory,expiry,module")
+    ap.add_argument("--only", default="std,recipes,memory,expiry,module,cores")
     ap.add_argument("--rounds", type=int, default=3, help="paired rounds per workload (not with --quick)")
     ap.add_argument("--memory-cases", default="", help="comma-separated words: only memory cases whose name has one")
     ap.add_argument("--io-threads", type=int, default=1, help="ebb's io-threads (threads serving connections)")
@@ -503,6 +548,9 @@ def main():
     finally:
         for s in servers:
             s.stop()
+    if "cores" in only:
+        # Half the standard runs' requests: four server setups instead of two.
+        cores_workload({"redis": a.redis, "ebb": a.ebb}, n // 2, rounds)
 
 
 if __name__ == "__main__":

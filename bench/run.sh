@@ -4,7 +4,7 @@
 # runs each workload on both servers back to back (paired runs, the order
 # flipping each round), prints medians and ebb/redis ratios, and stops both
 # servers.
-# Usage: bench/run.sh [--quick] [--cores 0|0-1] [--only std,recipes,memory,expiry,module] [--rounds N] [--io-threads N]
+# Usage: bench/run.sh [--quick] [--cores 0|0-1] [--only std,recipes,memory,expiry,module,cores] [--rounds N] [--io-threads N]
 #        [--memory-cases lists,strings]  (only the memory cases whose name has one of the words)
 set -euo pipefail
 cd "$(dirname "$0")/.."

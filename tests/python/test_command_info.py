@@ -11,8 +11,7 @@ import pytest
 from conftest import EbbServer, RedisServer, raw_cmd
 
 # Subcommands only one side has: Redis 7.0's Lua debugger, and CLIENT
-# SETINFO (Redis 7.2, which clients send on connect). Key-specification
-# notes, which ebb leaves out, are not compared either.
+# SETINFO (Redis 7.2, which clients send on connect).
 NOT_IN_EBB = {"script|debug", "client|setinfo"}
 
 
@@ -35,8 +34,8 @@ def norm_search(x):
 
 def norm_spec(spec):
     d = as_pairs(spec)
-    d.pop("notes", None)
-    return {k: (norm_search(v) if k != "flags" else [text(f) for f in v]) for k, v in d.items()}
+    keep = {"flags": lambda v: [text(f) for f in v], "notes": text}
+    return {k: keep.get(k, norm_search)(v) for k, v in d.items()}
 
 
 def norm_info(entry):

@@ -431,3 +431,40 @@ def test_unauthenticated_clients_send_only_short_requests(tmp_path):
         c.close()
     finally:
         s.stop()
+
+
+def test_limit_changes_reach_open_connections(tmp_path):
+    """CONFIG SET of proto-max-bulk-len and client-query-buffer-limit
+    applies to connections opened before it, as in Redis."""
+    srv = EbbServer("--dir", str(tmp_path))
+    try:
+        old = socket.create_connection(("127.0.0.1", srv.port))
+        old.settimeout(2)
+        old.sendall(b"PING\r\n")
+        assert old.recv(64) == b"+PONG\r\n"
+        admin = srv.client()
+        admin.config_set("proto-max-bulk-len", "1mb")
+        old.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2097153\r\n")
+        assert old.recv(256) == b"-ERR Protocol error: invalid bulk length\r\n"
+        old.close()
+
+        old = socket.create_connection(("127.0.0.1", srv.port))
+        old.settimeout(2)
+        old.sendall(b"PING\r\n")
+        assert old.recv(64) == b"+PONG\r\n"
+        admin.config_set("client-query-buffer-limit", "1mb")
+        # A request that never completes, past the new limit: closed.
+        got = b""
+        try:
+            old.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3000000\r\n" + b"x" * 1_500_000)
+            while True:
+                chunk = old.recv(4096)
+                if not chunk:
+                    break
+                got += chunk
+        except (ConnectionResetError, socket.timeout):
+            pass
+        assert got == b""
+        assert admin.ping()
+    finally:
+        srv.stop()

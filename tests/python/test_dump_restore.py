@@ -76,6 +76,12 @@ def test_restore_options_and_errors(r):
     assert r.exists("s") == 0
     r.execute_command("RESTORE", "w", 0, d, "IDLETIME", 1000)
     assert r.object("idletime", "w") >= 1000
+    # A relative TTL past the largest time wraps, in Redis, to a time long
+    # gone: the key is not created.
+    assert r.execute_command("RESTORE", "x", 9223372036854775807, d) in (True, b"OK", "OK")
+    assert r.exists("x") == 0
+    r.execute_command("RESTORE", "x", 9223372036854775807 - int(time.time() * 1000) - 10**9, d)
+    assert r.pttl("x") > 10**12
 
 
 def test_restore_notifies_restore(srv, r):

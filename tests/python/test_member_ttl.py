@@ -118,6 +118,13 @@ def test_key_ttl_persist_like_redis_70(r):
         r.execute_command("TTL", "a", "b", "c")
     with pytest.raises(redis.ResponseError, match="wrong number of arguments for 'persist' command"):
         r.execute_command("PERSIST", "a", "b", "c")
+    # Refused when queued, as Redis refuses a wrong arity: EXEC then aborts.
+    for cmd in (["TTL", "a", "b", "c"], ["PTTL", "a", "b", "c"], ["PERSIST", "a", "b", "c"]):
+        assert raw_cmd(r, "MULTI") == "OK"
+        with pytest.raises(redis.ResponseError, match="wrong number of arguments"):
+            raw_cmd(r, *cmd)
+        with pytest.raises(redis.ResponseError, match="Transaction discarded because of previous errors"):
+            raw_cmd(r, "EXEC")
 
 
 def test_persist_event(r):

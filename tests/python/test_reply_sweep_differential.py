@@ -1454,6 +1454,10 @@ SEQUENCES = {
         ("",),
         (" ",),
         ("FOO",) + ("abcdefghij",) * 20,
+        # Names and arguments are printed as C strings: up to a NUL.
+        ("FOO\x00BAR", "a\x00b", "c"),
+        ("OBJECT", "k\x00z", "str"),
+        ("CONFIG", "no\x00such"),
     ],
     "inline-commands": [
         b"PING\r\n",

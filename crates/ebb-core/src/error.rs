@@ -143,6 +143,9 @@ pub fn subcommand_syntax(sub: &[u8], cmd: &str) -> Error {
     Error::Msg(text.replace(['\r', '\n'], " ").into())
 }
 
+/// At most `max` bytes of `b` as Redis prints it (a C string, so up to a
+/// NUL), as text.
 fn lossy(b: &[u8], max: usize) -> String {
-    String::from_utf8_lossy(&b[..b.len().min(max)]).into_owned()
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len()).min(max);
+    String::from_utf8_lossy(&b[..end]).into_owned()
 }

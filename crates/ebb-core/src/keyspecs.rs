@@ -146,6 +146,30 @@ fn specs_of(name: &str) -> &'static [KeySpec] {
 }
 
 /// The tips of a command (lower-case name), space-separated.
+/// The note Redis 7.0 gives key specification `index` of command `name`,
+/// if any (COMMAND INFO reports it first).
+pub fn notes(name: &str, index: usize) -> Option<&'static str> {
+    const WORST_RW: &str =
+        "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE";
+    const WORST_RO: &str =
+        "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS";
+    const BY_GET: &str = "For the optional BY/GET keyword. It is marked 'unknown' because the \
+                          key names derive from the content of the key we sort";
+    Some(match (name, index) {
+        ("set", 0) => "RW and ACCESS due to the optional `GET` argument",
+        ("getex", 0) => "RW and UPDATE because it changes the TTL",
+        ("bitfield", 0) => "This command allows both access and modification of the key",
+        ("eval" | "fcall", 0) => WORST_RW,
+        ("eval_ro" | "fcall_ro", 0) => WORST_RO,
+        ("sort" | "sort_ro", 1) => BY_GET,
+        ("sort", 2) => {
+            "For the optional STORE keyword. It is marked 'unknown' because the keyword can \
+             appear anywhere in the argument array"
+        }
+        _ => return None,
+    })
+}
+
 pub fn tips(name: &str) -> &'static str {
     COMMANDS.iter().find(|c| c.0 == name).map_or("", |c| c.1)
 }

@@ -50,6 +50,11 @@ pub struct CommandSpec {
     pub exec: Exec,
     /// Key finder for movable-key commands.
     pub keys: Option<KeyFinder>,
+    /// The most arguments (name included) of a command with a minimum
+    /// arity, 0 for none: Redis's fixed-arity commands that take one more
+    /// optional argument here (`TTL key [member]`) still fail the arity
+    /// check, even when queued in MULTI, with more.
+    pub max_argc: usize,
 }
 
 impl CommandSpec {
@@ -75,6 +80,7 @@ impl CommandSpec {
             summary,
             exec: Exec::Core(handler),
             keys: None,
+            max_argc: 0,
         }
     }
 
@@ -99,12 +105,19 @@ impl CommandSpec {
             summary,
             exec: Exec::Server,
             keys: None,
+            max_argc: 0,
         }
     }
 
     /// The same spec with a key finder for movable keys.
     pub const fn with_keys(mut self, f: KeyFinder) -> CommandSpec {
         self.keys = Some(f);
+        self
+    }
+
+    /// The same spec taking at most `n` arguments (name included).
+    pub const fn with_max_argc(mut self, n: usize) -> CommandSpec {
+        self.max_argc = n;
         self
     }
 
@@ -132,7 +145,7 @@ impl CommandSpec {
         if a >= 0 {
             argc == a as usize
         } else {
-            argc >= (-a) as usize
+            argc >= (-a) as usize && (self.max_argc == 0 || argc <= self.max_argc)
         }
     }
 

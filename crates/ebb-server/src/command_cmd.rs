@@ -81,8 +81,9 @@ fn word_set(words: &'static str, bulk: bool) -> Reply {
     Reply::Set(words.split_ascii_whitespace().map(word).collect())
 }
 
-/// A key specification as COMMAND INFO shows it.
-fn key_spec_reply(spec: &keyspecs::KeySpec) -> Reply {
+/// A key specification as COMMAND INFO shows it, its note first when Redis
+/// gives one.
+fn key_spec_reply(spec: &keyspecs::KeySpec, note: Option<&str>) -> Reply {
     let typed_with = |kind: &str, fields: Vec<(&str, Reply)>| {
         Reply::Map(vec![
             (Reply::text("type"), Reply::text(kind)),
@@ -128,18 +129,28 @@ fn key_spec_reply(spec: &keyspecs::KeySpec) -> Reply {
         ),
         keyspecs::Find::Unknown => typed("unknown", vec![]),
     };
-    Reply::Map(vec![
-        (
-            Reply::text("flags"),
-            Reply::Set(spec.flags.iter().map(|f| Reply::simple(f)).collect()),
-        ),
-        (Reply::text("begin_search"), begin),
-        (Reply::text("find_keys"), find),
-    ])
+    let mut fields = Vec::with_capacity(4);
+    if let Some(n) = note {
+        fields.push((Reply::text("notes"), Reply::text(n)));
+    }
+    fields.push((
+        Reply::text("flags"),
+        Reply::Set(spec.flags.iter().map(|f| Reply::simple(f)).collect()),
+    ));
+    fields.push((Reply::text("begin_search"), begin));
+    fields.push((Reply::text("find_keys"), find));
+    Reply::Map(fields)
 }
 
-fn key_specs_reply(specs: &[keyspecs::KeySpec]) -> Reply {
-    Reply::Set(specs.iter().map(key_spec_reply).collect())
+/// The key specifications of command `name`.
+fn key_specs_reply(name: &str, specs: &[keyspecs::KeySpec]) -> Reply {
+    Reply::Set(
+        specs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| key_spec_reply(s, keyspecs::notes(name, i)))
+            .collect(),
+    )
 }
 
 /// One COMMAND INFO entry: name, arity, flags, key positions, ACL
@@ -164,7 +175,7 @@ fn info_entry(
         Reply::Int(keys.2 as i64),
         Reply::Set(categories),
         word_set(tips, true),
-        key_specs_reply(specs),
+        key_specs_reply(name, specs),
         subs,
     ])
 }

@@ -727,6 +727,7 @@ pub fn apply_core_config(cfg: &Config, store: &mut Store) {
     crate::latency::configure(cfg);
     crate::cmdstats::configure(cfg);
     crate::outbuf::configure(cfg);
+    crate::conn::limits::configure(cfg);
     crate::client_evict::configure(cfg);
     crate::tracking::configure(cfg);
     let c = &mut store.cfg;

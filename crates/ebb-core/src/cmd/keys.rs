@@ -203,8 +203,15 @@ fn copy(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     if !ctx.read_hit(src) {
         return Ok(Reply::Int(0));
     }
-    let Some(entry) = ctx.store.dbs[src_db].peek(src).cloned() else {
+    let Some(mut entry) = ctx.store.dbs[src_db].peek(src).cloned() else {
         return Ok(Reply::Int(0));
+    };
+    // The copy is a new object, as in Redis: accessed now, and under an
+    // `-lfu` policy with a new key's counter, not the source's.
+    entry.last_access = if ctx.store.cfg.lfu.on {
+        crate::lfu::Lfu::pack(ctx.now, crate::lfu::LFU_INIT)
+    } else {
+        ctx.now
     };
     if ctx.expire_key_in(dst_db, dst) && !replace {
         return Ok(Reply::Int(0));

@@ -227,8 +227,13 @@ pub fn encoding_name(v: &Value, cfg: &CoreConfig) -> &'static str {
 /// Redis judges when the value is stored).
 fn refcount(v: &Value, no_shared_integers: bool) -> i64 {
     match v {
+        // Only a string Redis holds as an integer is one of its shared
+        // integers: not one changed in place or stored as text.
         Value::Str(s)
-            if !no_shared_integers && s.len() <= 20 && matches!(parse_i64(s), Some(0..=9999)) =>
+            if !no_shared_integers
+                && s.written() == Written::Whole
+                && s.len() <= 20
+                && matches!(parse_i64(s), Some(0..=9999)) =>
         {
             i32::MAX as i64
         }
@@ -444,6 +449,26 @@ mod tests {
         assert_eq!(h.run(&["object", "encoding", "k"]), bulk("embstr"));
         h.run(&["SET", "k", &"x".repeat(45)]);
         assert_eq!(h.run(&["OBJECT", "ENCODING", "k"]), bulk("raw"));
+        // A small integer written as text or changed in place is not one
+        // of Redis's shared integers.
+        for write in [
+            &["INCRBYFLOAT", "k", "5.0e3"][..],
+            &["SETRANGE", "k", "0", "5"],
+            &["APPEND", "k", ""],
+        ] {
+            h.run(&["SET", "k", "1"]);
+            h.run(write);
+            assert_eq!(
+                h.run(&["OBJECT", "REFCOUNT", "k"]),
+                Reply::Int(1),
+                "{write:?}"
+            );
+        }
+        h.run(&["INCR", "k"]);
+        assert_eq!(
+            h.run(&["OBJECT", "REFCOUNT", "k"]),
+            Reply::Int(i32::MAX as i64)
+        );
     }
 
     /// A string changed in place stays `raw` until written whole again,

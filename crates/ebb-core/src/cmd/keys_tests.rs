@@ -766,3 +766,27 @@ fn ttl_type_and_exists_do_not_count_as_access() {
     h.run(&["TOUCH", "foo"]);
     assert_eq!(h.run(&["OBJECT", "IDLETIME", "foo"]), Reply::Int(0));
 }
+
+#[test]
+fn copy_is_a_new_object_for_lru_and_lfu() {
+    let mut h = Harness::new();
+    h.run(&["SET", "k", "v"]);
+    h.advance(10_000);
+    assert_eq!(h.run(&["COPY", "k", "c"]), Reply::Int(1));
+    assert_eq!(h.run(&["OBJECT", "IDLETIME", "c"]), Reply::Int(0));
+    h.store.cfg.lfu = crate::lfu::Lfu {
+        on: true,
+        log_factor: 0,
+        decay_minutes: 1,
+    };
+    // With a log factor of 0 every access raises the counter.
+    for _ in 0..20 {
+        h.run(&["GET", "k"]);
+    }
+    let Reply::Int(src) = h.run(&["OBJECT", "FREQ", "k"]) else {
+        panic!("no counter")
+    };
+    assert!(src > 5, "{src}");
+    assert_eq!(h.run(&["COPY", "k", "d"]), Reply::Int(1));
+    assert_eq!(h.run(&["OBJECT", "FREQ", "d"]), Reply::Int(5));
+}

@@ -26,9 +26,9 @@ use crate::value::{HashValue, MemberKind, SetValue, ZSetValue};
 /// The commands of this file.
 #[rustfmt::skip]
 pub const COMMANDS: &[CommandSpec] = &[
-    CommandSpec::core("ttl", -2, "readonly fast", (1, 1, 1), "generic", "Returns the expiration time in seconds of a key, or of one member of a set, sorted set or hash.", ttl),
-    CommandSpec::core("pttl", -2, "readonly fast", (1, 1, 1), "generic", "Returns the expiration time in milliseconds of a key, or of one member of a set, sorted set or hash.", pttl),
-    CommandSpec::core("persist", -2, "write fast", (1, 1, 1), "generic", "Removes the expiration time of a key, or of one member of a set, sorted set or hash.", persist),
+    CommandSpec::core("ttl", -2, "readonly fast", (1, 1, 1), "generic", "Returns the expiration time in seconds of a key, or of one member of a set, sorted set or hash.", ttl).with_max_argc(3),
+    CommandSpec::core("pttl", -2, "readonly fast", (1, 1, 1), "generic", "Returns the expiration time in milliseconds of a key, or of one member of a set, sorted set or hash.", pttl).with_max_argc(3),
+    CommandSpec::core("persist", -2, "write fast", (1, 1, 1), "generic", "Removes the expiration time of a key, or of one member of a set, sorted set or hash.", persist).with_max_argc(3),
     CommandSpec::core("expiremember", -4, "write fast", (1, 1, 1), "generic", "Sets a relative expiration time on one member of a set, sorted set or hash.", expiremember),
     CommandSpec::core("expirememberat", 4, "write fast", (1, 1, 1), "generic", "Sets an absolute expiration time (Unix seconds) on one member of a set, sorted set or hash.", expirememberat),
     CommandSpec::core("pexpirememberat", 4, "write fast", (1, 1, 1), "generic", "Sets an absolute expiration time (Unix milliseconds) on one member of a set, sorted set or hash.", pexpirememberat),

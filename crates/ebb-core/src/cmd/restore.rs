@@ -308,7 +308,9 @@ pub(crate) fn restore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let at = match ttl {
         0 => None,
         t if absttl => Some(t as u64),
-        t => Some(now.saturating_add(t as u64)),
+        // Past the largest time, Redis's sum wraps to a time long gone:
+        // the key counts as expired.
+        t => Some((now as i64).checked_add(t).map_or(0, |at| at as u64)),
     };
     // A key whose TTL has passed (unless a log is loading), or whose
     // members have all expired, is not created.

@@ -172,6 +172,13 @@ struct Item {
 fn sort_generic(ctx: &mut Ctx, argv: &[&[u8]], readonly: bool) -> CmdResult<Reply> {
     let mut c = parse(argv, readonly, ctx.reads_every_key)?;
     let mut is_set = false;
+    // Redis converts a packed sorted set to its skiplist form for any SORT
+    // that gets this far, whatever then happens.
+    if matches!(ctx.value(argv[1]), Some(Value::ZSet(z)) if z.is_packed()) {
+        if let Some(Value::ZSet(z)) = ctx.entry_mut(argv[1]).map(|e| &mut e.value) {
+            z.unpack();
+        }
+    }
     let mut elems: Vec<Bytes> = match ctx.value(argv[1]) {
         None => Vec::new(),
         Some(Value::List(l)) => {

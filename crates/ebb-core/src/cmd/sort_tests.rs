@@ -369,3 +369,24 @@ fn weights_parse_like_strtod() {
     assert_eq!(parse_weight(b"0x1p-1080"), None);
     assert_eq!(parse_weight(b"0x1p2000"), None);
 }
+
+#[test]
+fn sort_converts_a_packed_sorted_set_as_redis_does() {
+    let mut h = Harness::new();
+    h.run(&["ZADD", "z", "1", "a", "2", "b"]);
+    assert_eq!(h.run(&["OBJECT", "ENCODING", "z"]), bulk("listpack"));
+    // Even when the SORT itself fails (scores that are not numbers).
+    assert_eq!(
+        h.run(&["SORT_RO", "z"]),
+        err("ERR One or more scores can't be converted into double")
+    );
+    assert_eq!(h.run(&["OBJECT", "ENCODING", "z"]), bulk("skiplist"));
+    assert_eq!(h.run(&["SORT", "z", "ALPHA"]), bulks(&["a", "b"]));
+    // For good: a later write does not pack it again.
+    h.run(&["ZADD", "z", "3", "c"]);
+    assert_eq!(h.run(&["OBJECT", "ENCODING", "z"]), bulk("skiplist"));
+    // A syntax error stops before the conversion.
+    h.run(&["ZADD", "y", "1", "a"]);
+    assert_eq!(h.run(&["SORT", "y", "FOO"]), err("ERR syntax error"));
+    assert_eq!(h.run(&["OBJECT", "ENCODING", "y"]), bulk("listpack"));
+}

@@ -294,7 +294,6 @@ impl ZSetValue {
         self.len() <= max_entries && self.iter().all(|(m, _)| m.len() <= max_value)
     }
 
-    /// The large form, converting a packed set to it first.
     /// The earliest member deadline the keyspace's member index recorded.
     pub(crate) fn indexed_due(&self) -> u64 {
         match &self.repr {
@@ -348,6 +347,13 @@ impl ZSetValue {
         }
     }
 
+    /// Converts a packed set to the large form (for good: as Redis's
+    /// conversion to a skiplist, it is never packed again).
+    pub fn unpack(&mut self) {
+        self.large();
+    }
+
+    /// The large form, converting a packed set to it first.
     fn large(&mut self) -> &mut Large {
         if let Repr::Packed(p) = &self.repr {
             self.repr = Repr::Large(Box::new(Large::from_packed(p)));

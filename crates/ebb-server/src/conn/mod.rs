@@ -15,6 +15,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use crate::resp::{self, Limits, Request};
 
 mod dispatch;
+pub mod limits;
 pub use dispatch::protected_allowed;
 mod memory;
 mod prefetch;

@@ -141,18 +141,6 @@ impl Session {
         // would bounce its counter between cores.
         let shared = self.shared.clone();
         let entry = self.entry.clone();
-        let (limits, qlimit, idle_timeout) = {
-            let c = self.shared.config.read();
-            let lim = Limits {
-                max_bulk_len: c.get_i64("proto-max-bulk-len").max(1) as u64,
-                ..Limits::default()
-            };
-            (
-                lim,
-                c.get_i64("client-query-buffer-limit").max(1024) as usize,
-                c.get_i64("timeout").max(0) as u64,
-            )
-        };
         // One wait for CLIENT KILL for the whole connection: registered
         // once, not on every read and write.
         let kill = entry.kill.notified();
@@ -169,6 +157,10 @@ impl Session {
         let mut soft_deadline: Option<tokio::time::Instant> = None;
         loop {
             // Run whatever complete requests are buffered.
+            let limits = Limits {
+                max_bulk_len: super::limits::max_bulk_len(),
+                ..Limits::default()
+            };
             let flow = self.process(&shared, &mut req, &mut rbuf, &mut out, &limits);
             self.publish_stats();
             // A connection that must still authenticate gets at most 1 KB
@@ -268,7 +260,7 @@ impl Session {
                 // the next read has a whole buffer.
                 rbuf.reserve(BUF);
             }
-            if rbuf.len() > qlimit {
+            if rbuf.len() > super::limits::query_buffer_limit() {
                 tracing::warn!(
                     client = self.id,
                     "closing client that exceeded client-query-buffer-limit"
@@ -287,6 +279,7 @@ impl Session {
                 }
                 _ => soft_deadline = None,
             }
+            let idle_timeout = super::limits::idle_timeout_secs();
             let idle = async {
                 if idle_timeout > 0 && !self.subscribed() {
                     tokio::time::sleep(Duration::from_secs(idle_timeout)).await

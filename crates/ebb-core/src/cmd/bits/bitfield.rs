@@ -160,6 +160,16 @@ fn write_op(buf: &mut [u8], op: &Op) -> (Reply, bool, bool) {
         OpKind::IncrBy(by) => (old + by as i128, true),
         // Unsigned fields take the argument's 64-bit pattern, as Redis does.
         OpKind::Set(v) if !op.signed => (v as u64 as i128, false),
+        // Redis 7.0 checks a signed SET's range by subtracting the value
+        // from the field's maximum in 64 bits: for a value that far below
+        // the minimum the difference wraps, and SAT stores the maximum.
+        OpKind::Set(v)
+            if op.bits < 64
+                && matches!(op.overflow, Overflow::Sat)
+                && (v as i128) < (1i128 << (op.bits - 1)) - 1 - i64::MAX as i128 =>
+        {
+            (i64::MAX as i128, false)
+        }
         OpKind::Set(v) => (v as i128, false),
         OpKind::Get => return (Reply::Int(old as i64), false, false),
     };

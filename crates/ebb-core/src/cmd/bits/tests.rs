@@ -432,6 +432,21 @@ fn bitfield_writes_and_overflow() {
     }
 }
 
+/// Redis 7.0 checks a signed SET's range with a 64-bit subtraction that
+/// wraps for values far below the minimum: SAT then stores the maximum.
+/// -2^63 + 128 still saturates to i8's minimum, -2^63 + 127 to its
+/// maximum (as redis-server 7.0.15 answers).
+#[test]
+fn bitfield_sat_set_of_values_far_below_the_minimum() {
+    let mut h = Harness::new();
+    let ops = "OVERFLOW SAT SET i8 0 -9223372036854775680 GET i8 0 \
+               SET i8 0 -9223372036854775681 GET i8 0 \
+               SET i16 8 -9223372036854775808 GET i16 8";
+    let mut argv = vec!["BITFIELD", "b"];
+    argv.extend(ops.split_whitespace());
+    assert_eq!(h.run(&argv), ints(&[0, -128, -128, 127, 0, 32767]));
+}
+
 #[test]
 fn bitfield_creates_and_notifies() {
     let mut h = setup();

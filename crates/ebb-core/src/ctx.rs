@@ -450,9 +450,35 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Under encoding limits set lower than what the packed forms hold, a
+    /// sorted set or set a command left past them takes its large form for
+    /// good: Redis converts past the limits and never back, so OBJECT
+    /// ENCODING keeps saying `skiplist` or `hashtable` after it shrinks.
+    fn unpack_outgrown(&mut self, db: usize, key: &[u8]) {
+        let c = &self.store.cfg;
+        let (ze, zv, se) = (
+            c.zset_max_listpack_entries,
+            c.zset_max_listpack_value,
+            c.set_max_intset_entries,
+        );
+        let zset_low = ze < ZSetValue::PACKED_MAX_LEN || zv < ZSetValue::PACKED_MAX_MEMBER;
+        let set_low = se < SetValue::PACKED_MAX_LEN;
+        if !zset_low && !set_low {
+            return;
+        }
+        match self.store.dbs[db].peek_mut(key).map(|e| &mut e.value) {
+            Some(Value::ZSet(z)) if zset_low && z.is_packed() && !z.is_compact(ze, zv) => {
+                z.unpack()
+            }
+            Some(Value::Set(s)) if set_low && s.is_packed() && s.len() > se => s.widen(),
+            _ => {}
+        }
+    }
+
     /// Housekeeping of one key a command wrote: its access time, its place
     /// in the member index, and its deletion if the command left it empty.
     fn settle(&mut self, db: usize, key: &[u8]) {
+        self.unpack_outgrown(db, key);
         let lfu = self.store.cfg.lfu;
         if self.store.dbs[db].settle(key, self.now, lfu) != Some(false) {
             return;

@@ -120,6 +120,9 @@ impl DoubleEndedIterator for SetIter<'_> {
 impl ExactSizeIterator for SetIter<'_> {}
 
 impl SetValue {
+    /// The most members the packed form holds.
+    pub const PACKED_MAX_LEN: usize = super::zpack::MAX_LEN;
+
     /// The member table of the large form, for the look-ahead over a
     /// pipeline (the packed form needs none).
     pub(crate) fn lookahead(&self) -> Option<&dyn Lookahead> {
@@ -150,6 +153,12 @@ impl SetValue {
     /// Whether the set is in its packed form.
     pub fn is_packed(&self) -> bool {
         matches!(self.repr, Repr::Packed(_))
+    }
+
+    /// Takes the large form for good, as a hash table: what Redis's set
+    /// becomes once it outgrows `set-max-intset-entries`.
+    pub fn widen(&mut self) {
+        self.large().wide = true;
     }
 
     /// The large form, converting a packed set to it first (same order).

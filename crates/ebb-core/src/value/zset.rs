@@ -148,7 +148,8 @@ impl DoubleEndedIterator for ZIter<'_> {
 
 impl ExactSizeIterator for ZIter<'_> {}
 
-/// A score as stored: -0 becomes 0, as Redis's compact encoding does.
+/// A score as the packed form stores it: -0 becomes 0, as in Redis's
+/// listpack (the large form keeps -0, as Redis's skiplist does).
 pub(crate) fn stored_score(score: f64) -> f64 {
     if score == 0.0 {
         0.0
@@ -247,6 +248,11 @@ impl Large {
 }
 
 impl ZSetValue {
+    /// The most members the packed form holds.
+    pub const PACKED_MAX_LEN: usize = super::zpack::MAX_LEN;
+    /// The longest member the packed form holds.
+    pub const PACKED_MAX_MEMBER: usize = super::zpack::MAX_MEMBER;
+
     /// The member table of the large form, for the look-ahead over a
     /// pipeline (the packed form needs none).
     pub(crate) fn lookahead(&self) -> Option<&dyn Lookahead> {
@@ -347,6 +353,12 @@ impl ZSetValue {
         }
     }
 
+    /// Whether `n` distinct members of the given lengths fit the packed
+    /// form.
+    pub fn would_pack(n: usize, mut lens: impl Iterator<Item = usize>) -> bool {
+        n <= Self::PACKED_MAX_LEN && lens.all(|l| l <= Self::PACKED_MAX_MEMBER)
+    }
+
     /// Converts a packed set to the large form (for good: as Redis's
     /// conversion to a skiplist, it is never packed again).
     pub fn unpack(&mut self) {
@@ -378,8 +390,8 @@ impl ZSetValue {
     }
 
     /// Inserts `m` with `score` or updates its score (keeping its deadline);
-    /// returns true if it is new. A score of -0 is stored as 0, as Redis's
-    /// compact encoding does.
+    /// returns true if it is new. The packed form stores a score of -0 as
+    /// 0, as Redis's listpack does; the large form keeps it.
     pub fn insert(&mut self, m: impl AsRef<[u8]>, score: f64) -> bool {
         let m = m.as_ref();
         match self.lookup(m) {
@@ -413,9 +425,8 @@ impl ZSetValue {
     /// returns its handle from now on.
     #[must_use]
     pub fn set_score_at(&mut self, r: MemberRef, score: f64) -> MemberRef {
-        let score = stored_score(score);
         match &mut self.repr {
-            Repr::Packed(p) => MemberRef(p.set_score_at(r.0 as usize, score) as u32),
+            Repr::Packed(p) => MemberRef(p.set_score_at(r.0 as usize, stored_score(score)) as u32),
             Repr::Large(l) => {
                 l.set_score_at(r.0, score);
                 r
@@ -425,10 +436,9 @@ impl ZSetValue {
 
     /// Adds `m`, which must not be a member, with `score`.
     pub fn insert_new(&mut self, m: &[u8], score: f64) -> MemberRef {
-        let score = stored_score(score);
         if let Repr::Packed(p) = &mut self.repr {
             if p.can_add(m) {
-                return MemberRef(p.insert(m, score, NO_DEADLINE) as u32);
+                return MemberRef(p.insert(m, stored_score(score), NO_DEADLINE) as u32);
             }
         }
         MemberRef(self.large().insert_new(m, score))

@@ -265,7 +265,12 @@ fn apply<'a>(
             if timed {
                 done.timed.insert(member);
             }
-            done.written.insert(member, stored_score(new_score));
+            let stored = if z.is_packed() {
+                stored_score(new_score)
+            } else {
+                new_score
+            };
+            done.written.insert(member, stored);
         }
     }
     if let Some(Bound::Limit(max)) = cmd.bound {

@@ -285,8 +285,13 @@ fn run(ctx: &mut Ctx, argv: &[&[u8]], kind: Kind) -> CmdResult<Reply> {
 /// Writes a STORE result: replaces `dst` (whatever it held, TTL included),
 /// or deletes it when the result is empty.
 fn store(ctx: &mut Ctx, dst: &[u8], members: Vec<(Bytes, f64)>, op: Op) -> Reply {
-    // Built fresh: no member carries a deadline.
+    // Built fresh: no member carries a deadline. Redis builds the result
+    // in its large form and packs it only if it fits, so a -0 score
+    // survives in a result that does not.
     let mut result = ZSetValue::new();
+    if !ZSetValue::would_pack(members.len(), members.iter().map(|(m, _)| m.len())) {
+        result.unpack();
+    }
     for (m, s) in members {
         result.insert(m, s);
     }

@@ -163,18 +163,19 @@ pub(super) fn zscan(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
         j += 2;
     }
     let mut items = Vec::new();
-    let mut emit = |m: &[u8], s: f64| {
+    let mut emit = |m: &[u8], s: Bytes| {
         if pattern.is_none_or(|p| glob_match(p, m, false)) {
             items.push(Reply::bulk(m));
-            items.push(Reply::Bulk(Bytes::from(format_double(s))));
+            items.push(Reply::Bulk(s));
         }
     };
     let n = z.len();
     // A packed set has no stable positions (an insertion shifts the ranks
-    // above it), so it cannot be walked by position.
+    // above it), so it cannot be walked by position. Its scores come back
+    // as Redis's listpack holds them.
     if z.is_packed() || super::fits_listpack(z, &cfg) {
         for (m, s) in z.iter() {
-            emit(m, s);
+            emit(m, Bytes::from(listpack_score_text(s)));
         }
         return Ok(scan_reply(0, items));
     }
@@ -186,10 +187,22 @@ pub(super) fn zscan(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let lowest = start + 1 - steps;
     for i in (lowest..=start).rev() {
         if let Some((m, s)) = z.get_index(i) {
-            emit(m, s);
+            emit(m, Bytes::from(format_double(s)));
         }
     }
     Ok(scan_reply(lowest as u64, items))
+}
+
+/// A score as Redis's listpack holds it: a whole number within half the
+/// 64-bit range as its integer digits (-0 as `0`), anything else as a
+/// reply formats it.
+fn listpack_score_text(s: f64) -> String {
+    const HALF: f64 = (i64::MAX / 2) as f64;
+    if s.fract() == 0.0 && (-HALF..=HALF).contains(&s) {
+        (s as i64).to_string()
+    } else {
+        format_double(s)
+    }
 }
 
 fn scan_reply(cursor: u64, items: Vec<Reply>) -> Reply {

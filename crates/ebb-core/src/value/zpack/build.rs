@@ -67,7 +67,7 @@ impl<const SCORED: bool> Pack<SCORED> {
         }
         let mut p = Self::default();
         for n in nodes {
-            p.insert(&n.member, score(&n.value), NO_DEADLINE);
+            p.insert(&n.member, stored_score(score(&n.value)), NO_DEADLINE);
         }
         Some(p)
     }

@@ -172,13 +172,7 @@ struct Item {
 fn sort_generic(ctx: &mut Ctx, argv: &[&[u8]], readonly: bool) -> CmdResult<Reply> {
     let mut c = parse(argv, readonly, ctx.reads_every_key)?;
     let mut is_set = false;
-    // Redis converts a packed sorted set to its skiplist form for any SORT
-    // that gets this far, whatever then happens.
-    if matches!(ctx.value(argv[1]), Some(Value::ZSet(z)) if z.is_packed()) {
-        if let Some(Value::ZSet(z)) = ctx.entry_mut(argv[1]).map(|e| &mut e.value) {
-            z.unpack();
-        }
-    }
+    let mut unpack = false;
     let mut elems: Vec<Bytes> = match ctx.value(argv[1]) {
         None => Vec::new(),
         Some(Value::List(l)) => {
@@ -193,6 +187,7 @@ fn sort_generic(ctx: &mut Ctx, argv: &[&[u8]], readonly: bool) -> CmdResult<Repl
             s.iter().map(Bytes::copy_from_slice).collect()
         }
         Some(Value::ZSet(z)) => {
+            unpack = z.is_packed();
             let mut v: Vec<Bytes> = z.iter().map(|(m, _)| Bytes::copy_from_slice(m)).collect();
             if c.dont_sort && c.desc {
                 v.reverse();
@@ -201,6 +196,14 @@ fn sort_generic(ctx: &mut Ctx, argv: &[&[u8]], readonly: bool) -> CmdResult<Repl
         }
         Some(_) => return Err(Error::WrongType),
     };
+    // Redis converts a packed sorted set to its skiplist form for any SORT
+    // that gets this far, whatever then happens.
+    if unpack {
+        let db = ctx.db;
+        if let Some(Value::ZSet(z)) = ctx.store.dbs[db].peek_mut(argv[1]).map(|e| &mut e.value) {
+            z.unpack();
+        }
+    }
     // A set has no order of its own: a stored result, or a script's, must
     // not depend on it.
     if c.dont_sort && is_set && (c.store.is_some() || ctx.in_script) {

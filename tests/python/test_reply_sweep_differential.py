@@ -543,6 +543,31 @@ SEQUENCES = {
         "ZADD zset -INF e",
         "ZRANGE zset 0 -1 WITHSCORES",
     ],
+    # Script replies and errors as C strings (cut at a NUL), error lines
+    # trimmed of CR and LF at their ends; math.random's bounds read as C
+    # ints; EVALSHA's digest checked before the key count; an empty
+    # shebang flag refused.
+    "script-reply-edges": [
+        ("EVAL", "return {err='x\\r\\n'}", "0"),
+        ("EVAL", "return {err='\\r\\n'}", "0"),
+        ("EVAL", "return {err='\\nx\\ry\\n'}", "0"),
+        ("EVAL", "return {ok='a\\r\\nb'}", "0"),
+        ("EVAL", "return redis.error_reply('a\\0b')", "0"),
+        ("EVAL", "return redis.status_reply('a\\0b')", "0"),
+        ("EVAL", "return {err='x\\0y'}", "0"),
+        ("EVAL", "error('a\\0b')", "0"),
+        ("EVAL", "return math.random(2^31)", "0"),
+        ("EVAL", "return math.random(2^32+5)", "0"),
+        ("EVAL", "math.randomseed(1e20) return math.random(1000)", "0"),
+        ("EVAL", "math.randomseed(3) return math.random(-2^31, 2^31-1)", "0"),
+        ("EVAL", "return math.random(3, 2^32+1)", "0"),
+        "EVALSHA abc -1",
+        "EVALSHA abc x",
+        "EVALSHA_RO abc -1",
+        ("EVAL", "#!lua flags=no-writes,\nreturn 1", "0"),
+        ("EVAL", "#!lua flags=,\nreturn 1", "0"),
+        ("EVAL", "#!lua flags=\nreturn 1", "0"),
+    ],
     # -0: a listpack stores it as 0, a skiplist keeps it.
     "zset-negative-zero": [
         "ZADD small -0 a",

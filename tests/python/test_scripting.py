@@ -876,3 +876,25 @@ def test_lua_enable_deprecated_api(tmp_path, enabled):
             c.config_set("lua-enable-deprecated-api", "yes")
     finally:
         s.stop()
+
+
+def test_precompiled_chunks_are_never_loaded(raw):
+    """Lua bytecode can break out of the sandbox: Redis's Lua reads every
+    chunk as text, so a script, a library or a chunk a script loads that
+    starts as bytecode is refused with the text parser's error."""
+    dumped = raw.cmd("EVAL", "return string.dump(function() return 42 end)", "0")
+    bc = dumped.split(b"\r\n", 1)[1][:-2]
+    assert bc.startswith(b"\x1bLua")
+    refused = b"-ERR Error compiling script (new function): user_script:1: unexpected symbol near 'char(27)'\r\n"
+    assert raw.cmd("EVAL", bc, "0") == refused
+    assert raw.cmd("SCRIPT", "LOAD", bc) == refused
+    assert raw.cmd("EVAL", b"\x1bLua", "0") == refused
+    assert raw.cmd("FUNCTION", "LOAD", b"#!lua name=bc\n\x1bLua") == (
+        b"-ERR Error compiling function: user_function:2: unexpected symbol near 'char(27)'\r\n")
+    got = raw.cmd("EVAL", "local f, e = loadstring(string.dump(function() return 42 end)) "
+                  "return {tostring(f), e}", "0")
+    assert got.startswith(b"*2\r\n$3\r\nnil\r\n") and got.endswith(b"]:1: unexpected symbol near 'char(27)'\r\n")
+    got = raw.cmd("EVAL", "local bc, done = string.dump(function() return 42 end), false "
+                  "local f, e = load(function() if done then return nil end done = true return bc end) "
+                  "return {tostring(f), e}", "0")
+    assert got == b"*2\r\n$3\r\nnil\r\n$43\r\n(load):1: unexpected symbol near 'char(27)'\r\n"

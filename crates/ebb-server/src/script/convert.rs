@@ -126,6 +126,23 @@ pub fn arg(v: &Value) -> Option<Bytes> {
 }
 
 /// An error or status text made single-line, as a reply line must be.
+/// An error line as Redis writes a script's error: up to a NUL (it is
+/// formatted as a C string), without CR or LF at its end, and with the
+/// others turned into spaces.
+pub fn error_line(s: &[u8]) -> String {
+    let s = c_text(s);
+    let end = s
+        .iter()
+        .rposition(|&c| c != b'\r' && c != b'\n')
+        .map_or(0, |i| i + 1);
+    one_line(&s[..end])
+}
+
+/// The text before the first NUL, as a C string reads it.
+pub fn c_text(s: &[u8]) -> &[u8] {
+    &s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())]
+}
+
 pub fn one_line(s: &[u8]) -> String {
     String::from_utf8_lossy(s)
         .chars()
@@ -184,10 +201,10 @@ fn table_reply(t: &Table, how: Out, depth: usize) -> Reply {
     }
     let field = |name: &str| t.raw_get::<Value>(name).unwrap_or(Value::Nil);
     if let Value::String(e) = field("err") {
-        return Reply::Error(one_line(&e.as_bytes()).into());
+        return Reply::Error(error_line(&e.as_bytes()).into());
     }
     if let Value::String(s) = field("ok") {
-        return Reply::Simple(one_line(&s.as_bytes()).into());
+        return Reply::Simple(one_line(c_text(&s.as_bytes())).into());
     }
     if let Some(d) = number(&field("double")) {
         return double_reply(d, how);

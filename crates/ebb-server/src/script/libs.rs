@@ -213,19 +213,21 @@ pub fn random(lua: &Lua, state: &Table, math: &Table) -> mlua::Result<()> {
     set(lua, math, state, "random", |_, a| {
         let max = i32::MAX as i64;
         let r = (lrand48() % max) as f64 / max as f64;
-        let int_arg = |i: usize| -> mlua::Result<f64> {
-            Ok(check_number(a.get(i - 1), i, "random")?.trunc())
+        // Lua 5.1 reads the bounds as C ints: the number cast to a 64-bit
+        // integer, then cut to 32 bits (2^31 reads as -2^31, 2^32+5 as 5).
+        let int_arg = |i: usize| -> mlua::Result<i32> {
+            Ok(super::convert::truncate(check_number(a.get(i - 1), i, "random")?) as i32)
         };
         Ok(Value::Number(match a.len() {
             0 => r,
             1 => {
                 let u = int_arg(1)?;
-                if u < 1.0 {
+                if u < 1 {
                     return Err(mlua::Error::RuntimeError(
                         "bad argument #1 to 'random' (interval is empty)".into(),
                     ));
                 }
-                (r * u).floor() + 1.0
+                (r * f64::from(u)).floor() + 1.0
             }
             2 => {
                 let (l, u) = (int_arg(1)?, int_arg(2)?);
@@ -234,7 +236,8 @@ pub fn random(lua: &Lua, state: &Table, math: &Table) -> mlua::Result<()> {
                         "bad argument #2 to 'random' (interval is empty)".into(),
                     ));
                 }
-                (r * (u - l + 1.0)).floor() + l
+                // The width is an int sum too, wrapping as C's does.
+                (r * f64::from(u.wrapping_sub(l).wrapping_add(1))).floor() + f64::from(l)
             }
             _ => {
                 return Err(mlua::Error::RuntimeError(
@@ -244,7 +247,8 @@ pub fn random(lua: &Lua, state: &Table, math: &Table) -> mlua::Result<()> {
         }))
     })?;
     set(lua, math, state, "randomseed", |_, a| {
-        let seed = check_number(a.front(), 1, "randomseed")? as i64 as i32 as u32 as u64;
+        let seed = super::convert::truncate(check_number(a.front(), 1, "randomseed")?) as i32 as u32
+            as u64;
         RAND.store((seed << 16) | 0x330E, std::sync::atomic::Ordering::Relaxed);
         Ok(Value::Nil)
     })

@@ -248,7 +248,7 @@ impl Engine {
         let (skip, no_writes, allow_oom) = shebang(body)?;
         let func = self
             .lua
-            .load(&body[skip..])
+            .load(text_only(&body[skip..]).as_ref())
             .set_name("@user_script")
             .set_environment(self.env.clone())
             .into_function()
@@ -271,6 +271,22 @@ impl Engine {
         };
         self.cache.insert(sha.clone(), script);
         Ok(sha)
+    }
+}
+
+/// Source code as Lua's text parser must read it: Redis's Lua never loads
+/// precompiled chunks (they can break out of the sandbox), so a chunk
+/// starting as one (ESC) gets a space before it. The text parser then
+/// refuses it as Redis's does (`unexpected symbol near 'char(27)'`), on
+/// the same line.
+pub(crate) fn text_only(code: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if code.first() == Some(&0x1b) {
+        let mut spaced = Vec::with_capacity(code.len() + 1);
+        spaced.push(b' ');
+        spaced.extend_from_slice(code);
+        std::borrow::Cow::Owned(spaced)
+    } else {
+        std::borrow::Cow::Borrowed(code)
     }
 }
 
@@ -297,7 +313,9 @@ fn shebang(body: &[u8]) -> Result<(usize, bool, bool), Reply> {
         let Some(list) = part.strip_prefix("flags=") else {
             return Err(err(format!("ERR Unknown lua shebang option: {part}")));
         };
-        for f in list.split(',').filter(|f| !f.is_empty()) {
+        // `flags=` alone is no flag; an empty one between commas is
+        // refused, as Redis refuses it.
+        for f in list.split(',').filter(|_| !list.is_empty()) {
             match f {
                 "no-writes" => no_writes = true,
                 "allow-oom" => allow_oom = true,
@@ -370,6 +388,11 @@ pub fn eval<'a>(
     argv: &[&[u8]],
 ) -> Reply {
     let by_sha = spec.name.starts_with("evalsha");
+    // A digest is 40 hex digits; anything else is in no cache, which Redis
+    // answers before it reads the key count.
+    if by_sha && argv[1].len() != 40 {
+        return err(NOSCRIPT);
+    }
     let Some(numkeys) = parse_i64(argv[2]) else {
         return Error::NotInteger.into();
     };

@@ -70,18 +70,22 @@ rawset(G, 'rawset', function(t, k, v)
   return rawset(t, k, v)
 end)
 -- Chunks a script loads run in the scripts' environment too.
--- Precompiled (binary) chunks are refused, as in Redis, and so are chunks
--- of 2 GB or more, whose long-bracket levels Lua 5.1's lexer counts in an
--- int. The chunk name stays referenced from this frame while Lua parses
--- (Lua 5.1's parser does not hold it, and a collection could free it).
+-- Precompiled (binary) chunks are never loaded, as in Redis, whose Lua
+-- reads every chunk as text: one starting as a binary chunk (ESC) gets a
+-- space before it, so the text parser refuses it with Redis's error. So
+-- are chunks of 2 GB or more, whose long-bracket levels Lua 5.1's lexer
+-- counts in an int. The chunk name stays referenced from this frame while
+-- Lua parses (Lua 5.1's parser does not hold it, and a collection could
+-- free it).
 local LONGEST_CHUNK = 2147483647
 rawset(G, 'loadstring', function(s, name)
   if type(s) == 'string' then
-    if s:sub(1, 1) == '\27' then
-      return nil, 'binary chunks are not allowed'
-    end
     if #s >= LONGEST_CHUNK then
       return nil, 'chunk too long'
+    end
+    if s:sub(1, 1) == '\27' then
+      name = name or s
+      s = ' ' .. s
     end
   end
   local anchored = name or s
@@ -91,6 +95,7 @@ rawset(G, 'loadstring', function(s, name)
 end)
 rawset(G, 'load', function(fn, name)
   local total = 0
+  local first = true
   local reader = fn
   if type(fn) == 'function' then
     reader = function()
@@ -98,6 +103,10 @@ rawset(G, 'load', function(fn, name)
       if type(piece) == 'string' then
         total = total + #piece
         if total >= LONGEST_CHUNK then error('chunk too long', 0) end
+        if first and piece ~= '' then
+          first = false
+          if piece:sub(1, 1) == '\27' then piece = ' ' .. piece end
+        end
       end
       return piece
     end

@@ -99,7 +99,9 @@ fn failure(v: &Value, sha: &str) -> Reply {
         return err("ERR Error running script");
     };
     let msg = match t.raw_get::<Value>("err") {
-        Ok(Value::String(s)) => convert::one_line(&s.as_bytes()),
+        Ok(Value::String(s)) => {
+            String::from_utf8_lossy(convert::c_text(&s.as_bytes())).into_owned()
+        }
         Ok(other) => match convert::number(&other) {
             Some(n) => convert::g14(n),
             None => "ERR unknown error".into(),
@@ -115,8 +117,9 @@ fn failure(v: &Value, sha: &str) -> Reply {
         .ok()
         .as_ref()
         .and_then(convert::number);
-    match (source, line) {
-        (Some(src), Some(l)) => err(format!("{msg} script: {sha}, on {src}:{}.", l as i64)),
-        _ => err(msg),
-    }
+    let text = match (source, line) {
+        (Some(src), Some(l)) => format!("{msg} script: {sha}, on {src}:{}.", l as i64),
+        _ => msg,
+    };
+    err(convert::error_line(text.as_bytes()))
 }

@@ -168,7 +168,7 @@ impl FnEngine {
     ) -> Result<Vec<Arc<FunctionDef>>, String> {
         let chunk = self
             .lua
-            .load(&code[md.body..])
+            .load(super::text_only(&code[md.body..]).as_ref())
             .set_name("@user_function")
             .set_environment(self.env.clone())
             .into_function()

@@ -568,6 +568,22 @@ SEQUENCES = {
         ("EVAL", "#!lua flags=,\nreturn 1", "0"),
         ("EVAL", "#!lua flags=\nreturn 1", "0"),
     ],
+    # A failed command's error reaches xpcall handlers and coroutine
+    # resumers as its error table.
+    "script-error-values": [
+        ("EVAL", "local ok,e = xpcall(function() return redis.call('incr','str') end, "
+                 "function(e) return e end) return e", "0"),
+        ("EVAL", "local ok,e = xpcall(function() return redis.call('incr','str') end, "
+                 "function(e) return e.err end) return e", "0"),
+        ("EVAL", "local ok,e = xpcall(function() return redis.call('incr','str') end, "
+                 "function(e) return type(e) end) return e", "0"),
+        ("EVAL", "local ok,e = xpcall(function() error('boom') end, function(e) return e end) return e", "0"),
+        ("EVAL", "return {coroutine.resume(coroutine.create(function() redis.call('nosuch') end))}", "0"),
+        ("EVAL", "return {coroutine.resume(coroutine.create(function() error('x') end))}", "0"),
+        ("EVAL", "return {coroutine.resume(coroutine.create(function(a) return a+1 end), 4)}", "0"),
+        ("EVAL", "return {xpcall(function() return 1 end, nil)}", "0"),
+        ("EVAL", "return {xpcall(function() error('z') end, nil)}", "0"),
+    ],
     # -0: a listpack stores it as 0, a skiplist keeps it.
     "zset-negative-zero": [
         "ZADD small -0 a",

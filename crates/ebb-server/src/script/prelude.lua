@@ -144,6 +144,19 @@ local function pcall_result(ok, ...)
   return false, e
 end
 rawset(G, 'pcall', function(...) return pcall_result(pcall(...)) end)
+-- An xpcall handler, and whoever resumes a coroutine that failed, get a
+-- failed command's error as its error table, as in Redis.
+rawset(G, 'xpcall', function(f, h)
+  return xpcall(f, function(e) return h(lift(e)) end)
+end)
+do
+  local resume = coroutine.resume
+  local function resume_result(ok, ...)
+    if ok then return true, ... end
+    return false, lift((...))
+  end
+  coroutine.resume = function(co, ...) return resume_result(resume(co, ...)) end
+end
 
 local redis = {}
 redis.call = native.call

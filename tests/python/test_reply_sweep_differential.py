@@ -584,6 +584,28 @@ SEQUENCES = {
         ("EVAL", "return {xpcall(function() return 1 end, nil)}", "0"),
         ("EVAL", "return {xpcall(function() error('z') end, nil)}", "0"),
     ],
+    # CONFIG SET reads numbers strictly, and values as C strings.
+    "config-set-strict-numbers": [
+        ("CONFIG", "SET", "zset-max-listpack-entries", " 1"),
+        ("CONFIG", "SET", "zset-max-listpack-entries", "1 "),
+        ("CONFIG", "SET", "zset-max-listpack-entries", "+1"),
+        ("CONFIG", "SET", "zset-max-listpack-entries", "01"),
+        ("CONFIG", "SET", "zset-max-listpack-entries", "-0"),
+        ("CONFIG", "SET", "zset-max-listpack-entries", "\t1"),
+        "CONFIG GET zset-max-listpack-entries",
+        ("CONFIG", "SET", "zset-max-listpack-entries", "7\x00x"),
+        "CONFIG GET zset-max-listpack-entries",
+        ("CONFIG", "SET", "zset-max-listpack-value", " 1"),
+        ("CONFIG", "SET", "zset-max-listpack-value", "1 "),
+        ("CONFIG", "SET", "zset-max-listpack-value", " "),
+        "CONFIG GET zset-max-listpack-value",
+        ("CONFIG", "SET", "zset-max-listpack-value", "01"),
+        "CONFIG GET zset-max-listpack-value",
+        ("CONFIG", "SET", "zset-max-listpack-value", "9\x00"),
+        "CONFIG GET zset-max-listpack-value",
+        ("CONFIG", "SET", "zset-max-listpack-value", "2kb"),
+        "CONFIG GET zset-max-listpack-value",
+    ],
     # -0: a listpack stores it as 0, a skiplist keeps it.
     "zset-negative-zero": [
         "ZADD small -0 a",

@@ -263,12 +263,13 @@ impl Config {
         let Some(opt) = find(cname) else {
             return Err("Bad directive or wrong number of arguments".into());
         };
+        // Redis reads numbers strictly (no spaces, sign `+` or leading
+        // zeros), integers whole and memory values as C strings (up to a
+        // NUL).
         let v = match opt.kind {
             Kind::Int => {
-                let n: i64 = value
-                    .trim()
-                    .parse()
-                    .map_err(|_| "argument couldn't be parsed into an integer".to_string())?;
+                let n: i64 = ebb_core::args::parse_i64(value.as_bytes())
+                    .ok_or_else(|| "argument couldn't be parsed into an integer".to_string())?;
                 if let Some((lo, hi)) = int_range(cname) {
                     if !(lo..=hi).contains(&n) {
                         return Err(format!("argument must be between {lo} and {hi} inclusive"));
@@ -278,13 +279,12 @@ impl Config {
                 let n = if cname == "hz" { n.clamp(1, 500) } else { n };
                 n.to_string()
             }
-            Kind::Memory if cname == "maxmemory-clients" && value.trim().ends_with('%') => {
+            Kind::Memory
+                if cname == "maxmemory-clients" && value.len() > 1 && value.ends_with('%') =>
+            {
                 // A share of maxmemory, as Redis takes it.
-                let pct: i64 = value
-                    .trim()
-                    .trim_end_matches('%')
-                    .parse()
-                    .map_err(|_| "argument must be a memory or percent value".to_string())?;
+                let pct: i64 = ebb_core::args::parse_i64(value[..value.len() - 1].as_bytes())
+                    .ok_or_else(|| "argument must be a memory or percent value".to_string())?;
                 if pct > 100 {
                     return Err("percentage argument must be less or equal to 100".into());
                 }
@@ -294,13 +294,15 @@ impl Config {
                 format!("{pct}%")
             }
             Kind::Memory => {
-                let n = parse_memory(value.trim()).ok_or_else(|| {
-                    if cname == "maxmemory-clients" {
-                        "argument must be a memory or percent value".to_string()
-                    } else {
-                        "argument must be a memory value".to_string()
-                    }
-                })?;
+                let n = parse_memory(value.split('\0').next().unwrap_or_default()).ok_or_else(
+                    || {
+                        if cname == "maxmemory-clients" {
+                            "argument must be a memory or percent value".to_string()
+                        } else {
+                            "argument must be a memory value".to_string()
+                        }
+                    },
+                )?;
                 if let Some((lo, hi)) = checks::memory_range(cname) {
                     if !(lo..=hi).contains(&n) {
                         return Err(format!("argument must be between {lo} and {hi} inclusive"));

@@ -72,8 +72,39 @@ fn redacted(spec: &CommandSpec, argv: &[&[u8]]) -> Vec<usize> {
         "migrate" => ebb_core::cmd::migrate::redacted_positions(argv),
         "auth" if argv.len() <= 3 => (1..argv.len()).collect(),
         "hello" => hello_redacted(argv),
+        // Everything about the user an ACL SETUSER names.
+        "acl" if argv.len() >= 3 && argv[1].eq_ignore_ascii_case(b"setuser") => {
+            (2..argv.len()).collect()
+        }
+        // The values of the options Redis marks sensitive.
+        "config" if argv.len() >= 4 && argv[1].eq_ignore_ascii_case(b"set") => (2..argv.len())
+            .step_by(2)
+            .filter(|&i| {
+                i + 1 < argv.len()
+                    && [&b"requirepass"[..], b"masterauth", b"masteruser"]
+                        .iter()
+                        .any(|n| argv[i].eq_ignore_ascii_case(n))
+            })
+            .map(|i| i + 1)
+            .collect(),
         _ => Vec::new(),
     }
+}
+
+/// Whether `argv` runs a subcommand flagged `admin` (ACL SETUSER, CLIENT
+/// LIST, SLOWLOG LEN, …), which MONITOR does not show, as Redis's
+/// doesn't.
+fn admin_subcommand(spec: &CommandSpec, argv: &[&[u8]]) -> bool {
+    let Some(sub) = argv.get(1) else {
+        return false;
+    };
+    let name = format!(
+        "{}|{}",
+        spec.name,
+        String::from_utf8_lossy(sub).to_ascii_lowercase()
+    );
+    ebb_core::keyspecs::subcommand(&name)
+        .is_some_and(|s| s.flags.split_ascii_whitespace().any(|f| f == "admin"))
 }
 
 /// HELLO's AUTH user name and password, read as HELLO reads its options
@@ -110,7 +141,10 @@ fn hello_redacted(argv: &[&[u8]]) -> Vec<usize> {
 /// monitor but `from`. Like Redis 7.0, administrative commands are not
 /// shown, and credentials (AUTH, HELLO, MIGRATE) show as `(redacted)`.
 pub fn feed(from: u64, db: usize, addr: &str, spec: &CommandSpec, argv: &[&[u8]]) {
-    if spec.has(flag::ADMIN) || matches!(spec.name, "monitor" | "config") {
+    if spec.has(flag::ADMIN)
+        || matches!(spec.name, "monitor" | "config")
+        || admin_subcommand(spec, argv)
+    {
         return;
     }
     let t = SystemTime::now()

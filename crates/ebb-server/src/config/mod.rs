@@ -283,7 +283,7 @@ impl Config {
                 if cname == "maxmemory-clients" && value.len() > 1 && value.ends_with('%') =>
             {
                 // A share of maxmemory, as Redis takes it.
-                let pct: i64 = ebb_core::args::parse_i64(value[..value.len() - 1].as_bytes())
+                let pct: i64 = ebb_core::args::parse_i64(&value.as_bytes()[..value.len() - 1])
                     .ok_or_else(|| "argument must be a memory or percent value".to_string())?;
                 if pct > 100 {
                     return Err("percentage argument must be less or equal to 100".into());

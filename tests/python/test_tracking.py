@@ -242,3 +242,15 @@ def test_client_list_flags_show_tracking(srv, r):
     assert flags() == "tB"
     c.call("CLIENT", "TRACKING", "off")
     assert flags() == "N"
+
+
+def test_reset_ends_tracking_in_client_info(ebb):
+    """After RESET, CLIENT INFO shows redir=-1 (tracking off), as Redis's."""
+    c = redis.Redis(port=ebb.port, protocol=3)
+    try:
+        c.execute_command("CLIENT", "TRACKING", "ON", "BCAST")
+        assert b"redir=0" in c.execute_command("CLIENT", "INFO")
+        c.execute_command("RESET")
+        assert b" redir=-1 " in c.execute_command("CLIENT", "INFO")
+    finally:
+        c.close()

@@ -279,6 +279,7 @@ pub(crate) fn reply_for<'a>(
                 shared.tracking.disable(s.id);
             }
             s.entry.tracking.store(0, Ordering::Relaxed);
+            s.entry.redir.store(-1, Ordering::Relaxed);
             s.caching = false;
             // Back to the default user, authenticated only if it needs no
             // password.

@@ -165,10 +165,14 @@ fn object(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
                      will take some time to adjust.",
                 ));
             }
-            Ok(match ctx.entry(argv[2]) {
+            // A read that sends no `keymiss` event, as Redis's.
+            let keymiss = std::mem::take(&mut ctx.fx.keymiss);
+            let r = match ctx.entry(argv[2]) {
                 Some(e) => Reply::Int((now.saturating_sub(e.last_access.min(now)) / 1000) as i64),
                 None => Reply::Nil,
-            })
+            };
+            ctx.fx.keymiss = keymiss;
+            Ok(r)
         }
         _ => Err(unknown_subcommand(argv[1], "object")),
     }
@@ -305,10 +309,11 @@ fn memory(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
                 }
             }
             let key = &argv[2];
-            let Some(e) = ctx.entry(key) else {
-                return Ok(Reply::Nil);
-            };
-            Ok(Reply::Int(memory_usage(key, e, samples) as i64))
+            // A read that sends no `keymiss` event, as Redis's.
+            let keymiss = std::mem::take(&mut ctx.fx.keymiss);
+            let used = ctx.entry(key).map(|e| memory_usage(key, e, samples));
+            ctx.fx.keymiss = keymiss;
+            Ok(used.map_or(Reply::Nil, |n| Reply::Int(n as i64)))
         }
         _ => Err(unknown_subcommand(argv[1], "memory")),
     }

@@ -452,6 +452,8 @@ def test_limit_changes_reach_open_connections(tmp_path):
         old.settimeout(2)
         old.sendall(b"PING\r\n")
         assert old.recv(64) == b"+PONG\r\n"
+        # Bulk lengths allowed again: only the query buffer limit applies.
+        admin.config_set("proto-max-bulk-len", "512mb")
         admin.config_set("client-query-buffer-limit", "1mb")
         # A request that never completes, past the new limit: closed.
         got = b""

@@ -6,7 +6,7 @@ use bytes::Bytes;
 
 use crate::effects::Effects;
 use crate::keytable::KeyTable;
-use crate::lfu::{Lfu, LFU_INIT};
+use crate::lfu::Lfu;
 use crate::value::member::Member;
 use crate::value::Value;
 
@@ -728,11 +728,7 @@ impl Db {
             Entry {
                 value,
                 expire: NO_DUE,
-                last_access: if lfu.on {
-                    Lfu::pack(now, LFU_INIT)
-                } else {
-                    now
-                },
+                last_access: lfu.fresh(now),
             },
         );
     }

@@ -145,7 +145,6 @@ fn specs_of(name: &str) -> &'static [KeySpec] {
         .map_or(&[], Vec::as_slice)
 }
 
-/// The tips of a command (lower-case name), space-separated.
 /// The note Redis 7.0 gives key specification `index` of command `name`,
 /// if any (COMMAND INFO reports it first).
 pub fn notes(name: &str, index: usize) -> Option<&'static str> {
@@ -170,6 +169,7 @@ pub fn notes(name: &str, index: usize) -> Option<&'static str> {
     })
 }
 
+/// The tips of a command (lower-case name), space-separated.
 pub fn tips(name: &str) -> &'static str {
     COMMANDS.iter().find(|c| c.0 == name).map_or("", |c| c.1)
 }

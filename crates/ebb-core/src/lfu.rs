@@ -36,6 +36,16 @@ impl Lfu {
         Self::pack(now, c)
     }
 
+    /// The stamp of a key created at `now`: the time, or under an `-lfu`
+    /// policy a new key's counter.
+    pub fn fresh(&self, now: u64) -> u64 {
+        if self.on {
+            Self::pack(now, LFU_INIT)
+        } else {
+            now
+        }
+    }
+
     /// A stamp holding counter `c` as of `now`.
     pub fn pack(now: u64, c: u8) -> u64 {
         LFU_MARK | (((now / 60_000) & 0xffff) << 8) | c as u64

@@ -208,11 +208,7 @@ fn copy(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     };
     // The copy is a new object, as in Redis: accessed now, and under an
     // `-lfu` policy with a new key's counter, not the source's.
-    entry.last_access = if ctx.store.cfg.lfu.on {
-        crate::lfu::Lfu::pack(ctx.now, crate::lfu::LFU_INIT)
-    } else {
-        ctx.now
-    };
+    entry.last_access = ctx.store.cfg.lfu.fresh(ctx.now);
     if ctx.expire_key_in(dst_db, dst) && !replace {
         return Ok(Reply::Int(0));
     }

@@ -71,6 +71,16 @@ fn memory_keys(argv: &[&[u8]]) -> Vec<usize> {
     }
 }
 
+/// The live entry of `key`, read as OBJECT and MEMORY USAGE read it: a
+/// read hit or miss, but no `keymiss` event (as Redis's).
+fn entry_without_keymiss<'c>(ctx: &'c mut Ctx, key: &[u8]) -> Option<&'c crate::db::Entry> {
+    let keymiss = std::mem::take(&mut ctx.fx.keymiss);
+    let found = ctx.read_hit(key);
+    ctx.fx.keymiss = keymiss;
+    let db = ctx.db;
+    ctx.store.dbs[db].peek(key).filter(|_| found)
+}
+
 /// Checks a subcommand's arity (Redis counts the container name too).
 fn arity(argv: &[&[u8]], arity: i32, full: &str) -> CmdResult<()> {
     let n = argv.len() as i32;
@@ -135,12 +145,7 @@ fn object(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
             // OBJECT never counts as an access (Redis looks keys up with
             // LOOKUP_NOTOUCH for it).
             ctx.no_touch = true;
-            // A read, but one that sends no `keymiss` event (as Redis's).
-            let keymiss = std::mem::take(&mut ctx.fx.keymiss);
-            let found = ctx.read_hit(argv[2]);
-            ctx.fx.keymiss = keymiss;
-            let db = ctx.db;
-            let Some(e) = ctx.store.dbs[db].peek(argv[2]).filter(|_| found) else {
+            let Some(e) = entry_without_keymiss(ctx, argv[2]) else {
                 return Ok(Reply::Nil);
             };
             match &sub[..] {
@@ -165,14 +170,10 @@ fn object(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
                      will take some time to adjust.",
                 ));
             }
-            // A read that sends no `keymiss` event, as Redis's.
-            let keymiss = std::mem::take(&mut ctx.fx.keymiss);
-            let r = match ctx.entry(argv[2]) {
+            Ok(match entry_without_keymiss(ctx, argv[2]) {
                 Some(e) => Reply::Int((now.saturating_sub(e.last_access.min(now)) / 1000) as i64),
                 None => Reply::Nil,
-            };
-            ctx.fx.keymiss = keymiss;
-            Ok(r)
+            })
         }
         _ => Err(unknown_subcommand(argv[1], "object")),
     }
@@ -309,11 +310,10 @@ fn memory(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
                 }
             }
             let key = &argv[2];
-            // A read that sends no `keymiss` event, as Redis's.
-            let keymiss = std::mem::take(&mut ctx.fx.keymiss);
-            let used = ctx.entry(key).map(|e| memory_usage(key, e, samples));
-            ctx.fx.keymiss = keymiss;
-            Ok(used.map_or(Reply::Nil, |n| Reply::Int(n as i64)))
+            let Some(e) = entry_without_keymiss(ctx, key) else {
+                return Ok(Reply::Nil);
+            };
+            Ok(Reply::Int(memory_usage(key, e, samples) as i64))
         }
         _ => Err(unknown_subcommand(argv[1], "memory")),
     }

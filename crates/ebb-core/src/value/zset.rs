@@ -353,6 +353,16 @@ impl ZSetValue {
         }
     }
 
+    /// `score` as this set would store it now (its packed form stores -0
+    /// as 0).
+    pub(crate) fn as_stored(&self, score: f64) -> f64 {
+        if self.is_packed() {
+            stored_score(score)
+        } else {
+            score
+        }
+    }
+
     /// Whether `n` distinct members of the given lengths fit the packed
     /// form.
     pub fn would_pack(n: usize, mut lens: impl Iterator<Item = usize>) -> bool {

@@ -125,7 +125,6 @@ pub fn arg(v: &Value) -> Option<Bytes> {
     }
 }
 
-/// An error or status text made single-line, as a reply line must be.
 /// An error line as Redis writes a script's error: up to a NUL (it is
 /// formatted as a C string), without CR or LF at its end, and with the
 /// others turned into spaces.
@@ -143,6 +142,7 @@ pub fn c_text(s: &[u8]) -> &[u8] {
     &s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())]
 }
 
+/// An error or status text made single-line, as a reply line must be.
 pub fn one_line(s: &[u8]) -> String {
     String::from_utf8_lossy(s)
         .chars()

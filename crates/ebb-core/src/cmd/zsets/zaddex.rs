@@ -10,7 +10,6 @@ use crate::cmd::member_ttl::MAX_DEADLINE_MS;
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::{format_double, Reply};
-use crate::value::zset::stored_score;
 use crate::value::ZSetValue;
 
 use super::{add_member_at, parse_pairs, with_zset, AddFlags, AddOutcome, AddTally, Pairs};
@@ -265,12 +264,7 @@ fn apply<'a>(
             if timed {
                 done.timed.insert(member);
             }
-            let stored = if z.is_packed() {
-                stored_score(new_score)
-            } else {
-                new_score
-            };
-            done.written.insert(member, stored);
+            done.written.insert(member, z.as_stored(new_score));
         }
     }
     if let Some(Bound::Limit(max)) = cmd.bound {

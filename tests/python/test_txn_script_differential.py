@@ -336,6 +336,11 @@ LARGE = 3000
 
 MULTI_SEQUENCES = {
     "multi-execabort-arity": ["MULTI", "SET a 1", "GET", "SET b 2", "EXEC", "EXISTS a b"],
+    # One clock for the whole transaction: a key that expires while the
+    # queued commands run still reads as present until EXEC ends.
+    "multi-clock-frozen": ["MULTI", "SET e v PX 30", "SADD es a", "PEXPIRE es 30",
+                           "DEBUG SLEEP 0.08", "GET e", "EXISTS e es", "SCARD es",
+                           "RPOPLPUSH e x", "EXEC", "GET e", "EXISTS e es"],
     "multi-execabort-unknown": ["MULTI", "SET a 1", "NOSUCH x y", "EXEC", "EXISTS a"],
     "multi-execabort-subcommand": ["MULTI", "CONFIG NOSUCH", "OBJECT", "EXEC"],
     "multi-execabort-then-more": ["MULTI", "GET", "SET a 1", "PING", "EXEC", "EXISTS a"],

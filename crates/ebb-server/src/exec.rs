@@ -69,7 +69,10 @@ pub(crate) fn exec<'a>(
     // (A transaction that may grow memory over maxmemory was refused
     // before EXEC ran: see the session's dispatch.)
     let store = guard.get_or_insert_with(|| shared.lock_store());
-    // Expiry of a watched key (or of one of its members) counts as a change.
+    // One clock for the whole transaction, read as EXEC starts, as in
+    // Redis: a key (or member) that expires while the queued commands run
+    // reads as present until EXEC ends. Expiry of a watched key (or of one
+    // of its members) counts as a change.
     let now = now_ms();
     for (db, key) in s.watched.clone() {
         let mut fx = shared.effects();
@@ -150,7 +153,7 @@ pub(crate) fn exec<'a>(
                     shared,
                     store,
                     s.db,
-                    now_ms(),
+                    now,
                     s.resp3,
                     false,
                     &s.user,

@@ -157,6 +157,18 @@ def test_flushall_invalidates_everything_with_a_null(srv, r):
     assert c.read() == ("push", ["invalidate", None])
 
 
+def test_swapdb_sends_no_invalidation_but_flushdb_does(srv, r):
+    # Redis 7.0 tells tracking clients nothing of a SWAPDB.
+    c = resp3(srv)
+    c.call("CLIENT", "TRACKING", "on")
+    r.set("k", "1")
+    assert c.call("GET", "k") == "1"
+    r.swapdb(0, 1)
+    assert c.nothing_waiting()
+    r.flushdb()
+    assert c.read() == ("push", ["invalidate", None])
+
+
 def test_expired_keys_are_invalidated(srv, r):
     c = resp3(srv)
     c.call("CLIENT", "TRACKING", "on")

@@ -36,6 +36,9 @@ pub struct Effects {
     pub expired_touched: Vec<(usize, Bytes)>,
     /// Databases flushed or swapped wholesale: every watcher of them aborts.
     pub touched_dbs: Vec<usize>,
+    /// The databases of `touched_dbs` were swapped (SWAPDB), not emptied:
+    /// clients that track keys are told nothing, as in Redis.
+    pub swapped: bool,
     /// Commands to log before the command itself (expiry deletions), with
     /// the database they apply to.
     pub propagate: Vec<(usize, Vec<Bytes>)>,
@@ -93,6 +96,7 @@ impl Effects {
         self.touched.clear();
         self.expired_touched.clear();
         self.touched_dbs.clear();
+        self.swapped = false;
         self.propagate.clear();
         self.rewrite = None;
         self.dirty = 0;

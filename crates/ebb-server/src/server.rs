@@ -492,9 +492,10 @@ impl Shared {
         if fx.is_empty() {
             return;
         }
-        // A flushed (or swapped) database invalidates every cached key, and
-        // empties the table even with no client tracking now, as in Redis.
-        if !fx.touched_dbs.is_empty() {
+        // A flushed database invalidates every cached key, and empties the
+        // table even with no client tracking now, as in Redis (which tells
+        // nothing of a SWAPDB).
+        if !fx.touched_dbs.is_empty() && !fx.swapped {
             self.tracking.flush(&self.clients);
         }
         if self.tracking.active() {

@@ -524,6 +524,7 @@ fn swapdb(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
         ctx.store.dbs.swap(a, b);
         ctx.fx.touched_dbs.push(a);
         ctx.fx.touched_dbs.push(b);
+        ctx.fx.swapped = true;
     }
     ctx.fx.dirty += 1;
     Ok(Reply::Ok)

@@ -623,10 +623,15 @@ SCRIPT_SEQUENCES = {
         ev0("return redis.setresp(2.5)"),
         ev0("return redis.setresp(3.0)"),
         ev0("return redis.setresp('x')"),
-        # Verbatim strings need a format. The format itself is left out
-        # (`{verbatim_string={format='mkd', string='# h'}}`): ebb's RESP3
-        # verbatim replies always carry `txt` (docs/scripting.md).
+        # Verbatim strings need a format: its first three bytes, up to a
+        # NUL, padded with spaces.
         ev0("redis.setresp(3); return {verbatim_string={string='x'}}"),
+        ev0("return {verbatim_string={format='mkd', string='# h'}}"),
+        ev0("return {verbatim_string={format='toolong', string='x'}}"),
+        ev0("return {verbatim_string={format='a', string='x'}}"),
+        ev0("return {verbatim_string={format='', string='x'}}"),
+        ev0("return {verbatim_string={format='a\\0bc', string='x'}}"),
+        ev0("return {verbatim_string={format=12, string='x'}}"),
         ev0("redis.setresp(3); return {verbatim_string='x'}"),
         ev0("redis.setresp(3); return {double=0/0}"),
         ev0("redis.setresp(3); return {double=-(0/0)}"),

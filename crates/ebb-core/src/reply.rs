@@ -37,6 +37,9 @@ pub enum Reply {
     BigNumber(Bytes),
     /// Verbatim text (`=` in RESP3, a bulk string in RESP2).
     Verbatim(Bytes),
+    /// Verbatim text with a format other than `txt` (a script's
+    /// `verbatim_string`): its three format bytes, then the text.
+    VerbatimAs([u8; 3], Bytes),
     /// An array of bulk strings stored back to back (a long member list
     /// without an allocation or a reference count per element). Equal to
     /// the [`Reply::Array`] of the same [`Reply::Bulk`]s.
@@ -156,6 +159,7 @@ impl PartialEq for Reply {
             (Bulk(a), Bulk(b)) | (Verbatim(a), Verbatim(b)) | (BigNumber(a), BigNumber(b)) => {
                 a == b
             }
+            (VerbatimAs(f, a), VerbatimAs(g, b)) => f == g && a == b,
             (Array(a), Array(b)) | (Set(a), Set(b)) => a == b,
             (Map(a), Map(b)) => a == b,
             (Double(a), Double(b)) => a == b,

@@ -61,7 +61,8 @@ pub unsafe fn send(ctx: *mut Ctx, r: &Reply) {
         Reply::BigNumber(b) => {
             (a.ReplyWithBigNumber)(ctx, b.as_ptr() as *const _, b.len());
         }
-        Reply::Verbatim(b) => {
+        // (Only a script makes another format; scripts here are Redis's.)
+        Reply::Verbatim(b) | Reply::VerbatimAs(_, b) => {
             (a.ReplyWithVerbatimString)(ctx, b.as_ptr() as *const _, b.len());
         }
         Reply::Bulks(list) if list.is_pairs() => {

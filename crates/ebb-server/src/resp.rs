@@ -617,16 +617,22 @@ pub fn encode(r: &Reply, resp3: bool, out: &mut BytesMut) {
                 }
             }
         }
-        Reply::Verbatim(b) => {
-            if resp3 {
-                put_int(out, b'=', b.len() as i64 + 4);
-                out.extend_from_slice(b"txt:");
-                out.extend_from_slice(b);
-                out.extend_from_slice(b"\r\n");
-            } else {
-                put_bulk(out, b);
-            }
-        }
+        Reply::Verbatim(b) => put_verbatim(out, b"txt", b, resp3),
+        Reply::VerbatimAs(format, b) => put_verbatim(out, format, b, resp3),
+    }
+}
+
+/// Writes verbatim text: `=` with its three-byte format in RESP3, a bulk
+/// string in RESP2.
+fn put_verbatim(out: &mut BytesMut, format: &[u8; 3], text: &[u8], resp3: bool) {
+    if resp3 {
+        put_int(out, b'=', text.len() as i64 + 4);
+        out.extend_from_slice(format);
+        out.extend_from_slice(b":");
+        out.extend_from_slice(text);
+        out.extend_from_slice(b"\r\n");
+    } else {
+        put_bulk(out, text);
     }
 }
 

@@ -237,8 +237,16 @@ fn table_reply(t: &Table, how: Out, depth: usize) -> Reply {
             Ok(Value::String(s)) => Some(s),
             _ => None,
         };
-        if let (Some(_), Some(s)) = (text("format"), text("string")) {
-            return Reply::Verbatim(Bytes::copy_from_slice(&s.as_bytes()));
+        if let (Some(f), Some(s)) = (text("format"), text("string")) {
+            // As Redis: the format's first three bytes (up to a NUL, as a
+            // C string), padded with spaces.
+            let mut format = [b' '; 3];
+            let f = f.as_bytes();
+            let f = f.split(|&c| c == 0).next().unwrap_or_default();
+            for (slot, &c) in format.iter_mut().zip(f) {
+                *slot = c;
+            }
+            return Reply::VerbatimAs(format, Bytes::copy_from_slice(&s.as_bytes()));
         }
     }
     // An array: its elements up to the first nil.

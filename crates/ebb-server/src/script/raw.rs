@@ -256,21 +256,29 @@ unsafe fn push(l: *mut ffi::lua_State, r: &Reply, resp3: bool, depth: usize) {
         }
         Reply::Bool(b) if resp3 => ffi::lua_pushboolean(l, *b as c_int),
         Reply::Bool(b) => ffi::lua_pushnumber(l, *b as i64 as f64),
-        Reply::Verbatim(b) if resp3 => {
-            ffi::lua_createtable(l, 0, 0);
-            push_bytes(l, b"txt");
-            ffi::lua_setfield(l, -2, c"format".as_ptr());
-            push_bytes(l, b);
-            ffi::lua_setfield(l, -2, c"string".as_ptr());
-            wrap_top(l, c"verbatim_string");
-        }
-        Reply::Verbatim(b) => push_bytes(l, b),
+        Reply::Verbatim(b) if resp3 => push_verbatim(l, b"txt", b),
+        Reply::VerbatimAs(format, b) if resp3 => push_verbatim(l, format, b),
+        Reply::Verbatim(b) | Reply::VerbatimAs(_, b) => push_bytes(l, b),
         Reply::BigNumber(n) if resp3 => {
             push_bytes(l, n);
             wrap_top(l, c"big_number");
         }
         Reply::BigNumber(n) => push_bytes(l, n),
     }
+}
+
+/// Pushes a RESP3 verbatim string as Lua sees it: `{verbatim_string=
+/// {format=..., string=...}}`.
+///
+/// # Safety
+/// `l` is a live Lua state with room on its stack.
+unsafe fn push_verbatim(l: *mut ffi::lua_State, format: &[u8], text: &[u8]) {
+    ffi::lua_createtable(l, 0, 0);
+    push_bytes(l, format);
+    ffi::lua_setfield(l, -2, c"format".as_ptr());
+    push_bytes(l, text);
+    ffi::lua_setfield(l, -2, c"string".as_ptr());
+    wrap_top(l, c"verbatim_string");
 }
 
 /// `native.script_args()`: the running script's keys and arguments, as

@@ -470,3 +470,42 @@ def test_limit_changes_reach_open_connections(tmp_path):
         assert admin.ping()
     finally:
         srv.stop()
+
+
+def test_a_new_connection_counts_before_the_next_command(srv):
+    # As in Redis, a connection whose connect() returned is a client for
+    # every command sent after it: INFO, CLIENT LIST, CLIENT KILL.
+    import re
+    import socket
+
+    def call(s, *args):
+        out = b"*%d\r\n" % len(args)
+        for a in args:
+            a = a.encode()
+            out += b"$%d\r\n%s\r\n" % (len(a), a)
+        s.sendall(out)
+        data = b""
+        while b"\r\n" not in data:
+            data += s.recv(65536)
+        if data.startswith(b"$"):
+            head, _, _ = data.partition(b"\r\n")
+            while len(data) < len(head) + 2 + int(head[1:]) + 2:
+                data += s.recv(65536)
+        return data
+
+    main = socket.create_connection(("127.0.0.1", srv.port))
+    for _ in range(40):
+        fresh = [socket.create_connection(("127.0.0.1", srv.port)) for _ in range(3)]
+        info = call(main, "INFO", "clients")
+        assert re.search(rb"connected_clients:(\d+)", info).group(1) == b"4"
+        assert call(main, "CLIENT", "LIST").count(b"id=") == 4
+        port = fresh[0].getsockname()[1]
+        assert call(main, "CLIENT", "KILL", f"127.0.0.1:{port}") == b"+OK\r\n"
+        for s in fresh:
+            s.close()
+        # Closed connections are gone once the server has read the close.
+        deadline = time.time() + 5
+        while b"connected_clients:1\r\n" not in call(main, "INFO", "clients"):
+            assert time.time() < deadline
+            time.sleep(0.005)
+    main.close()

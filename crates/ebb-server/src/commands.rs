@@ -361,10 +361,16 @@ pub(crate) fn reply_for<'a>(
         "publish" => Reply::Int(shared.publish(argv[1], argv[2]) as i64),
         "spublish" => Reply::Int(shared.spublish(argv[1], argv[2]) as i64),
         "pubsub" => crate::pubsub::pubsub_command(shared, argv),
-        "client" => return crate::client::client(s, shared, guard, argv),
+        "client" => {
+            // Connections made before this command count (CLIENT LIST, KILL).
+            crate::listen::catch_up(shared);
+            return crate::client::client(s, shared, guard, argv);
+        }
         "config" => crate::admin::config(shared, guard, argv, &s.entry),
         "command" => crate::command_cmd::command(argv),
         "info" => {
+            // Connections made before this command count (connected_clients).
+            crate::listen::catch_up(shared);
             if guard.is_none() && crate::loading::active() {
                 // DEBUG RELOAD or LOADAOF holds the keyspace while it
                 // loads: INFO answers at once (Redis answers it while it

@@ -6,15 +6,19 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use tokio::net::TcpListener;
+use std::net::SocketAddr;
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::conn::Admission;
 
 use crate::config::Config;
 use crate::server::Shared;
 
-/// One listening socket's address (as `bind` names it) and the task
-/// accepting on it.
+/// One listening socket's address (as `bind` names it), the socket, and
+/// the task accepting on it.
 pub struct Listening {
     addr: String,
+    listener: Arc<TcpListener>,
     task: tokio::task::AbortHandle,
 }
 
@@ -156,8 +160,13 @@ pub fn serve(shared: &Arc<Shared>, fresh: Vec<(String, TcpListener)>, keep: &[St
     let mut port = None;
     for (addr, l) in fresh {
         port = port.or_else(|| l.local_addr().ok().map(|a| a.port()));
-        let task = tokio::spawn(accept_loop(l, shared.clone())).abort_handle();
-        list.push(Listening { addr, task });
+        let listener = Arc::new(l);
+        let task = tokio::spawn(accept_loop(listener.clone(), shared.clone())).abort_handle();
+        list.push(Listening {
+            addr,
+            listener,
+            task,
+        });
     }
     if let Some(p) = port {
         shared.port.store(usize::from(p), Ordering::Relaxed);
@@ -179,8 +188,8 @@ pub fn rebind_in_place(
     // The closed sockets are released by their accept tasks, which another
     // worker runs while this one waits.
     tokio::task::block_in_place(|| {
-        let closing: Vec<Listening> = shared.listeners.lock().drain(..).collect();
-        for l in &closing {
+        // (Each socket closes once its task is gone and its entry dropped.)
+        for l in shared.listeners.lock().drain(..) {
             l.task.abort();
         }
         let bind = |addrs: &[String]| {
@@ -222,15 +231,10 @@ pub fn listening(shared: &Shared) -> Vec<String> {
         .collect()
 }
 
-/// Protected mode, as in Redis: with `protected-mode yes` and no password,
-/// only clients on the loopback interface are served.
-fn protected(shared: &Shared) -> bool {
-    let c = shared.config.read();
-    c.get_bool("protected-mode") && c.get("requirepass").unwrap_or_default().is_empty()
-}
-
-/// Tells a refused client why, then closes its connection.
-async fn deny(mut stream: tokio::net::TcpStream) {
+/// Tells a refused client (protected mode, as in Redis: with
+/// `protected-mode yes` and no password, only clients on the loopback
+/// interface are served) why, then closes its connection.
+async fn deny(mut stream: TcpStream) {
     use tokio::io::AsyncWriteExt;
     let _ = stream
         .write_all(
@@ -244,24 +248,83 @@ async fn deny(mut stream: tokio::net::TcpStream) {
         .await;
 }
 
-async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+/// Takes, at once, the connections whose handshake is done but that no
+/// accept task has taken yet, and registers them as clients. A command
+/// that looks at the clients (CLIENT, INFO) calls it first, so it sees
+/// every connection made before it was sent, as in Redis, whose event
+/// loop takes a listening socket's events in the order they came.
+pub fn catch_up(shared: &Arc<Shared>) {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    // (Not while a CONFIG SET holds the configuration.)
+    let Some(how) = shared.config.try_read().map(|c| Admission::of(&c)) else {
+        return;
+    };
+    let listeners: Vec<Arc<TcpListener>> = shared
+        .listeners
+        .lock()
+        .iter()
+        .map(|l| l.listener.clone())
+        .collect();
+    for l in listeners {
+        loop {
+            // SAFETY: the listener is alive (held above); a new descriptor
+            // is owned by the stream made from it.
+            let fd = unsafe {
+                libc::accept4(
+                    l.as_raw_fd(),
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                )
+            };
+            if fd < 0 {
+                break;
+            }
+            // SAFETY: `fd` was just accepted and nothing else owns it.
+            let std = unsafe { std::net::TcpStream::from_raw_fd(fd) };
+            if let (Ok(peer), Ok(stream)) = (std.peer_addr(), TcpStream::from_std(std)) {
+                start(stream, peer, shared, how);
+            }
+        }
+    }
+}
+
+/// Serves a new connection, or refuses it in protected mode.
+fn start(stream: TcpStream, peer: SocketAddr, shared: &Arc<Shared>, how: Admission) {
+    if !peer.ip().is_loopback() && how.protected {
+        tokio::spawn(deny(stream));
+    } else {
+        crate::conn::start_tcp(stream, shared, how);
+    }
+}
+
+async fn accept_loop(listener: Arc<TcpListener>, shared: Arc<Shared>) {
     // A failing accept (out of file descriptors) is retried every 10 ms
     // and logged at most once a second.
     let mut warned: Option<std::time::Instant> = None;
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {
-                // The protected-mode check reads the configuration, which a
-                // CONFIG SET may hold while it rebinds (and aborts this
-                // loop): it runs in the connection's own task.
-                let shared = shared.clone();
-                tokio::spawn(async move {
-                    if !peer.ip().is_loopback() && protected(&shared) {
-                        deny(stream).await;
-                    } else {
-                        crate::conn::serve(stream, shared).await;
+                // The connection is registered here, before any command
+                // that comes after it (CLIENT LIST, INFO count it). That
+                // reads the configuration, which a CONFIG SET may hold
+                // while it rebinds (and aborts this loop): then it waits in
+                // the connection's own task.
+                let how = shared.config.try_read().map(|c| Admission::of(&c));
+                match how {
+                    Some(how) => start(stream, peer, &shared, how),
+                    None => {
+                        let shared = shared.clone();
+                        tokio::spawn(async move {
+                            let how = Admission::of(&shared.config.read());
+                            if !peer.ip().is_loopback() && how.protected {
+                                deny(stream).await;
+                            } else {
+                                crate::conn::serve(stream, shared).await;
+                            }
+                        });
                     }
-                });
+                }
             }
             Err(_) if crate::process::listening_stopped() => return,
             Err(e) => {
@@ -312,11 +375,18 @@ pub fn serve_unix(shared: &Arc<Shared>) -> Result<(), String> {
         loop {
             match listener.accept().await {
                 Ok((stream, _)) => {
-                    let shared = shared.clone();
-                    let path = path.clone();
-                    tokio::spawn(
-                        async move { crate::conn::serve_unix(stream, &path, shared).await },
-                    );
+                    // Registered here, as on TCP (see `accept_loop`).
+                    match shared.config.try_read().map(|c| Admission::of(&c)) {
+                        Some(how) => crate::conn::start_unix(stream, &path, &shared, how),
+                        None => {
+                            let shared = shared.clone();
+                            let path = path.clone();
+                            tokio::spawn(async move {
+                                let how = Admission::of(&shared.config.read());
+                                crate::conn::start_unix(stream, &path, &shared, how);
+                            });
+                        }
+                    }
                 }
                 Err(_) if crate::process::listening_stopped() => return,
                 Err(e) => {

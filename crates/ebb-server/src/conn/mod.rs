@@ -181,10 +181,45 @@ fn keepalive(stream: &TcpStream, secs: i64) {
     set(libc::IPPROTO_TCP, libc::TCP_KEEPCNT, 3);
 }
 
+/// What a new connection is admitted with, as the configuration says.
+#[derive(Clone, Copy)]
+pub struct Admission {
+    maxclients: usize,
+    keepalive: i64,
+    /// Protected mode is in force (on, and no password set): only
+    /// loopback clients are served.
+    pub protected: bool,
+}
+
+impl Admission {
+    pub fn of(c: &crate::config::Config) -> Admission {
+        Admission {
+            maxclients: c.get_i64("maxclients").max(1) as usize,
+            keepalive: c.get_i64("tcp-keepalive"),
+            protected: c.get_bool("protected-mode")
+                && c.get("requirepass").unwrap_or_default().is_empty(),
+        }
+    }
+}
+
 /// Serves one accepted TCP connection until it closes.
 pub async fn serve(stream: TcpStream, shared: Arc<Shared>) {
+    let how = Admission::of(&shared.config.read());
+    let admitted = admit_tcp(&stream, &shared, how);
+    serve_admitted(stream, admitted, shared).await;
+}
+
+/// Starts serving an accepted TCP connection: registered at once (CLIENT
+/// LIST and INFO count it from now on), served by a task of its own.
+pub fn start_tcp(stream: TcpStream, shared: &Arc<Shared>, how: Admission) {
+    let admitted = admit_tcp(&stream, shared, how);
+    tokio::spawn(serve_admitted(stream, admitted, shared.clone()));
+}
+
+/// Sets a TCP connection's socket options and admits it.
+fn admit_tcp(stream: &TcpStream, shared: &Arc<Shared>, how: Admission) -> Option<Admitted> {
     let _ = stream.set_nodelay(true);
-    keepalive(&stream, shared.config.read().get_i64("tcp-keepalive"));
+    keepalive(stream, how.keepalive);
     let addr = stream
         .peer_addr()
         .map(|a| a.to_string())
@@ -193,26 +228,35 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>) {
         .local_addr()
         .map(|a| a.to_string())
         .unwrap_or_default();
-    serve_stream(stream, addr, laddr, false, shared).await;
+    admit(shared, addr, laddr, false, how.maxclients)
 }
 
-/// Serves one connection accepted on the `unixsocket`: both its
-/// addresses are `<path>:0`, as Redis shows them.
-pub async fn serve_unix(stream: UnixStream, path: &str, shared: Arc<Shared>) {
+/// Starts serving a connection accepted on the `unixsocket`, registered
+/// at once: both its addresses are `<path>:0`, as Redis shows them.
+pub fn start_unix(stream: UnixStream, path: &str, shared: &Arc<Shared>, how: Admission) {
     let addr = format!("{path}:0");
-    serve_stream(stream, addr.clone(), addr, true, shared).await;
+    let admitted = admit(shared, addr.clone(), addr, true, how.maxclients);
+    tokio::spawn(serve_admitted(stream, admitted, shared.clone()));
 }
 
-/// Serves one accepted connection until it closes.
-async fn serve_stream<S: AsyncRead + AsyncWrite + Unpin>(
-    mut stream: S,
+/// A connection registered as a client, not yet served.
+struct Admitted {
+    entry: Arc<ClientEntry>,
+    tx: UnboundedSender<Msg>,
+    rx: tokio::sync::mpsc::UnboundedReceiver<Msg>,
+}
+
+/// Registers a new connection as a client; `None` when `maxclients` are
+/// already connected (counted as rejected).
+fn admit(
+    shared: &Arc<Shared>,
     addr: String,
     laddr: String,
     unix: bool,
-    shared: Arc<Shared>,
-) {
+    maxclients: usize,
+) -> Option<Admitted> {
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
-    let (tx, mut rx) = unbounded_channel();
+    let (tx, rx) = unbounded_channel();
     let entry = Arc::new(ClientEntry {
         id,
         addr,
@@ -253,16 +297,29 @@ async fn serve_stream<S: AsyncRead + AsyncWrite + Unpin>(
         reply_peak: AtomicUsize::new(0),
         peak_reset_at: std::sync::atomic::AtomicU64::new(crate::server::now_ms()),
     });
-    let maxclients = shared.config.read().get_i64("maxclients").max(1) as usize;
     shared.stats.connections.fetch_add(1, Ordering::Relaxed);
     if shared.client_count() >= maxclients {
         shared.stats.rejected.fetch_add(1, Ordering::Relaxed);
+        return None;
+    }
+    shared.register(entry.clone());
+    Some(Admitted { entry, tx, rx })
+}
+
+/// Serves an admitted connection until it closes (a refused one gets
+/// Redis's error and is closed).
+async fn serve_admitted<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
+    admitted: Option<Admitted>,
+    shared: Arc<Shared>,
+) {
+    let Some(Admitted { entry, tx, mut rx }) = admitted else {
         let _ = stream
             .write_all(b"-ERR max number of clients reached\r\n")
             .await;
         return;
-    }
-    shared.register(entry.clone());
+    };
+    let id = entry.id;
     // Without AUTH a connection is the default user, authenticated when
     // that user is on and needs no password.
     let user = shared.acl.default_user();

@@ -111,6 +111,16 @@ def test_containers_document_their_subcommands(r3):
     ]
 
 
+def test_a_subcommand_is_documented_by_its_full_name(r3):
+    # As Redis: `container|sub`, any case, keyed by its lower-case name;
+    # unknown names are left out.
+    d = docs(r3, "CONFIG|GET", "nosuch", "config|nosuch", "get|x")
+    assert list(d) == ["config|get"]
+    assert d["config|get"]["group"] == "server"
+    assert d["config|get"]["arguments"][0]["name"] == "parameter"
+    assert docs(r3, "client|list")["client|list"] == docs(r3, "client")["client"]["subcommands"]["client|list"]
+
+
 def test_member_ttl_commands_document_their_grammar(r3):
     d = docs(r3, "zaddex", "hexpire", "saddex")
     z = {a["name"]: a for a in d["zaddex"]["arguments"]}

@@ -243,6 +243,20 @@ fn info_of(name: &[u8]) -> Reply {
     }
 }
 
+/// COMMAND DOCS of one name: a command, or a subcommand as
+/// `container|name`, under its full lower-case name.
+fn docs_of(name: &[u8]) -> Option<(Reply, Reply)> {
+    if let Some(spec) = ebb_core::lookup(name) {
+        return Some((Reply::text(spec.name), command_docs(spec)));
+    }
+    let lower = String::from_utf8_lossy(name).to_ascii_lowercase();
+    let (container, _) = lower.split_once('|')?;
+    let spec = ebb_core::lookup(container.as_bytes())?;
+    let doc = ebb_core::docs::lookup(&lower)?;
+    let docs = Reply::Map(docs_map(doc.summary, spec.group, Some(doc)));
+    Some((Reply::text(lower.as_str()), docs))
+}
+
 fn arg_docs(a: &ebb_core::docs::Arg) -> Reply {
     let mut m = vec![
         (Reply::text("name"), Reply::text(a.name.as_str())),
@@ -398,20 +412,15 @@ pub fn command(argv: &[&[u8]]) -> Reply {
         }
         Reply::Array(argv[2..].iter().map(|n| info_of(n)).collect())
     } else if eq(sub, "docs") {
-        let specs: Vec<&CommandSpec> = if argv.len() == 2 {
-            all.iter().collect()
-        } else {
-            argv[2..]
-                .iter()
-                .filter_map(|n| ebb_core::lookup(n))
-                .collect()
-        };
-        Reply::Map(
-            specs
-                .into_iter()
-                .map(|s| (Reply::text(s.name), command_docs(s)))
-                .collect(),
-        )
+        if argv.len() == 2 {
+            return Reply::Map(
+                all.iter()
+                    .map(|s| (Reply::text(s.name), command_docs(s)))
+                    .collect(),
+            );
+        }
+        // Names it does not know are left out, as in Redis.
+        Reply::Map(argv[2..].iter().filter_map(|n| docs_of(n)).collect())
     } else if eq(sub, "list") {
         // No filter, or FILTERBY PATTERN|ACLCAT|MODULE <value>.
         let filter = match argv.len() {

@@ -85,3 +85,23 @@ def test_member_deadlines_still_hide_due_members_during_a_pause(srv):
     assert c.smembers("s") == {"b"}
     assert c.scard("s") == 1
     c.execute_command("CLIENT", "UNPAUSE")
+
+
+def test_a_pause_of_all_commands_holds_every_command(srv):
+    # PING, INFO, CLIENT and CONFIG wait too (CLIENT UNPAUSE as well, even
+    # from the client that paused), as in Redis 7.0; only the pause's end
+    # lets them through.
+    c = srv.client()
+    other = srv.client()
+    other.ping()
+    for call in (lambda o: o.ping(), lambda o: o.info("server"),
+                 lambda o: o.client_id(), lambda o: o.config_get("hz"),
+                 lambda o: o.execute_command("CLIENT", "UNPAUSE")):
+        c.execute_command("CLIENT", "PAUSE", "300", "ALL")
+        start = time.time()
+        call(other)
+        assert time.time() - start > 0.1
+    c.execute_command("CLIENT", "PAUSE", "300", "ALL")
+    start = time.time()
+    c.execute_command("CLIENT", "UNPAUSE")
+    assert time.time() - start > 0.1

@@ -521,18 +521,13 @@ impl Session {
         evicted.err().map(Reply::from)
     }
 
-    /// Whether CLIENT PAUSE holds this command. A write pause holds
-    /// writes, PUBLISH (it would reach replicas), and an EXEC whose
-    /// transaction holds either, as Redis 7.0 does.
+    /// Whether CLIENT PAUSE holds this command. A pause of all commands
+    /// holds every one (CLIENT UNPAUSE, PING and INFO too), as Redis 7.0
+    /// does; a write pause holds writes, PUBLISH (it would reach
+    /// replicas), and an EXEC whose transaction holds either.
     fn held_by_pause(&self, shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) -> bool {
         let paused = shared.paused_until.load(Ordering::Relaxed);
-        if paused == 0
-            || paused <= now_ms()
-            || matches!(
-                spec.name,
-                "client" | "ping" | "quit" | "reset" | "hello" | "auth" | "info" | "config"
-            )
-        {
+        if paused == 0 || paused <= now_ms() {
             return false;
         }
         // EVAL, EVALSHA and FCALL may write unless the script or function

@@ -584,6 +584,22 @@ SEQUENCES = {
         ("EVAL", "return {xpcall(function() return 1 end, nil)}", "0"),
         ("EVAL", "return {xpcall(function() error('z') end, nil)}", "0"),
     ],
+    # Cursors are read as C strings; a client type is echoed as given.
+    "scan-cursor-nul-and-client-type": [
+        "SELECT 9",
+        ("SCAN", "1\x00"),
+        ("SCAN", "0\x00junk"),
+        "SELECT 0",
+        ("SSCAN", "nokey", "0\x00x"),
+        ("ZSCAN", "nokey", "7\x00x"),
+        ("HSCAN", "nokey", "0\x00x"),
+        ("SSCAN", "str", "0\x00x"),
+        ("SSCAN", "str", "x\x00"),
+        "CLIENT LIST TYPE 1E3",
+        ("CLIENT", "LIST", "TYPE", "No\x00x"),
+        ("CLIENT", "KILL", "TYPE", "Inf"),
+        ("CLIENT", "KILL", "USER", "nobody\x00x"),
+    ],
     # CONFIG SET reads numbers strictly, and values as C strings.
     "config-set-strict-numbers": [
         ("CONFIG", "SET", "zset-max-listpack-entries", " 1"),

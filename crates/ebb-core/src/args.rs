@@ -221,9 +221,54 @@ pub fn parse_f64(s: &[u8]) -> Option<f64> {
     }
 }
 
+/// C's `strtod` on the longest prefix of `s` that is a number (leading
+/// space skipped; 0 when there is none), as Redis reads some arguments
+/// (DEBUG SLEEP).
+pub fn c_strtod(s: &[u8]) -> f64 {
+    crate::cmd::zsets::range::strtod(s).value
+}
+
+/// C's `atoi`: leading space, a sign and the digits after it; 0 when
+/// there are none, as Redis reads some arguments (DEBUG switches).
+pub fn c_atoi(s: &[u8]) -> i64 {
+    let mut i = s.iter().take_while(|c| c.is_ascii_whitespace()).count();
+    let neg = match s.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let mut v: i64 = 0;
+    for &c in s[i..].iter().take_while(|c| c.is_ascii_digit()) {
+        v = v.wrapping_mul(10).wrapping_add(i64::from(c - b'0'));
+    }
+    if neg {
+        v.wrapping_neg()
+    } else {
+        v
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn c_readers_take_the_leading_number() {
+        assert_eq!(c_atoi(b"abc"), 0);
+        assert_eq!(c_atoi(b""), 0);
+        assert_eq!(c_atoi(b" +12x"), 12);
+        assert_eq!(c_atoi(b"-3"), -3);
+        assert_eq!(c_atoi(b"01"), 1);
+        assert_eq!(c_strtod(b"1abc"), 1.0);
+        assert_eq!(c_strtod(b" .5e1x"), 5.0);
+        assert_eq!(c_strtod(b"x"), 0.0);
+    }
 
     #[test]
     fn integers_follow_string2ll() {

@@ -143,6 +143,12 @@ pub fn subcommand_syntax(sub: &[u8], cmd: &str) -> Error {
     Error::Msg(text.replace(['\r', '\n'], " ").into())
 }
 
+/// `b` as Redis prints an argument in a message: a C string, so up to
+/// a NUL, as text.
+pub fn c_text(b: &[u8]) -> String {
+    lossy(b, usize::MAX)
+}
+
 /// At most `max` bytes of `b` as Redis prints it (a C string, so up to a
 /// NUL), as text.
 fn lossy(b: &[u8], max: usize) -> String {

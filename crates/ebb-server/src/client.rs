@@ -522,7 +522,8 @@ fn list(s: &Session, shared: &Arc<Shared>, argv: &[&[u8]]) -> Reply {
         4 if eq(argv[2], "type") => {
             let t = String::from_utf8_lossy(argv[3]).to_ascii_lowercase();
             if !["normal", "master", "replica", "slave", "pubsub"].contains(&t.as_str()) {
-                return err(format!("ERR Unknown client type '{t}'"));
+                let given = ebb_core::error::c_text(argv[3]);
+                return err(format!("ERR Unknown client type '{given}'"));
             }
             Some(t)
         }
@@ -576,14 +577,15 @@ fn kill(s: &Session, shared: &Arc<Shared>, args: &[&[u8]]) -> Reply {
             }
             "addr" | "laddr" => {}
             "user" if shared.acl.user(v.as_bytes()).is_none() => {
-                return err(format!("ERR No such user '{v}'"))
+                return err(format!("ERR No such user '{}'", ebb_core::error::c_text(pair[1])))
             }
             "user" => {}
             "type" => {
                 if !["normal", "master", "replica", "slave", "pubsub"]
                     .contains(&v.to_ascii_lowercase().as_str())
                 {
-                    return err(format!("ERR Unknown client type '{v}'"));
+                    let given = ebb_core::error::c_text(pair[1]);
+                    return err(format!("ERR Unknown client type '{given}'"));
                 }
             }
             "skipme" => {

@@ -1,7 +1,7 @@
 //! DEBUG: the subcommands Redis's tests and operators use.
 
 use bytes::Bytes;
-use ebb_core::args::{parse_f64, parse_i64};
+use ebb_core::args::parse_i64;
 use ebb_core::{Error, Reply, Store};
 use parking_lot::MutexGuard;
 use std::sync::atomic::Ordering;
@@ -22,7 +22,9 @@ pub fn debug<'a>(
 ) -> Reply {
     let sub = &argv[1];
     if eq(sub, "sleep") && argv.len() == 3 {
-        let secs = parse_f64(argv[2]).unwrap_or(0.0).max(0.0);
+        // Read as C's strtod, as Redis reads it: "1abc" sleeps a second.
+        let secs = ebb_core::args::c_strtod(argv[2]);
+        let secs = if secs.is_nan() { 0.0 } else { secs.max(0.0) };
         // Like Redis, DEBUG SLEEP stalls the whole keyspace.
         let _store = guard.get_or_insert_with(|| shared.lock_store());
         std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(3600.0)));
@@ -41,15 +43,7 @@ pub fn debug<'a>(
     } else if eq(sub, "set-active-expire") && argv.len() == 3 {
         set_switch(&shared.active_expire, argv[2])
     } else if eq(sub, "set-skip-checksum-validation") && argv.len() == 3 {
-        // Read as C's atoi, as Redis reads it: a sign and leading
-        // digits, anything else 0.
-        let t = lossy(argv[2]);
-        let t = t.trim_start();
-        let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
-        let on = digits
-            .bytes()
-            .take_while(u8::is_ascii_digit)
-            .any(|d| d != b'0');
+        let on = ebb_core::args::c_atoi(argv[2]) != 0;
         ebb_core::rdb::SKIP_CHECKSUM.store(on, Ordering::Relaxed);
         Reply::Ok
     } else if eq(sub, "pause-cron") && argv.len() == 3 {
@@ -385,13 +379,11 @@ fn debug_reload<'a>(
     Reply::Ok
 }
 
-/// A DEBUG on/off switch: `0` clears it, any other integer sets it.
+/// A DEBUG on/off switch: 0 (as C's atoi reads it) clears it, anything
+/// else sets it.
 fn set_switch(switch: &std::sync::atomic::AtomicBool, arg: &[u8]) -> Reply {
-    match parse_i64(arg) {
-        Some(v) => {
-            switch.store(v != 0, Ordering::Relaxed);
-            Reply::Ok
-        }
-        None => Error::NotInteger.into(),
-    }
+    // Read as C's atoi, as Redis reads it: a sign and leading digits,
+    // anything else 0.
+    switch.store(ebb_core::args::c_atoi(arg) != 0, Ordering::Relaxed);
+    Reply::Ok
 }

@@ -317,6 +317,8 @@ fn keys(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
 /// digits, no overflow; the empty string reads as 0.
 pub fn parse_cursor(s: &[u8]) -> CmdResult<u64> {
     let invalid = || Error::msg("ERR invalid cursor");
+    // Read as a C string, as Redis reads it: a NUL ends it.
+    let s = s.split(|&c| c == 0).next().unwrap_or_default();
     let (neg, digits) = match s.first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),

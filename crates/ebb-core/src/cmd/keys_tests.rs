@@ -473,6 +473,8 @@ fn keys_star_counts() {
 fn cursor_parsing_follows_strtoul() {
     assert_eq!(parse_cursor(b"0"), Ok(0));
     assert_eq!(parse_cursor(b""), Ok(0));
+    assert_eq!(parse_cursor(b"1\0junk"), Ok(1));
+    assert_eq!(parse_cursor(b"\0junk"), Ok(0));
     assert_eq!(parse_cursor(b"+7"), Ok(7));
     assert_eq!(parse_cursor(b"007"), Ok(7));
     assert_eq!(parse_cursor(b"-1"), Ok(u64::MAX));

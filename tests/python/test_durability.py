@@ -126,6 +126,30 @@ def test_member_deadline_passed_while_down_keeps_the_key_ttl(server_factory, rew
         assert 0 < c.pttl(key) <= HOUR_MS, key
 
 
+def test_a_member_added_with_a_past_deadline_is_gone_for_the_replay(server_factory):
+    """ZADDEX with a deadline already past (EXAT/PXAT) removes the member at
+    once; the log says so, so the commands after it replay as they ran."""
+    s = server_factory("--appendonly", "yes", "--appendfsync", "always")
+    c = s.client()
+    past = int(time.time() * 1000) - 5000
+    c.zadd("z", {"old": 9})
+    assert c.execute_command("ZADDEX", "z", "PXAT", past, 1, "m1") == 1
+    assert c.execute_command("ZADDEX", "z", "EXAT", past // 1000, 1, "old") == 0
+    c.zadd("z", {"keep": 2})
+    assert c.zunionstore("dst", ["z"]) == 1
+    assert c.zincrby("inc", 5, "m1") == 5.0
+    c.execute_command("ZADDEX", "inc", "PXAT", past, 1, "m1")
+    assert c.zincrby("inc", 5, "m1") == 5.0
+    live = {k: c.zrange(k, 0, -1, withscores=True) for k in ("z", "dst", "inc")}
+    assert live["dst"] == [("keep", 2.0)]
+    s.kill()
+    time.sleep(0.2)
+    s.start()
+    c = s.client()
+    assert {k: c.zrange(k, 0, -1, withscores=True) for k in ("z", "dst", "inc")} == live
+    assert c.execute_command("ZPTTL", "inc", "MEMBERS", 1, "m1") == [-1]
+
+
 def test_bgsave_is_a_point_in_time_copy_under_writes(server_factory):
     """BGSAVE while transactions keep moving units between two keys and
     appending to a list: the snapshot holds one consistent instant (the

@@ -313,7 +313,7 @@ fn report(ctx: &mut Ctx, cmd: &ZaddEx, done: Applied<'_>) -> CmdResult<Reply> {
         );
     }
     if !done.expired.is_empty() {
-        ctx.notify_members(b'z', "zexpired", key, done.expired);
+        ctx.notify_members(b'z', "zexpired", key, done.expired.clone());
     }
     if !done.trimmed.is_empty() {
         ctx.notify(b'z', "zremrangebyrank", key);
@@ -347,8 +347,12 @@ fn report(ctx: &mut Ctx, cmd: &ZaddEx, done: Applied<'_>) -> CmdResult<Reply> {
         exp.extend(done.timed.iter().map(|m| Bytes::copy_from_slice(m)));
         log.push(exp);
     }
-    if !done.trimmed.is_empty() {
+    // Members a deadline already past removed, then those CAP removed: a
+    // replay (where nothing expires while the file loads) must not keep
+    // them for the commands after this one.
+    if !done.expired.is_empty() || !done.trimmed.is_empty() {
         let mut zrem = vec![Bytes::from_static(b"ZREM"), Bytes::copy_from_slice(key)];
+        zrem.extend(done.expired.iter().cloned());
         zrem.extend(done.trimmed.iter().cloned());
         log.push(zrem);
     }

@@ -107,3 +107,48 @@ def test_background_work_asked_inside_a_transaction_is_scheduled(server_factory)
     assert wait_for(lambda: c.info("stats")["total_forks"] >= forks + 2)
     assert wait_for(lambda: persistence(c)["aof_rewrite_in_progress"] == 0
                     and persistence(c)["rdb_bgsave_in_progress"] == 0)
+
+
+def _children(pid):
+    out = []
+    import os
+
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                out += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def test_a_child_left_by_a_killed_server_does_not_hold_the_port(server_factory):
+    # As Redis's children, ebb's close their copies of the listening
+    # sockets: after a kill -9 of the server, a restart binds the port at
+    # once although the save goes on.
+    import os
+    import signal
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    s = server_factory("--port", str(port), "--save", "")
+    c = s.client()
+    c.set("k", "v")
+    c.config_set("rdb-key-save-delay", 20_000_000)  # 20 s for one key
+    c.bgsave()
+    assert wait_for(lambda: persistence(c)["rdb_bgsave_in_progress"] == 1)
+    kids = _children(s.proc.pid)
+    assert kids
+    try:
+        s.kill()
+        s.start()
+        assert s.port == port
+        assert s.client().ping()
+    finally:
+        for k in kids:
+            try:
+                os.kill(k, signal.SIGKILL)
+            except ProcessLookupError:
+                pass

@@ -634,6 +634,7 @@ pub(crate) fn fork_child(work: impl FnOnce() -> bool) -> std::io::Result<libc::p
         FORKS.fetch_add(1, Ordering::Relaxed);
     }
     if pid == 0 {
+        crate::process::close_listeners_in_child();
         let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or(false);
         // SAFETY: ends the child at once, as intended.
         unsafe { libc::_exit(if ok { 0 } else { 1 }) };

@@ -144,6 +144,40 @@ pub fn stop_listening() {
     }
 }
 
+/// In a child just forked (a background save or rewrite): closes its
+/// copies of the listening sockets, as Redis's children do, so that a
+/// child that outlives a killed server does not hold the port, and a
+/// restart binds it at once. Only descriptors that still are listening
+/// sockets are closed (one noted and replaced since may be anything).
+pub fn close_listeners_in_child() {
+    // The child has one thread: a lock another thread held at the fork
+    // stays held, so it is only tried.
+    let Ok(l) = LISTENING.try_lock() else {
+        return;
+    };
+    for &fd in l.iter() {
+        let mut on: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: reads one option of a descriptor into a local of its size.
+        let r = unsafe {
+            libc::getsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_ACCEPTCONN,
+                (&mut on as *mut libc::c_int).cast(),
+                &mut len,
+            )
+        };
+        if r == 0 && on != 0 {
+            // SAFETY: closes this process's copy only; the parent's socket
+            // stays open and listening.
+            unsafe {
+                libc::close(fd);
+            }
+        }
+    }
+}
+
 /// Set once the listening sockets were shut: their accept loops end
 /// quietly instead of logging the errors that follow.
 static STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

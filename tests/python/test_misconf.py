@@ -221,3 +221,24 @@ def test_with_appendfsync_always_a_failed_write_ends_the_process(small_disk):
         assert s.client().dbsize() == answered
     finally:
         s.stop()
+
+
+def test_a_save_that_fails_for_room_leaves_no_partial_file(small_disk):
+    # As Redis: the temp file of a failed SAVE or BGSAVE is removed, so the
+    # room it took is free for the next save.
+    s = EbbServer("--dir", str(small_disk), "--save", "", cwd=str(small_disk.parent))
+    try:
+        r = Raw(s.port, timeout=5)
+        for i in range(8):
+            assert r.cmd("SET", f"k{i}", "x" * 40_000) == b"+OK\r\n"
+        assert r.cmd("SAVE").startswith(b"-ERR")
+        assert r.cmd("BGSAVE").startswith(b"+")
+        assert wait_until(lambda: b"rdb_bgsave_in_progress:0" in r.cmd("INFO", "persistence"))
+        assert b"rdb_last_bgsave_status:err" in r.cmd("INFO", "persistence")
+        assert [f for f in os.listdir(small_disk) if f.startswith("temp-")] == []
+        # With the keys gone, a save fits again.
+        assert r.cmd("FLUSHALL") == b"+OK\r\n"
+        assert r.cmd("SAVE") == b"+OK\r\n"
+        r.close()
+    finally:
+        s.stop()

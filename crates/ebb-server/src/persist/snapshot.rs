@@ -109,10 +109,17 @@ pub fn write_file_after(
     let tmp = temp_path(path, std::process::id());
     let mut f = std::fs::File::create(&tmp)?;
     std::thread::sleep(delay);
-    f.write_all(data)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)?;
-    Ok(())
+    let written = f
+        .write_all(data)
+        .and_then(|()| f.sync_all())
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        // As Redis: a failed save leaves no partial file taking the
+        // room the next one needs.
+        drop(f);
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 #[cfg(test)]

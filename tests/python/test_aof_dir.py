@@ -87,6 +87,34 @@ def test_layout_after_start(server_factory, tmp_path):
     assert p["aof_base_size"] == 0
 
 
+def test_a_command_logged_as_several_records_is_framed(server_factory, tmp_path):
+    # As Redis frames several propagated commands: MULTI ... EXEC, so a
+    # torn tail drops the whole command, never half of it.
+    s = server_factory("--appendonly", "yes", "--aof-load-truncated", "yes")
+    c = s.client()
+    c.set("e", "old", px=1)
+    time.sleep(0.05)
+    c.lpush("e", "x")  # the expired key's DEL, then the push
+    c.execute_command("ZADDEX", "z", "PXAT", 4102444800000, 1, "a")
+    c.set("single", "1")
+    d = tmp_path / "appendonlydir"
+    log = (d / "appendonly.aof.1.incr.aof").read_bytes()
+    framed = resp(["MULTI"], ["DEL", "e"], ["LPUSH", "e", "x"], ["EXEC"],
+                  ["MULTI"], ["ZADD", "z", "1", "a"],
+                  ["ZPEXPIREAT", "z", "4102444800000", "MEMBERS", "1", "a"], ["EXEC"],
+                  ["SET", "single", "1"])
+    assert log.endswith(framed)
+    # Cut right after the ZADD: the ZADDEX is not replayed at all.
+    cut = log[:log.index(b"ZPEXPIREAT") - len(b"*6\r\n$10\r\n")]
+    assert cut.endswith(resp(["ZADD", "z", "1", "a"]))
+    s.kill()
+    (d / "appendonly.aof.1.incr.aof").write_bytes(cut)
+    s.start()
+    c = s.client()
+    assert c.exists("z") == 0
+    assert c.lrange("e", 0, -1) == ["x"]
+
+
 def test_other_names_are_followed(server_factory, tmp_path):
     s = server_factory("--appendonly", "yes", "--appenddirname", "aofs",
                        "--appendfilename", "log.aof")

@@ -14,7 +14,10 @@ use crate::server::{now_ms, Shared};
 
 impl Shared {
     /// Logs what a command changed, in execution order: expiry deletions it
-    /// caused first, then the command itself (or its rewritten form).
+    /// caused first, then the command itself (or its rewritten form). More
+    /// than one record is framed by MULTI and EXEC, as Redis frames them
+    /// (unless a transaction or a script already frames them), so a torn
+    /// tail cannot replay half of one command.
     pub fn log_command(&self, db: usize, spec: &CommandSpec, argv: &[&[u8]], fx: &mut Effects) {
         if !self.aof.is_on() {
             fx.propagate.clear();
@@ -25,20 +28,34 @@ impl Shared {
             fx.propagate.clear();
             return;
         };
+        let own = match &fx.rewrite {
+            _ if !spec.is_write() => 0,
+            Some(cmds) => cmds.len(),
+            None => usize::from(fx.dirty > 0),
+        };
+        let framed = fx.propagate.len() + own > 1
+            && fx.propagate.iter().all(|(d, _)| *d == db)
+            && !aof.in_block()
+            && !crate::exec::in_exec();
+        if framed {
+            aof.log(db, &[b"MULTI"]);
+        }
         for (d, cmd) in fx.propagate.drain(..) {
             aof.log(d, &cmd);
         }
-        if !spec.is_write() {
-            return;
-        }
-        match fx.rewrite.take() {
-            Some(cmds) => {
-                for c in cmds {
-                    aof.log(db, &c);
+        if own > 0 {
+            match fx.rewrite.take() {
+                Some(cmds) => {
+                    for c in cmds {
+                        aof.log(db, &c);
+                    }
                 }
+                None => aof.log(db, argv),
             }
-            None if fx.dirty > 0 => aof.log(db, argv),
-            None => {}
+        }
+        fx.rewrite = None;
+        if framed {
+            aof.log(db, &[b"EXEC"]);
         }
     }
 

@@ -125,6 +125,11 @@ impl Aof {
         self.held = None;
     }
 
+    /// Whether a block (a running script's) is open.
+    pub fn in_block(&self) -> bool {
+        self.held.is_some()
+    }
+
     /// Drops an open block (a script the server exits in the middle of).
     pub fn discard_block(&mut self) {
         if let Some(at) = self.held.take() {

@@ -236,6 +236,7 @@ def test_corrupt_middle_stops_startup(server_factory, tmp_path):
     # nothing is logged after it while the process ends.
     lines = [ln for ln in str(e.value).split("\\n") if ln.strip("'\" ")]
     assert "Bad file format reading the append only file" in lines[-1]
+    assert "redis-check-aof --fix" in lines[-1] and "appendonly.aof.manifest" in lines[-1]
 
 
 class Writer(threading.Thread):

@@ -513,9 +513,14 @@ fn load_files(set: &Settings, m: &Manifest, store: &mut Store) -> Result<(u64, u
         }
         let started = Instant::now();
         let r = persist::replay_log_file(store, &data, now).map_err(|e| match e {
+            // On one line (what was read may hold CR or LF), with Redis's
+            // advice.
             LoadError::Corrupt(off, why) => format!(
-                "Bad file format reading the append only file {} at offset {off}: {why}",
-                f.name
+                "Bad file format reading the append only file {} at offset {off}: {}. \
+                 Make a backup of the AOF directory, then run redis-check-aof --fix {}",
+                f.name,
+                why.escape_debug(),
+                set.dir.join(manifest::manifest_name(&set.prefix)).display()
             ),
             LoadError::UnknownCommand(cmd) => format!(
                 "Unknown command '{cmd}' reading the append only file {}",

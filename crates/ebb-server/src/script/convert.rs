@@ -246,7 +246,11 @@ fn table_reply(t: &Table, how: Out, depth: usize) -> Reply {
             for (slot, &c) in format.iter_mut().zip(f) {
                 *slot = c;
             }
-            return Reply::VerbatimAs(format, Bytes::copy_from_slice(&s.as_bytes()));
+            let text = Bytes::copy_from_slice(&s.as_bytes());
+            return match &format {
+                b"txt" => Reply::Verbatim(text),
+                _ => Reply::VerbatimAs(format, text),
+            };
         }
     }
     // An array: its elements up to the first nil.

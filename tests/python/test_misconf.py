@@ -226,7 +226,9 @@ def test_with_appendfsync_always_a_failed_write_ends_the_process(small_disk):
 def test_a_save_that_fails_for_room_leaves_no_partial_file(small_disk):
     # As Redis: the temp file of a failed SAVE or BGSAVE is removed, so the
     # room it took is free for the next save.
-    s = EbbServer("--dir", str(small_disk), "--save", "", cwd=str(small_disk.parent))
+    log = small_disk.parent / "save.log"
+    s = EbbServer("--dir", str(small_disk), "--save", "", "--logfile", str(log),
+                  cwd=str(small_disk.parent))
     try:
         r = Raw(s.port, timeout=5)
         for i in range(8):
@@ -236,6 +238,10 @@ def test_a_save_that_fails_for_room_leaves_no_partial_file(small_disk):
         assert wait_until(lambda: b"rdb_bgsave_in_progress:0" in r.cmd("INFO", "persistence"))
         assert b"rdb_last_bgsave_status:err" in r.cmd("INFO", "persistence")
         assert [f for f in os.listdir(small_disk) if f.startswith("temp-")] == []
+        # The log says why, for the foreground save and the child's.
+        text = log.read_text()
+        assert "Write error saving DB on disk: No space left on device" in text
+        assert "saving process failed: No space left on device" in text
         # With the keys gone, a save fits again.
         assert r.cmd("FLUSHALL") == b"+OK\r\n"
         assert r.cmd("SAVE") == b"+OK\r\n"

@@ -192,7 +192,10 @@ impl Shared {
         // `rdb-key-save-delay` holds a foreground save too (SAVE, the
         // final save of a shutdown), as in Redis.
         snapshot::write_file_after(&self.snapshot_path(), &data, self.save_delay(store))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| {
+                tracing::warn!("Write error saving DB on disk: {e}");
+                e.to_string()
+            })?;
         self.saved();
         Ok(())
     }
@@ -248,22 +251,40 @@ impl Shared {
         let me = self.clone();
         let (what, started, job) = names;
         let title = crate::proctitle::title_for(&self.config.read(), Some(job));
+        // The child tells why it failed through a pipe (it does not log).
+        let why = ErrorPipe::new();
         match fork_child(|| {
             if let Some(t) = &title {
                 crate::proctitle::write(t);
             }
-            write(store).is_ok()
+            match write(store) {
+                Ok(()) => true,
+                Err(e) => {
+                    if let Some(p) = &why {
+                        p.send(&e);
+                    }
+                    false
+                }
+            }
         }) {
             Ok(pid) => {
                 tracing::info!("{started} by pid {pid}");
                 child(self).store(pid, Ordering::SeqCst);
+                if let Some(p) = &why {
+                    p.close_sender();
+                }
                 std::thread::spawn(move || {
                     let ok = wait_child(pid);
                     let _ = child(&me).compare_exchange(pid, 0, Ordering::SeqCst, Ordering::SeqCst);
                     let written = if ok {
                         Ok(())
                     } else {
-                        Err(format!("the {what} process failed"))
+                        let told = why.map(|p| p.receive()).unwrap_or_default();
+                        Err(if told.is_empty() {
+                            format!("the {what} process failed")
+                        } else {
+                            format!("the {what} process failed: {told}")
+                        })
                     };
                     done(&me, written, pid);
                 });
@@ -657,6 +678,64 @@ pub(crate) fn fork_child(work: impl FnOnce() -> bool) -> std::io::Result<libc::p
         unsafe { libc::_exit(if ok { 0 } else { 1 }) };
     }
     Ok(pid)
+}
+
+/// A pipe a background child writes its error to, read by the parent once
+/// the child has ended.
+struct ErrorPipe {
+    read: libc::c_int,
+    write: std::sync::atomic::AtomicI32,
+}
+
+impl ErrorPipe {
+    fn new() -> Option<ErrorPipe> {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: pipe2 fills the two descriptors of the array it is given.
+        let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) };
+        (r == 0).then(|| ErrorPipe {
+            read: fds[0],
+            write: std::sync::atomic::AtomicI32::new(fds[1]),
+        })
+    }
+
+    /// In the child: writes `text` (what fits in the pipe).
+    fn send(&self, text: &str) {
+        let fd = self.write.load(Ordering::Relaxed);
+        // SAFETY: writes from a live buffer to the pipe's write end.
+        unsafe {
+            libc::write(fd, text.as_ptr().cast(), text.len().min(4096));
+        }
+    }
+
+    /// In the parent, once the child is started: closes its write end, so
+    /// reading ends where the child's text does.
+    fn close_sender(&self) {
+        let fd = self.write.swap(-1, Ordering::Relaxed);
+        if fd >= 0 {
+            // SAFETY: closes the parent's copy of a descriptor it owns.
+            unsafe {
+                libc::close(fd);
+            }
+        }
+    }
+
+    /// In the parent, once the child has ended: what it wrote.
+    fn receive(self) -> String {
+        let mut buf = [0u8; 4096];
+        // SAFETY: reads into a local buffer of the length given.
+        let n = unsafe { libc::read(self.read, buf.as_mut_ptr().cast(), buf.len()) };
+        String::from_utf8_lossy(&buf[..n.max(0) as usize]).into_owned()
+    }
+}
+
+impl Drop for ErrorPipe {
+    fn drop(&mut self) {
+        self.close_sender();
+        // SAFETY: closes a descriptor this value owns.
+        unsafe {
+            libc::close(self.read);
+        }
+    }
 }
 
 /// Waits for a child made by [`fork_child`]; true if it exited with 0.

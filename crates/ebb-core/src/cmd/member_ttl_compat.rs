@@ -75,7 +75,8 @@ fn key_ttl(ctx: &mut Ctx, key: &[u8], ms: bool) -> i64 {
     }
 }
 
-/// Remaining TTL of one member, rounded to the nearest second like TTL.
+/// Remaining TTL of one member; in seconds rounded up, like HTTL (the
+/// member TTL commands' rule), so a live member never reads 0.
 fn member_ttl(ctx: &mut Ctx, key: &[u8], member: &&[u8], ms: bool) -> CmdResult<i64> {
     let Some(kind) = kind_of(ctx, key)? else {
         return Ok(NO_MEMBER);
@@ -91,7 +92,7 @@ fn member_ttl(ctx: &mut Ctx, key: &[u8], member: &&[u8], ms: bool) -> CmdResult<
             if ms {
                 left
             } else {
-                (left + 500) / 1000
+                (left + 999) / 1000
             }
         }
         Some(Ok(None)) => NO_DEADLINE,
@@ -113,7 +114,7 @@ fn ttl_generic(ctx: &mut Ctx, argv: &[&[u8]], ms: bool) -> CmdResult<Reply> {
 /// # Format
 /// `TTL key` → -2 no key, -1 no TTL, else seconds left (rounded to nearest).
 /// `TTL key member` → -2 no key or no such member, -1 member without
-/// deadline, else seconds left (rounded to nearest).
+/// deadline, else seconds left (rounded up, like HTTL).
 fn ttl(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     ttl_generic(ctx, argv, false)
 }

@@ -351,7 +351,7 @@ fn step<T: Subject>(h: &mut Harness, model: &mut Model, op: &Op) {
                 None => NO_MEMBER,
                 Some(None) => NO_DEADLINE,
                 Some(Some(at)) if ms => (at - now) as i64,
-                Some(Some(at)) => ((at - now) as i64 + 500) / 1000,
+                Some(Some(at)) => ((at - now) as i64 + 999) / 1000,
             };
             assert_eq!(
                 run_words(h, &words(&["TTL", KEY], &[m])),

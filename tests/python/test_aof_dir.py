@@ -115,6 +115,32 @@ def test_a_command_logged_as_several_records_is_framed(server_factory, tmp_path)
     assert c.lrange("e", 0, -1) == ["x"]
 
 
+@pytest.mark.parametrize("preamble", ["yes", "no"])
+def test_a_rewrite_writes_what_was_live_at_its_fork(server_factory, preamble):
+    # A member or key alive when the rewrite forks is in the new base even
+    # if its deadline passes before the child writes it: the commands
+    # logged after the fork (here, PERSIST) apply to it on replay.
+    s = server_factory("--appendonly", "yes", "--appendfsync", "always",
+                       "--aof-use-rdb-preamble", preamble)
+    c = s.client()
+    c.zadd("z", {"a": 1, "b": 2, "e": 3})
+    c.execute_command("ZPEXPIRE", "z", 300, "MEMBERS", 2, "a", "b")
+    c.sadd("k", "x")
+    c.pexpire("k", 300)
+    c.config_set("rdb-key-save-delay", 300_000)  # 2 keys: the child waits 0.6 s
+    c.bgrewriteaof()
+    assert c.execute_command("ZPERSIST", "z", "MEMBERS", 1, "a") == [1]
+    assert c.persist("k")
+    wait_rewrite(c)
+    c.config_set("rdb-key-save-delay", 0)
+    live = (c.zrange("z", 0, -1, withscores=True), c.smembers("k"), c.ttl("k"))
+    assert live == ([("a", 1.0), ("e", 3.0)], {"x"}, -1)
+    s.kill()
+    s.start()
+    c = s.client()
+    assert (c.zrange("z", 0, -1, withscores=True), c.smembers("k"), c.ttl("k")) == live
+
+
 def test_other_names_are_followed(server_factory, tmp_path):
     s = server_factory("--appendonly", "yes", "--appenddirname", "aofs",
                        "--appendfilename", "log.aof")

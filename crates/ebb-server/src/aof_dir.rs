@@ -124,6 +124,9 @@ impl Shared {
         let data_dir = self.data_dir();
         let ts = set.timestamps;
         let rdb = job.rdb;
+        // The base holds what is live at the fork, whenever the child
+        // writes it: what the log records from now on applies to that.
+        let at = now_ms();
         self.write_in_background(
             store,
             |s| &s.rewrite_child,
@@ -136,7 +139,7 @@ impl Shared {
                 std::thread::sleep(delay);
                 // The writer's own pid: the child's, or this process's.
                 let tmp = data_dir.join(format!("temp-rewriteaof-bg-{}.aof", std::process::id()));
-                write_rewrite(&tmp, store, ts, rdb).map_err(|e| e.to_string())
+                write_rewrite(&tmp, store, at, ts, rdb).map_err(|e| e.to_string())
             },
             move |me, written, pid| {
                 let tmp = me.rewrite_tmp_path(pid);
@@ -418,8 +421,14 @@ fn install_rewrite(
 /// Writes the whole data set, as a base file, to `tmp`, and fsyncs it:
 /// an RDB file when `rdb`, else RESP commands (after a `#TS:` annotation
 /// when `timestamps`).
-fn write_rewrite(tmp: &Path, store: &Store, timestamps: bool, rdb: bool) -> std::io::Result<()> {
-    let now = now_ms();
+/// Writes `store` as a new base, as it is live at `now`.
+fn write_rewrite(
+    tmp: &Path,
+    store: &Store,
+    now: u64,
+    timestamps: bool,
+    rdb: bool,
+) -> std::io::Result<()> {
     let data = if rdb {
         ebb_core::rdb::aof_base(store, now)
     } else {
@@ -614,7 +623,7 @@ pub fn load_at_start(shared: &Arc<Shared>, store: &mut Store, aof_on: bool) -> R
         // Nothing loaded: the (empty) data set becomes the first base.
         let name = m.new_base(&set.prefix, set.rdb_base);
         let tmp = shared.rewrite_tmp_path(std::process::id() as i32);
-        write_rewrite(&tmp, store, set.timestamps, set.rdb_base)
+        write_rewrite(&tmp, store, now_ms(), set.timestamps, set.rdb_base)
             .and_then(|()| fs::rename(&tmp, set.dir.join(&name)))
             .map_err(|e| format!("Can't write the AOF base file {name}: {}", io_text(&e)))?;
         tracing::info!("Creating AOF base file {name} on server start");

@@ -221,12 +221,14 @@ impl Shared {
         crate::figures::started(&crate::figures::RDB_STARTED);
         let path = self.snapshot_path();
         let delay = self.save_delay(store);
+        // The keyspace as it is at the fork, whenever the child writes it.
+        let at = now_ms();
         self.write_in_background(
             store,
             |s| &s.bgsave_child,
             ("saving", "Background saving started", "ebb-rdb-bgsave"),
             move |store| {
-                let data = snapshot::encode(store, now_ms());
+                let data = snapshot::encode(store, at);
                 snapshot::write_file_after(&path, &data, delay).map_err(|e| e.to_string())
             },
             |me, written, _| me.bgsave_done(written),

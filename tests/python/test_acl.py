@@ -425,6 +425,10 @@ def test_cat_lists_the_categories(raw):
 CATEGORY_MEMBERS = [
     ("string", ["get", "set", "incr", "mget", "append"], ["hset", "del", "lpush"]),
     ("hash", ["hset", "hget", "hgetall", "hdel"], ["get", "sadd"]),
+    # ebb's member TTL commands are in their type's category.
+    ("hash", ["hexpire", "httl", "hsetex", "hgetex"], ["zexpire"]),
+    ("set", ["sexpire", "sttl", "saddex", "spersist"], ["hexpire"]),
+    ("sortedset", ["zexpire", "zpexpireat", "zttl", "zpersist", "zaddex"], ["sexpire"]),
     ("keyspace", ["del", "expire", "flushall", "object|encoding", "scan"], ["get", "hset"]),
     ("read", ["get", "hget", "lrange", "exists"], ["set", "del", "flushall"]),
     ("write", ["set", "del", "lpush", "flushall"], ["get", "ping"]),

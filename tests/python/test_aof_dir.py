@@ -115,6 +115,25 @@ def test_a_command_logged_as_several_records_is_framed(server_factory, tmp_path)
     assert c.lrange("e", 0, -1) == ["x"]
 
 
+def test_a_command_whose_only_change_is_an_expiry_is_not_logged(server_factory, tmp_path):
+    # As Redis: the expiry is logged; the command that found it, changing
+    # nothing itself, is not (here, in its relative form).
+    s = server_factory("--appendonly", "yes")
+    c = s.client()
+    c.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    c.zadd("z", {"a": 1})
+    c.execute_command("ZPEXPIRE", "z", 1, "MEMBERS", 1, "a")
+    c.set("gone", "1", px=1)
+    time.sleep(0.05)
+    assert c.execute_command("FIELDEXPIRE", "z", 3600, "b") == [-2]
+    assert c.execute_command("LPUSHX", "gone", "x") == 0
+    c.set("last", "1")
+    log = (tmp_path / "appendonlydir" / "appendonly.aof.1.incr.aof").read_bytes()
+    assert log.endswith(resp(["ZREM", "z", "a"], ["DEL", "gone"], ["SET", "last", "1"]))
+    assert b"FIELDEXPIRE" not in log and b"LPUSHX" not in log
+    c.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+
+
 @pytest.mark.parametrize("preamble", ["yes", "no"])
 def test_a_rewrite_writes_what_was_live_at_its_fork(server_factory, preamble):
     # A member or key alive when the rewrite forks is in the new base even

@@ -47,6 +47,10 @@ pub struct Effects {
     pub rewrite: Option<Vec<Vec<Bytes>>>,
     /// Number of changes (for `save` rules and INFO).
     pub dirty: u64,
+    /// The part of `dirty` that expiry caused (keys and members whose
+    /// time passed): a command whose only changes are these is not logged
+    /// itself, as in Redis (the expiry is, on its own).
+    pub expired_dirty: u64,
     /// Keys that received elements blocked clients may wait for.
     pub ready: Vec<(usize, Bytes)>,
     /// Set by the host when no one needs member names in expiry events
@@ -100,6 +104,7 @@ impl Effects {
         self.propagate.clear();
         self.rewrite = None;
         self.dirty = 0;
+        self.expired_dirty = 0;
         self.ready.clear();
         self.expired_members = 0;
         self.expired_keys = 0;
@@ -183,6 +188,7 @@ impl Effects {
             .push((db, vec![Bytes::from_static(b"DEL"), key.clone()]));
         self.event(b'x', "expired", db, key);
         self.dirty += 1;
+        self.expired_dirty += 1;
     }
 
     /// Members were removed because their deadline passed.
@@ -200,6 +206,7 @@ impl Effects {
         cmd.extend(members.iter().cloned());
         self.propagate.push((db, cmd));
         self.dirty += members.len() as u64;
+        self.expired_dirty += members.len() as u64;
         self.expired_members += members.len() as u64;
         let name = match kind {
             MemberKind::Hash => "hexpired",
@@ -223,6 +230,7 @@ impl Effects {
         self.propagate
             .push((db, vec![Bytes::from_static(b"DEL"), key.clone()]));
         self.dirty += count as u64;
+        self.expired_dirty += count as u64;
         self.expired_members += count as u64;
         let name = match kind {
             MemberKind::Hash => "hexpired",

@@ -31,7 +31,7 @@ impl Shared {
         let own = match &fx.rewrite {
             _ if !spec.is_write() => 0,
             Some(cmds) => cmds.len(),
-            None => usize::from(fx.dirty > 0),
+            None => usize::from(fx.dirty > fx.expired_dirty),
         };
         let framed = fx.propagate.len() + own > 1
             && fx.propagate.iter().all(|(d, _)| *d == db)

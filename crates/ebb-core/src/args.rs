@@ -228,21 +228,25 @@ pub fn c_strtod(s: &[u8]) -> f64 {
     crate::cmd::zsets::range::strtod(s).value
 }
 
+/// Where C's number readers (`strtod`, `atoi`) find the number: after
+/// leading space (as `isspace` has it) and an optional sign. Returns
+/// whether the sign is `-`, and the index after it.
+pub fn c_sign(s: &[u8]) -> (bool, usize) {
+    let i = s
+        .iter()
+        .take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
+        .count();
+    match s.get(i) {
+        Some(b'-') => (true, i + 1),
+        Some(b'+') => (false, i + 1),
+        _ => (false, i),
+    }
+}
+
 /// C's `atoi`: leading space, a sign and the digits after it; 0 when
 /// there are none, as Redis reads some arguments (DEBUG switches).
 pub fn c_atoi(s: &[u8]) -> i64 {
-    let mut i = s.iter().take_while(|c| c.is_ascii_whitespace()).count();
-    let neg = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let (neg, i) = c_sign(s);
     let mut v: i64 = 0;
     for &c in s[i..].iter().take_while(|c| c.is_ascii_digit()) {
         v = v.wrapping_mul(10).wrapping_add(i64::from(c - b'0'));

@@ -388,21 +388,7 @@ pub fn lookup_by_pattern(ctx: &mut Ctx, pattern: &[u8], elem: &[u8]) -> Option<B
 pub fn parse_weight(s: &[u8]) -> Option<f64> {
     // C reads the string up to its first NUL byte.
     let s = c_str(s);
-    let mut i = 0;
-    while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r') {
-        i += 1;
-    }
-    let neg = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let (neg, i) = crate::args::c_sign(s);
     let rest = &s[i..];
     let starts = |w: &[u8]| rest.len() >= w.len() && rest[..w.len()].eq_ignore_ascii_case(w);
     let (value, used) = if starts(b"infinity") {

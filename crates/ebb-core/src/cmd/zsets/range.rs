@@ -39,21 +39,7 @@ pub(crate) fn strtod(s: &[u8]) -> Strtod {
         used: 0,
         range_error: false,
     };
-    let mut i = 0;
-    while i < s.len() && is_c_space(s[i]) {
-        i += 1;
-    }
-    let neg = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let (neg, mut i) = crate::args::c_sign(s);
     let signed = |v: f64| if neg { -v } else { v };
     if eat_word(s, i, b"inf") {
         let used = if eat_word(s, i, b"infinity") {

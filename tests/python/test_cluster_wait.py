@@ -201,7 +201,10 @@ def test_cluster_commands_in_scripts(c):
 
 
 @pytest.mark.parametrize("resp3", [False, True])
-@pytest.mark.parametrize("args", [["0", "0"], ["0", "100000"], ["-1", "0"], ["-5", "7"]])
+# (A count that wraps to 0 or below as a C int is met at once, as in Redis.)
+@pytest.mark.parametrize("args", [["0", "0"], ["0", "100000"], ["-1", "0"], ["-5", "7"],
+                                  ["2147483648", "300"], ["4294967296", "300"],
+                                  ["9223372036854775807", "300"]])
 def test_wait_for_no_replica_answers_at_once(server, args, resp3):
     r = conn(server, resp3, timeout=1.0)
     start = time.time()

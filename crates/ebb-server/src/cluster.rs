@@ -76,7 +76,9 @@ pub fn wait<'a>(
             return Flow::Continue;
         }
     };
-    if ACKNOWLEDGED >= w.replicas {
+    // Redis keeps the count a waiting client asks for in a C int: one
+    // that wraps to 0 or below is met at once.
+    if ACKNOWLEDGED >= w.replicas || ACKNOWLEDGED >= i64::from(w.replicas as i32) {
         s.reply(&Reply::Int(ACKNOWLEDGED), out);
         return Flow::Continue;
     }

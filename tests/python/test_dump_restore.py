@@ -76,6 +76,9 @@ def test_restore_options_and_errors(r):
     assert r.exists("s") == 0
     r.execute_command("RESTORE", "w", 0, d, "IDLETIME", 1000)
     assert r.object("idletime", "w") >= 1000
+    # Redis's access clock counts seconds in 24 bits: a longer idle time wraps.
+    r.execute_command("RESTORE", "w2", 0, d, "IDLETIME", 20_000_000)
+    assert 3_222_784 <= r.object("idletime", "w2") <= 3_222_786
     # A relative TTL past the largest time wraps, in Redis, to a time long
     # gone: the key is not created.
     assert r.execute_command("RESTORE", "x", 9223372036854775807, d) in (True, b"OK", "OK")

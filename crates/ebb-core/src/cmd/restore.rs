@@ -339,8 +339,10 @@ pub(crate) fn restore(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     match (lfu.on, freq, idle) {
         (true, Some(f), _) => entry.last_access = Lfu::pack(now, f as u8),
         (true, None, _) => entry.last_access = Lfu::pack(now, LFU_INIT),
+        // Redis's access clock counts seconds in 24 bits: an idle time
+        // past it wraps.
         (false, _, Some(s)) => {
-            entry.last_access = now.saturating_sub((s as u64).saturating_mul(1000))
+            entry.last_access = now.saturating_sub((s as u64 % (1 << 24)) * 1000)
         }
         (false, _, None) => entry.last_access = now,
     }

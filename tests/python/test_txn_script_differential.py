@@ -97,6 +97,12 @@ def watched(before, b_lines, key="k", after=()):
 # ----------------------------------------------------------------- WATCH
 WATCH_SEQUENCES = {
     # Writes that change nothing still count when Redis signals them.
+    # A watched key past its TTL aborts EXEC but is left for its expiry
+    # to delete (no event, no expired_keys): DBSIZE still counts it.
+    "watch-expired-key-left-in-place": ["DEBUG SET-ACTIVE-EXPIRE 0", "SET wk v PX 30",
+                                        "WATCH wk", "SLEEP 60", "DBSIZE", "MULTI", "PING",
+                                        "EXEC", "DBSIZE", "GET wk", "DBSIZE",
+                                        "DEBUG SET-ACTIVE-EXPIRE 1"],
     "watch-set-same-value": watched([], ["SET k v"]),
     "watch-set-other-value": watched([], ["SET k w"], after=["GET k"]),
     "watch-own-write": ["WATCH k", "SET k v", "MULTI", "PING", "EXEC"],

@@ -75,6 +75,18 @@ pub(crate) fn exec<'a>(
     // of its members) counts as a change.
     let now = now_ms();
     for (db, key) in s.watched.clone() {
+        // A watched key past its TTL aborts the transaction; as in Redis,
+        // it is left for its expiry to delete (no event, no count here).
+        let key_due = store.dbs[db]
+            .raw_get(&key)
+            .and_then(|e| e.expire_at())
+            .is_some_and(|t| t <= now);
+        if key_due {
+            if shared.watched_live(s.id, db, &key) {
+                s.watch_dirty.store(true, Ordering::Relaxed);
+            }
+            continue;
+        }
         let mut fx = shared.effects();
         store.dbs[db].expire_if_due(db, &key, now, &mut fx);
         if !shared.watched_live(s.id, db, &key) {

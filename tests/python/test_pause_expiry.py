@@ -105,3 +105,22 @@ def test_a_pause_of_all_commands_holds_every_command(srv):
     start = time.time()
     c.execute_command("CLIENT", "UNPAUSE")
     assert time.time() - start > 0.1
+
+
+def test_a_write_pause_holds_spublish_and_function_changes(srv):
+    # As Redis: what writes or may replicate waits (SPUBLISH, FUNCTION
+    # LOAD/DELETE/FLUSH/RESTORE); reads and FUNCTION LIST answer at once.
+    c = srv.client()
+    other = srv.client()
+    other.ping()
+    for args, held in ((("GET", "k"), False), (("FUNCTION", "LIST"), False),
+                       (("SPUBLISH", "ch", "m"), True), (("FUNCTION", "FLUSH"), True),
+                       (("FUNCTION", "DELETE", "nolib"), True)):
+        c.execute_command("CLIENT", "PAUSE", "300", "WRITE")
+        start = time.time()
+        try:
+            other.execute_command(*args)
+        except Exception:
+            pass  # FUNCTION DELETE of a missing library: the error comes late or early
+        assert (time.time() - start > 0.1) == held, args
+        c.execute_command("CLIENT", "UNPAUSE")

@@ -532,8 +532,18 @@ impl Session {
         }
         // EVAL, EVALSHA and FCALL may write unless the script or function
         // declares `no-writes` (their read-only forms may not).
+        // Redis holds what writes or may replicate: PUBLISH and SPUBLISH,
+        // and the FUNCTION subcommands that change the libraries.
         let writes = |sp: &CommandSpec, argv: &[&[u8]]| {
-            sp.is_write() || sp.name == "publish" || crate::script::may_write(shared, sp, argv)
+            sp.is_write()
+                || matches!(sp.name, "publish" | "spublish")
+                || (sp.name == "function"
+                    && argv.get(1).is_some_and(|sub| {
+                        ["load", "delete", "flush", "restore"]
+                            .iter()
+                            .any(|w| sub.eq_ignore_ascii_case(w.as_bytes()))
+                    }))
+                || crate::script::may_write(shared, sp, argv)
         };
         writes(spec, argv)
             || !shared.pause_writes_only.load(Ordering::Relaxed)

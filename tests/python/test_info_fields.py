@@ -189,3 +189,11 @@ def test_keyspace_hits_and_misses_count_reads_only(srv):
     c.sunion("h2", "nokey")       # two misses
     s = values(c, "stats")
     assert (s["keyspace_hits"], s["keyspace_misses"]) == (3, 5)
+    # SET KEEPTTL and GETEX PERSIST read the TTL as a write does: neither.
+    c.config_resetstat()
+    c.set("a", "1", ex=100)
+    c.set("a", "2", keepttl=True)  # neither
+    c.set("nokey2", "2", keepttl=True)  # neither
+    c.getex("a", persist=True)  # the GET's hit only
+    s = values(c, "stats")
+    assert (s["keyspace_hits"], s["keyspace_misses"]) == (1, 0)

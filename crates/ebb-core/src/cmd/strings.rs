@@ -185,8 +185,9 @@ fn apply_set(ctx: &mut Ctx, r: &SetRequest) -> CmdResult<(bool, Reply)> {
     if refused {
         return Ok((false, old));
     }
+    // (Looked up for writing: no read hit or miss, as in Redis.)
     let keep = if r.keepttl {
-        ctx.entry(r.key).and_then(|e| e.expire_at())
+        ctx.entry_for_write(r.key).and_then(|e| e.expire_at())
     } else {
         None
     };
@@ -373,7 +374,9 @@ fn getex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
             ctx.rewrite_as(vec![vec![Bytes::from_static(b"PEXPIREAT"), k, at]]);
         }
         None if o.persist => {
-            let had_ttl = ctx.entry(key).is_some_and(|e| e.expire_at().is_some());
+            let had_ttl = ctx
+                .entry_for_write(key)
+                .is_some_and(|e| e.expire_at().is_some());
             if had_ttl {
                 ctx.db().set_expire(key, None);
                 ctx.modified(key);

@@ -124,3 +124,19 @@ def test_a_write_pause_holds_spublish_and_function_changes(srv):
             pass  # FUNCTION DELETE of a missing library: the error comes late or early
         assert (time.time() - start > 0.1) == held, args
         c.execute_command("CLIENT", "UNPAUSE")
+
+
+def test_inside_exec_ttls_read_the_clock_while_expiry_waits(srv):
+    # As Redis: expiry is checked against the time EXEC started, but PTTL
+    # and relative times read the clock.
+    c = srv.client()
+    c.set("e", "v", px=150)
+    p = c.pipeline(transaction=True)
+    p.execute_command("DEBUG", "SLEEP", "0.3")
+    p.pttl("e")
+    p.get("e")
+    p.set("z", "v", px=100_000)
+    p.execute_command("PEXPIRETIME", "z")
+    _, left, value, _, at = p.execute()
+    assert left == 0 and value == "v"
+    assert at - int(time.time() * 1000) > 99_950

@@ -347,6 +347,10 @@ MULTI_SEQUENCES = {
     "multi-clock-frozen": ["MULTI", "SET e v PX 30", "SADD es a", "PEXPIRE es 30",
                            "DEBUG SLEEP 0.08", "GET e", "EXISTS e es", "SCARD es",
                            "RPOPLPUSH e x", "EXEC", "GET e", "EXISTS e es"],
+    # ... while TTLs and relative times read the clock: PTTL of a key past
+    # its time reads 0 (the key still reads), and a later EXPIRE GT wins.
+    "multi-clock-ttls-go-on": ["SET p v", "MULTI", "EXPIRE p 100", "DEBUG SLEEP 0.05",
+                               "EXPIRE p 100 GT", "EXEC"],
     "multi-execabort-unknown": ["MULTI", "SET a 1", "NOSUCH x y", "EXEC", "EXISTS a"],
     "multi-execabort-subcommand": ["MULTI", "CONFIG NOSUCH", "OBJECT", "EXEC"],
     "multi-execabort-then-more": ["MULTI", "GET", "SET a 1", "PING", "EXEC", "EXISTS a"],

@@ -17,8 +17,13 @@ pub struct Ctx<'a> {
     pub store: &'a mut Store,
     /// Selected database index.
     pub db: usize,
-    /// Current time, Unix milliseconds.
+    /// Current time, Unix milliseconds: what expiry is checked against
+    /// (frozen for a whole transaction or script).
     pub now: u64,
+    /// The clock as the command reads it, for a key's TTL and for relative
+    /// times (EX/PX, EXPIRE): `now`, except inside a transaction or a
+    /// script, where, as in Redis, it goes on while `now` stays.
+    pub clock: u64,
     /// What the command changed.
     pub fx: &'a mut Effects,
     /// Whether the client speaks RESP3.
@@ -116,6 +121,7 @@ impl<'a> Ctx<'a> {
             store,
             db,
             now,
+            clock: now,
             fx,
             resp3: false,
             may_block: false,

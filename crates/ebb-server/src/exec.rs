@@ -281,6 +281,10 @@ pub(crate) fn run_core_deferred(
     let mut fx = shared.effects();
     let r = {
         let mut ctx = ebb_core::Ctx::new(store, db, now, &mut fx);
+        // Expiry is checked against `now`, read as the transaction or
+        // script started; TTLs and relative times read the clock, as in
+        // Redis.
+        ctx.clock = now_ms().max(now);
         ctx.resp3 = resp3;
         ctx.may_block = false;
         ctx.in_script = in_script;

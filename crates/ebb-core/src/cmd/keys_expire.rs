@@ -228,7 +228,7 @@ fn pexpireat(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
 fn expire_generic(ctx: &mut Ctx, argv: &[&[u8]], t: TimeArg) -> CmdResult<Reply> {
     let key = &argv[1];
     let cond = ExpireCondition::parse(&argv[3..])?;
-    let when = absolute_ms(argv[2], t, ctx.now)?;
+    let when = absolute_ms(argv[2], t, ctx.clock)?;
     if !ctx.exists(key) {
         return Ok(Reply::Int(0));
     }
@@ -240,7 +240,7 @@ fn expire_generic(ctx: &mut Ctx, argv: &[&[u8]], t: TimeArg) -> CmdResult<Reply>
     if !cond.allows(current, when) {
         return Ok(Reply::Int(0));
     }
-    if when <= ctx.now as i64 && !ctx.store.loading {
+    if when <= ctx.clock as i64 && !ctx.store.loading {
         ctx.delete(key);
         ctx.rewrite_as(vec![vec![
             Bytes::from_static(b"DEL"),

@@ -58,7 +58,7 @@ fn kind_of(ctx: &mut Ctx, key: &[u8]) -> CmdResult<Option<MemberKind>> {
 
 /// Remaining TTL of the key itself, as Redis 7.0's TTL/PTTL reply.
 fn key_ttl(ctx: &mut Ctx, key: &[u8], ms: bool) -> i64 {
-    let now = ctx.now;
+    let now = ctx.clock;
     match ctx.entry(key) {
         None => -2,
         Some(e) => match e.expire_at() {

@@ -228,7 +228,7 @@ fn set(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
     let value = a.bytes()?;
     let o = parse_ext_options(a.rest(), true)?;
     let deadline = match o.expire {
-        Some((unit, raw)) => Some(deadline(ctx.now, unit, raw, "set")?),
+        Some((unit, raw)) => Some(deadline(ctx.clock, unit, raw, "set")?),
         None => None,
     };
     let req = SetRequest {
@@ -281,7 +281,7 @@ fn set_with_ttl(ctx: &mut Ctx, argv: &[&[u8]], unit: ExpireUnit, cmd: &str) -> C
     let key = a.bytes()?;
     let ttl = a.bytes()?;
     let value = a.bytes()?;
-    let at = deadline(ctx.now, unit, ttl, cmd)?;
+    let at = deadline(ctx.clock, unit, ttl, cmd)?;
     let req = SetRequest {
         key,
         value,
@@ -355,12 +355,12 @@ fn getex(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
         return Ok(Reply::Nil);
     };
     let deadline = match o.expire {
-        Some((unit, raw)) => Some((unit, deadline(ctx.now, unit, raw, "getex")?)),
+        Some((unit, raw)) => Some((unit, deadline(ctx.clock, unit, raw, "getex")?)),
         None => None,
     };
     let k = Bytes::copy_from_slice(key);
     match deadline {
-        Some((ExpireUnit::ExAt | ExpireUnit::PxAt, at)) if at <= ctx.now => {
+        Some((ExpireUnit::ExAt | ExpireUnit::PxAt, at)) if at <= ctx.clock => {
             ctx.delete(key);
             ctx.modified(key);
             ctx.notify(b'g', "del", key);

@@ -3,8 +3,8 @@
 //! `redis` library, `bit`, `cjson`, `cmsgpack` and `struct`), replies and
 //! error texts.
 //!
-//! A script runs whole under the keyspace lock, with the clock frozen at
-//! its start, so it is atomic like a transaction. Its writes go to the
+//! A script runs whole under the keyspace lock, with expiry checked
+//! against the time it started, so it is atomic like a transaction. Its writes go to the
 //! append-only file as the commands it ran, framed by MULTI/EXEC (Redis
 //! 7.0 replicates a script's effects the same way). One Lua state serves
 //! every script; it is made on first use.

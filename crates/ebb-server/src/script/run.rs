@@ -1,5 +1,5 @@
 //! Running a script or function: atomically under the keyspace lock with
-//! one frozen clock, and its outcome (a value or a raised error) as a
+//! expiry checked against its start time, and its outcome (a value or a raised error) as a
 //! reply.
 
 use ebb_core::Reply;
@@ -29,8 +29,8 @@ pub(super) struct RunSpec<'e> {
 }
 
 /// Runs a script or function (`invoke` calls it under the error handler:
-/// `ok, result | error`) atomically under the keyspace lock with one
-/// frozen clock, and converts its outcome to a reply.
+/// `ok, result | error`) atomically under the keyspace lock, expiry
+/// checked against its start time, and converts its outcome to a reply.
 pub(super) fn run_script<'a>(
     how: RunSpec<'_>,
     s: &mut Session,

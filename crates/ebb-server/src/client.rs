@@ -577,7 +577,10 @@ fn kill(s: &Session, shared: &Arc<Shared>, args: &[&[u8]]) -> Reply {
             }
             "addr" | "laddr" => {}
             "user" if shared.acl.user(v.as_bytes()).is_none() => {
-                return err(format!("ERR No such user '{}'", ebb_core::error::c_text(pair[1])))
+                return err(format!(
+                    "ERR No such user '{}'",
+                    ebb_core::error::c_text(pair[1])
+                ))
             }
             "user" => {}
             "type" => {

@@ -191,11 +191,12 @@ impl Shared {
         let data = snapshot::encode(store, now_ms());
         // `rdb-key-save-delay` holds a foreground save too (SAVE, the
         // final save of a shutdown), as in Redis.
-        snapshot::write_file_after(&self.snapshot_path(), &data, self.save_delay(store))
-            .map_err(|e| {
+        snapshot::write_file_after(&self.snapshot_path(), &data, self.save_delay(store)).map_err(
+            |e| {
                 tracing::warn!("Write error saving DB on disk: {e}");
                 e.to_string()
-            })?;
+            },
+        )?;
         self.saved();
         Ok(())
     }

@@ -162,16 +162,7 @@ pub(crate) fn exec<'a>(
             Exec::Core(_) => {
                 let store = guard.get_or_insert_with(|| shared.lock_store());
                 Part::Reply(run_core_deferred(
-                    shared,
-                    store,
-                    s.db,
-                    now,
-                    s.resp3,
-                    false,
-                    &s.user,
-                    spec,
-                    &argv,
-                    &mut ready,
+                    shared, store, s.db, now, s.resp3, false, &s.user, spec, &argv, &mut ready,
                 ))
             }
             Exec::Server => match spec.name {

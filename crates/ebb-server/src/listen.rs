@@ -4,9 +4,9 @@
 //! had leaves the server listening where it was; an address kept on the
 //! same port keeps its socket.
 
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::net::SocketAddr;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::conn::Admission;

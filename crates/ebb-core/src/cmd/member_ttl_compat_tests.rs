@@ -84,7 +84,11 @@ fn member_ttl_and_persist_in_keydb_form() {
     assert_eq!(run(&mut h, "TTL nokey a"), Reply::Int(-2));
     assert_eq!(run(&mut h, "EXPIREMEMBER s a 1500 ms"), Reply::Int(1));
     assert_eq!(run(&mut h, "PTTL s a"), Reply::Int(1500));
-    assert_eq!(run(&mut h, "TTL s a"), Reply::Int(2), "rounded up, like HTTL");
+    assert_eq!(
+        run(&mut h, "TTL s a"),
+        Reply::Int(2),
+        "rounded up, like HTTL"
+    );
     assert_eq!(run(&mut h, "EXPIREMEMBER s a 400 ms"), Reply::Int(1));
     assert_eq!(
         run(&mut h, "TTL s a"),

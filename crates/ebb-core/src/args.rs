@@ -221,6 +221,12 @@ pub fn parse_f64(s: &[u8]) -> Option<f64> {
     }
 }
 
+/// The bytes of `s` up to its first NUL, as C string functions (and so
+/// Redis, for many arguments and messages) see it.
+pub fn c_str(s: &[u8]) -> &[u8] {
+    &s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())]
+}
+
 /// C's `strtod` on the longest prefix of `s` that is a number (leading
 /// space skipped; 0 when there is none), as Redis reads some arguments
 /// (DEBUG SLEEP).

@@ -152,6 +152,6 @@ pub fn c_text(b: &[u8]) -> String {
 /// At most `max` bytes of `b` as Redis prints it (a C string, so up to a
 /// NUL), as text.
 fn lossy(b: &[u8], max: usize) -> String {
-    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len()).min(max);
+    let end = crate::args::c_str(b).len().min(max);
     String::from_utf8_lossy(&b[..end]).into_owned()
 }

@@ -420,8 +420,7 @@ fn install_rewrite(
 
 /// Writes the whole data set, as a base file, to `tmp`, and fsyncs it:
 /// an RDB file when `rdb`, else RESP commands (after a `#TS:` annotation
-/// when `timestamps`).
-/// Writes `store` as a new base, as it is live at `now`.
+/// when `timestamps`), holding what is live at `now`.
 fn write_rewrite(
     tmp: &Path,
     store: &Store,

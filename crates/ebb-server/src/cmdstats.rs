@@ -24,6 +24,10 @@ struct Slot {
     arity: i32,
     /// Whether it may run while the dataset loads (flag `loading`).
     loading: bool,
+    /// Whether it writes (flag `write`).
+    writes: bool,
+    /// Whether it is administrative (flag `admin`).
+    admin: bool,
     calls: AtomicU64,
     ticks: AtomicU64,
     rejected: AtomicU64,
@@ -33,13 +37,15 @@ struct Slot {
 
 impl Slot {
     fn new(name: String) -> Slot {
-        let loading = match ebb_core::keyspecs::subcommand(&name) {
-            Some(sub) => sub.flags.split_ascii_whitespace().any(|f| f == "loading"),
-            None => ebb_core::lookup(name.as_bytes()).is_some_and(|s| s.has_flag("loading")),
+        let flag = |f: &str| match ebb_core::keyspecs::subcommand(&name) {
+            Some(sub) => sub.flags.split_ascii_whitespace().any(|x| x == f),
+            None => ebb_core::lookup(name.as_bytes()).is_some_and(|s| s.has_flag(f)),
         };
         Slot {
             arity: ebb_core::table::subcommand_arity(&name).unwrap_or(0),
-            loading,
+            loading: flag("loading"),
+            writes: flag("write"),
+            admin: flag("admin"),
             name,
             calls: AtomicU64::new(0),
             ticks: AtomicU64::new(0),
@@ -141,6 +147,18 @@ pub fn slot_name(slot: usize) -> &'static str {
 /// loads (Redis's `loading` flag).
 pub fn allowed_while_loading(slot: usize) -> bool {
     table().slots.get(slot).is_some_and(|s| s.loading)
+}
+
+/// Whether the command or subcommand in `slot` writes (Redis's `write`
+/// flag: FUNCTION LOAD, for one, where FUNCTION LIST does not).
+pub fn writes(slot: usize) -> bool {
+    table().slots.get(slot).is_some_and(|s| s.writes)
+}
+
+/// Whether the command or subcommand in `slot` is administrative (Redis's
+/// `admin` flag: ACL SETUSER, CLIENT LIST, SLOWLOG LEN, …).
+pub fn admin(slot: usize) -> bool {
+    table().slots.get(slot).is_some_and(|s| s.admin)
 }
 
 /// The statistics slot of a command without subcommands (`None` for a

@@ -43,9 +43,7 @@ pub fn debug<'a>(
     } else if eq(sub, "set-active-expire") && argv.len() == 3 {
         set_switch(&shared.active_expire, argv[2])
     } else if eq(sub, "set-skip-checksum-validation") && argv.len() == 3 {
-        let on = ebb_core::args::c_atoi(argv[2]) != 0;
-        ebb_core::rdb::SKIP_CHECKSUM.store(on, Ordering::Relaxed);
-        Reply::Ok
+        set_switch(&ebb_core::rdb::SKIP_CHECKSUM, argv[2])
     } else if eq(sub, "pause-cron") && argv.len() == 3 {
         set_switch(&shared.cron_paused, argv[2])
     } else if eq(sub, "set-disable-deny-scripts") && argv.len() == 3 {

@@ -28,7 +28,8 @@ impl Shared {
             fx.propagate.clear();
             return;
         };
-        let own = match &fx.rewrite {
+        let rewrite = fx.rewrite.take();
+        let own = match &rewrite {
             _ if !spec.is_write() => 0,
             Some(cmds) => cmds.len(),
             None => usize::from(fx.dirty > fx.expired_dirty),
@@ -44,7 +45,7 @@ impl Shared {
             aof.log(d, &cmd);
         }
         if own > 0 {
-            match fx.rewrite.take() {
+            match rewrite {
                 Some(cmds) => {
                     for c in cmds {
                         aof.log(db, &c);
@@ -53,7 +54,6 @@ impl Shared {
                 None => aof.log(db, argv),
             }
         }
-        fx.rewrite = None;
         if framed {
             aof.log(db, &[b"EXEC"]);
         }

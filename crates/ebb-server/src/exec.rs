@@ -69,10 +69,10 @@ pub(crate) fn exec<'a>(
     // (A transaction that may grow memory over maxmemory was refused
     // before EXEC ran: see the session's dispatch.)
     let store = guard.get_or_insert_with(|| shared.lock_store());
-    // One clock for the whole transaction, read as EXEC starts, as in
-    // Redis: a key (or member) that expires while the queued commands run
-    // reads as present until EXEC ends. Expiry of a watched key (or of one
-    // of its members) counts as a change.
+    // Expiry is checked against the time EXEC starts, as in Redis: a key
+    // (or member) that expires while the queued commands run reads as
+    // present until EXEC ends. Expiry of a watched key (or of one of its
+    // members) counts as a change.
     let now = now_ms();
     for (db, key) in s.watched.clone() {
         // A watched key past its TTL aborts the transaction; as in Redis,

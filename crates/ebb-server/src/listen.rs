@@ -9,9 +9,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::conn::Admission;
-
 use crate::config::Config;
+use crate::conn::Admission;
 use crate::server::Shared;
 
 /// One listening socket's address (as `bind` names it), the socket, and
@@ -317,11 +316,7 @@ async fn accept_loop(listener: Arc<TcpListener>, shared: Arc<Shared>) {
                         let shared = shared.clone();
                         tokio::spawn(async move {
                             let how = Admission::of(&shared.config.read());
-                            if !peer.ip().is_loopback() && how.protected {
-                                deny(stream).await;
-                            } else {
-                                crate::conn::serve(stream, shared).await;
-                            }
+                            start(stream, peer, &shared, how);
                         });
                     }
                 }

@@ -91,22 +91,6 @@ fn redacted(spec: &CommandSpec, argv: &[&[u8]]) -> Vec<usize> {
     }
 }
 
-/// Whether `argv` runs a subcommand flagged `admin` (ACL SETUSER, CLIENT
-/// LIST, SLOWLOG LEN, …), which MONITOR does not show, as Redis's
-/// doesn't.
-fn admin_subcommand(spec: &CommandSpec, argv: &[&[u8]]) -> bool {
-    let Some(sub) = argv.get(1) else {
-        return false;
-    };
-    let name = format!(
-        "{}|{}",
-        spec.name,
-        String::from_utf8_lossy(sub).to_ascii_lowercase()
-    );
-    ebb_core::keyspecs::subcommand(&name)
-        .is_some_and(|s| s.flags.split_ascii_whitespace().any(|f| f == "admin"))
-}
-
 /// HELLO's AUTH user name and password, read as HELLO reads its options
 /// (a protocol version that is not 2 or 3, an unknown option or an
 /// invalid SETNAME stops it).
@@ -140,10 +124,11 @@ fn hello_redacted(argv: &[&[u8]]) -> Vec<usize> {
 /// Sends `argv`, run by client `from` (`addr`, database `db`), to every
 /// monitor but `from`. Like Redis 7.0, administrative commands are not
 /// shown, and credentials (AUTH, HELLO, MIGRATE) show as `(redacted)`.
-pub fn feed(from: u64, db: usize, addr: &str, spec: &CommandSpec, argv: &[&[u8]]) {
+pub fn feed(from: u64, db: usize, addr: &str, spec: &'static CommandSpec, argv: &[&[u8]]) {
+    // (A subcommand by its own flag: ACL SETUSER, CLIENT LIST, ….)
     if spec.has(flag::ADMIN)
         || matches!(spec.name, "monitor" | "config")
-        || admin_subcommand(spec, argv)
+        || crate::cmdstats::slot_of(spec, argv).is_some_and(crate::cmdstats::admin)
     {
         return;
     }

@@ -318,7 +318,7 @@ fn keys(ctx: &mut Ctx, argv: &[&[u8]]) -> CmdResult<Reply> {
 pub fn parse_cursor(s: &[u8]) -> CmdResult<u64> {
     let invalid = || Error::msg("ERR invalid cursor");
     // Read as a C string, as Redis reads it: a NUL ends it.
-    let s = s.split(|&c| c == 0).next().unwrap_or_default();
+    let s = crate::args::c_str(s);
     let (neg, digits) = match s.first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),

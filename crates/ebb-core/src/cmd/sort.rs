@@ -15,7 +15,7 @@
 use bytes::Bytes;
 use std::cmp::Ordering;
 
-use crate::args::parse_i64;
+use crate::args::{c_str, parse_i64};
 use crate::ctx::Ctx;
 use crate::error::{CmdResult, Error};
 use crate::reply::Reply;
@@ -76,12 +76,6 @@ struct SortCommand {
     dont_sort: bool,
     get: Vec<Bytes>,
     store: Option<Bytes>,
-}
-
-/// The bytes of `p` up to its first NUL, as C string functions see it.
-fn c_str(p: &[u8]) -> &[u8] {
-    let end = p.iter().position(|&c| c == 0).unwrap_or(p.len());
-    &p[..end]
 }
 
 fn parse(argv: &[&[u8]], readonly: bool, reads_every_key: bool) -> CmdResult<SortCommand> {

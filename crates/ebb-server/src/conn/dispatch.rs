@@ -525,24 +525,19 @@ impl Session {
     /// holds every one (CLIENT UNPAUSE, PING and INFO too), as Redis 7.0
     /// does; a write pause holds writes, PUBLISH (it would reach
     /// replicas), and an EXEC whose transaction holds either.
-    fn held_by_pause(&self, shared: &Shared, spec: &CommandSpec, argv: &[&[u8]]) -> bool {
+    fn held_by_pause(&self, shared: &Shared, spec: &'static CommandSpec, argv: &[&[u8]]) -> bool {
         let paused = shared.paused_until.load(Ordering::Relaxed);
         if paused == 0 || paused <= now_ms() {
             return false;
         }
         // EVAL, EVALSHA and FCALL may write unless the script or function
         // declares `no-writes` (their read-only forms may not).
-        // Redis holds what writes or may replicate: PUBLISH and SPUBLISH,
-        // and the FUNCTION subcommands that change the libraries.
-        let writes = |sp: &CommandSpec, argv: &[&[u8]]| {
+        // Redis holds what writes (a subcommand by its own flag, as
+        // FUNCTION LOAD) or may replicate (PUBLISH, SPUBLISH).
+        let writes = |sp: &'static CommandSpec, argv: &[&[u8]]| {
             sp.is_write()
                 || matches!(sp.name, "publish" | "spublish")
-                || (sp.name == "function"
-                    && argv.get(1).is_some_and(|sub| {
-                        ["load", "delete", "flush", "restore"]
-                            .iter()
-                            .any(|w| sub.eq_ignore_ascii_case(w.as_bytes()))
-                    }))
+                || crate::cmdstats::slot_of(sp, argv).is_some_and(crate::cmdstats::writes)
                 || crate::script::may_write(shared, sp, argv)
         };
         writes(spec, argv)
@@ -551,7 +546,7 @@ impl Session {
     }
 
     /// Whether a command queued by MULTI satisfies `pred`.
-    fn queued_any(&self, pred: impl Fn(&CommandSpec, &[&[u8]]) -> bool) -> bool {
+    fn queued_any(&self, pred: impl Fn(&'static CommandSpec, &[&[u8]]) -> bool) -> bool {
         self.multi.as_ref().is_some_and(|q| {
             q.iter().any(|a| {
                 crate::rename::lookup(&a[0]).is_some_and(|sp| pred(sp, &ebb_core::args::views(a)))

@@ -202,13 +202,6 @@ impl Admission {
     }
 }
 
-/// Serves one accepted TCP connection until it closes.
-pub async fn serve(stream: TcpStream, shared: Arc<Shared>) {
-    let how = Admission::of(&shared.config.read());
-    let admitted = admit_tcp(&stream, &shared, how);
-    serve_admitted(stream, admitted, shared).await;
-}
-
 /// Starts serving an accepted TCP connection: registered at once (CLIENT
 /// LIST and INFO count it from now on), served by a task of its own.
 pub fn start_tcp(stream: TcpStream, shared: &Arc<Shared>, how: Admission) {

@@ -4,6 +4,7 @@
 //! reply becomes a Lua value in raw.rs.)
 
 use bytes::Bytes;
+use ebb_core::args::c_str;
 use ebb_core::Reply;
 use mlua::{Table, Value};
 
@@ -129,17 +130,12 @@ pub fn arg(v: &Value) -> Option<Bytes> {
 /// formatted as a C string), without CR or LF at its end, and with the
 /// others turned into spaces.
 pub fn error_line(s: &[u8]) -> String {
-    let s = c_text(s);
+    let s = c_str(s);
     let end = s
         .iter()
         .rposition(|&c| c != b'\r' && c != b'\n')
         .map_or(0, |i| i + 1);
     one_line(&s[..end])
-}
-
-/// The text before the first NUL, as a C string reads it.
-pub fn c_text(s: &[u8]) -> &[u8] {
-    &s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())]
 }
 
 /// An error or status text made single-line, as a reply line must be.
@@ -204,7 +200,7 @@ fn table_reply(t: &Table, how: Out, depth: usize) -> Reply {
         return Reply::Error(error_line(&e.as_bytes()).into());
     }
     if let Value::String(s) = field("ok") {
-        return Reply::Simple(one_line(c_text(&s.as_bytes())).into());
+        return Reply::Simple(one_line(c_str(&s.as_bytes())).into());
     }
     if let Some(d) = number(&field("double")) {
         return double_reply(d, how);
@@ -241,9 +237,7 @@ fn table_reply(t: &Table, how: Out, depth: usize) -> Reply {
             // As Redis: the format's first three bytes (up to a NUL, as a
             // C string), padded with spaces.
             let mut format = [b' '; 3];
-            let f = f.as_bytes();
-            let f = f.split(|&c| c == 0).next().unwrap_or_default();
-            for (slot, &c) in format.iter_mut().zip(f) {
+            for (slot, &c) in format.iter_mut().zip(c_str(&f.as_bytes())) {
                 *slot = c;
             }
             let text = Bytes::copy_from_slice(&s.as_bytes());

@@ -100,7 +100,7 @@ fn failure(v: &Value, sha: &str) -> Reply {
     };
     let msg = match t.raw_get::<Value>("err") {
         Ok(Value::String(s)) => {
-            String::from_utf8_lossy(convert::c_text(&s.as_bytes())).into_owned()
+            String::from_utf8_lossy(ebb_core::args::c_str(&s.as_bytes())).into_owned()
         }
         Ok(other) => match convert::number(&other) {
             Some(n) => convert::g14(n),
